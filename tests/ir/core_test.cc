@@ -1,0 +1,192 @@
+// Unit tests for IR construction, typing, traversal, structural equality, regions and verify.
+#include <gtest/gtest.h>
+
+#include "ir/error.h"
+#include "ir/module.h"
+#include "ir/regions.h"
+#include "ir/structural.h"
+#include "ir/traversal.h"
+#include "ir/verify.h"
+
+namespace aotfuzz::ir {
+namespace {
+
+Type f32(std::vector<std::int64_t> shape) { return TypeNode::tensor(std::move(shape), DType::kFloat32); }
+
+// The annotated graph of TVM issue #9036.
+Module seed_graph() {
+  auto x = VarNode::make("x", f32({10, 10}));
+  auto w0 = VarNode::make("w0", f32({10, 10}));
+  auto w1 = VarNode::make("w1", f32({10, 10}));
+  const std::string cc = "ccompiler";
+  Expr z0 = compiler_end(CallNode::make(Op::kAdd, {compiler_begin(x, cc), compiler_begin(w0, cc)}), cc);
+  Expr z1 = compiler_end(CallNode::make(Op::kAdd, {compiler_begin(z0, cc), compiler_begin(w1, cc)}), cc);
+  Module m;
+  m.add("main", FunctionNode::make({x, w0, w1}, CallNode::make(Op::kAdd, {z0, z1})));
+  return m;
+}
+
+TEST(Types, BroadcastingFollowsNumpyRules) {
+  auto a = VarNode::make("a", f32({4, 1, 3}));
+  auto b = VarNode::make("b", f32({5, 1}));
+  auto c = CallNode::make(Op::kAdd, {a, b});
+  EXPECT_EQ(type_to_string(c->type()), "Tensor[(4, 5, 3), float32]");
+}
+
+TEST(Types, IncompatibleShapesAreATypeError) {
+  auto a = VarNode::make("a", f32({4, 3}));
+  auto b = VarNode::make("b", f32({5}));
+  EXPECT_THROW(CallNode::make(Op::kAdd, {a, b}), TypeError);
+}
+
+TEST(Types, MixedDtypesAreATypeError) {
+  auto a = VarNode::make("a", f32({4}));
+  auto b = VarNode::make("b", TypeNode::tensor({4}, DType::kInt32));
+  EXPECT_THROW(CallNode::make(Op::kAdd, {a, b}), TypeError);
+}
+
+TEST(Types, TupleIndexOutOfRangeIsATypeError) {
+  auto a = VarNode::make("a", f32({2}));
+  auto t = TupleNode::make({a, a});
+  EXPECT_EQ(TupleGetItemNode::make(t, 1)->type()->shape(), std::vector<std::int64_t>{2});
+  EXPECT_THROW(TupleGetItemNode::make(t, 2), TypeError);
+  EXPECT_THROW(TupleGetItemNode::make(a, 0), TypeError);
+}
+
+TEST(Types, CallArityAndArgumentTypesAreChecked) {
+  auto p = VarNode::make("p", f32({2}));
+  auto fn = FunctionNode::make({p}, CallNode::make(Op::kAdd, {p, p}));
+  auto a = VarNode::make("a", f32({2}));
+  auto b = VarNode::make("b", f32({3}));
+  EXPECT_NO_THROW(CallNode::make(fn, {a}));
+  EXPECT_THROW(CallNode::make(fn, {a, a}), TypeError);
+  EXPECT_THROW(CallNode::make(fn, {b}), TypeError);
+}
+
+TEST(Traversal, PostOrderVisitsSharedNodesOnceChildrenFirst) {
+  Module m = seed_graph();
+  auto order = post_order(m.main()->body());
+  std::unordered_map<const ExprNode*, std::size_t> pos;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    EXPECT_TRUE(pos.emplace(order[i].get(), i).second);
+  }
+  for (const auto& n : order) {
+    for (const auto& k : children(*n)) EXPECT_LT(pos.at(k.get()), pos.at(n.get()));
+  }
+  EXPECT_EQ(order.back(), m.main()->body());
+}
+
+TEST(Traversal, AMillionNodeChainDoesNotOverflowTheStack) {
+  auto x = VarNode::make("x", f32({1}));
+  Expr e = x;
+  for (int i = 0; i < 1000000; ++i) e = CallNode::make(Op::kAdd, {e, x});
+  EXPECT_EQ(post_order(e).size(), 1000001u);
+  Expr copy = rewrite(e, [](const Expr& old, std::vector<Expr> kids) {
+    return with_children(old, std::move(kids));
+  });
+  EXPECT_EQ(copy, e);
+  EXPECT_EQ(structural_hash(e), structural_hash(e));
+  EXPECT_TRUE(structural_equal(e, e));
+  // Destroying a long chain must not recurse either; releasing it here exercises that.
+}
+
+TEST(Structural, EqualityIgnoresVariableNamesAndSharing) {
+  auto mk = [](const std::string& n, bool share) {
+    auto x = VarNode::make(n, f32({3}));
+    Expr a = CallNode::make(Op::kAdd, {x, x});
+    Expr b = share ? a : CallNode::make(Op::kAdd, {x, x});
+    return FunctionNode::make({x}, CallNode::make(Op::kMultiply, {a, b}));
+  };
+  EXPECT_TRUE(structural_equal(mk("x", true), mk("y", false)));
+  EXPECT_EQ(structural_hash(mk("x", true)), structural_hash(mk("y", false)));
+}
+
+TEST(Structural, DifferentOpsOrTargetsAreNotEqual) {
+  auto x = VarNode::make("x", f32({3}));
+  auto a = FunctionNode::make({x}, CallNode::make(Op::kAdd, {x, x}));
+  auto y = VarNode::make("x", f32({3}));
+  auto b = FunctionNode::make({y}, CallNode::make(Op::kSubtract, {y, y}));
+  EXPECT_FALSE(structural_equal(a, b));
+  auto z = VarNode::make("z", f32({3}));
+  auto c = FunctionNode::make({z}, compiler_begin(z, "a"));
+  auto w = VarNode::make("z", f32({3}));
+  auto d = FunctionNode::make({w}, compiler_begin(w, "b"));
+  EXPECT_FALSE(structural_equal(c, d));
+}
+
+TEST(Structural, ParameterOrderMatters) {
+  auto a1 = VarNode::make("a", f32({3}));
+  auto b1 = VarNode::make("b", f32({3}));
+  auto f = FunctionNode::make({a1, b1}, CallNode::make(Op::kSubtract, {a1, b1}));
+  auto a2 = VarNode::make("a", f32({3}));
+  auto b2 = VarNode::make("b", f32({3}));
+  auto g = FunctionNode::make({a2, b2}, CallNode::make(Op::kSubtract, {b2, a2}));
+  EXPECT_FALSE(structural_equal(f, g));
+}
+
+TEST(Regions, SeedGraphRegionIdsFollowTvmPostOrderNumbering) {
+  Module m = seed_graph();
+  RegionSet rs = RegionSet::build(m.main()->body());
+  auto regions = rs.regions();
+  ASSERT_EQ(regions.size(), 2u);
+  EXPECT_EQ(regions[0]->id, 0);
+  EXPECT_EQ(regions[1]->id, 2);
+  EXPECT_EQ(regions[0]->ins.size(), 2u);
+  EXPECT_EQ(regions[0]->outs.size(), 1u);
+  EXPECT_EQ(rs.next_id(), 4);
+}
+
+TEST(Verify, SeedGraphVerifies) { EXPECT_NO_THROW(verify(seed_graph())); }
+
+TEST(Verify, EndWithoutRegionIsRejected) {
+  auto x = VarNode::make("x", f32({2}));
+  Module m;
+  m.add("main", FunctionNode::make({x}, compiler_end(x, "ccompiler")));
+  EXPECT_THROW(verify(m), VerifyError);
+}
+
+TEST(Verify, MismatchedTargetsAreRejected) {
+  auto x = VarNode::make("x", f32({2}));
+  Module m;
+  m.add("main", FunctionNode::make({x}, compiler_end(CallNode::make(Op::kAdd, {compiler_begin(x, "a"), compiler_begin(x, "a")}), "b")));
+  EXPECT_THROW(verify(m), VerifyError);
+}
+
+TEST(Verify, InconsistentArgumentRegionsAreRejected) {
+  auto x = VarNode::make("x", f32({2}));
+  Module m;
+  m.add("main", FunctionNode::make({x}, compiler_end(CallNode::make(Op::kAdd, {compiler_begin(x, "a"), x}), "a")));
+  EXPECT_THROW(verify(m), VerifyError);
+}
+
+TEST(Verify, ValueLeavingARegionWithoutEndIsRejected) {
+  auto x = VarNode::make("x", f32({2}));
+  Module m;
+  m.add("main", FunctionNode::make({x}, CallNode::make(Op::kAdd, {compiler_begin(x, "a"), compiler_begin(x, "a")})));
+  EXPECT_THROW(verify(m), VerifyError);
+}
+
+TEST(Verify, FreeVariablesAndUndefinedGlobalsAreRejected) {
+  auto x = VarNode::make("x", f32({2}));
+  auto y = VarNode::make("y", f32({2}));
+  Module m;
+  m.add("main", FunctionNode::make({x}, CallNode::make(Op::kAdd, {x, y})));
+  EXPECT_THROW(verify(m), VerifyError);
+  Module n;
+  auto g = GlobalVarNode::make("nope", TypeNode::func({f32({2})}, f32({2})));
+  n.add("main", FunctionNode::make({x}, CallNode::make(g, {x})));
+  EXPECT_THROW(verify(n), VerifyError);
+}
+
+TEST(Verify, RecursionIsRejected) {
+  auto ft = TypeNode::func({f32({2})}, f32({2}));
+  auto p = VarNode::make("p", f32({2}));
+  auto q = VarNode::make("q", f32({2}));
+  Module m;
+  m.add("main", FunctionNode::make({p}, CallNode::make(GlobalVarNode::make("f", ft), {p})));
+  m.add("f", FunctionNode::make({q}, CallNode::make(GlobalVarNode::make("f", ft), {q})));
+  EXPECT_THROW(verify(m), VerifyError);
+}
+
+}  // namespace
+}  // namespace aotfuzz::ir
