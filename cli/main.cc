@@ -1,0 +1,50 @@
+// aotfuzz: the command-line front end. Thin: each subcommand lives in its own cmd_*.cc.
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <exception>
+
+#include "cli/common.h"
+
+namespace {
+
+// Every subcommand, in the order `aotfuzz --help` lists them.
+constexpr aotfuzz::cli::Registrar kCommands[] = {
+    aotfuzz::cli::register_gen,
+    aotfuzz::cli::register_fmt,
+    aotfuzz::cli::register_show,
+    aotfuzz::cli::register_bugs,
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace aotfuzz::cli;
+  CLI::App app{"aotfuzz: differential testing and fuzzing of BYOC partitioning + AoT codegen"};
+  app.require_subcommand(1);
+  bool verbose = false;
+  app.add_flag("-v,--verbose", verbose, "Debug logging");
+  std::vector<Command> commands;
+  for (auto reg : kCommands) commands.push_back(reg(app));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? kOk : kBadInput;
+  }
+  spdlog::set_pattern("[%l] %v");
+  spdlog::set_level(verbose ? spdlog::level::debug : spdlog::level::info);
+  try {
+    for (auto& c : commands) {
+      if (c.app->parsed()) return c.run();
+    }
+  } catch (const CommandError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return e.code();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "aotfuzz: internal error: %s\n", e.what());
+    return kInternal;
+  }
+  return kBadInput;
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what a fresh Debian 12 machine lacks (as root, via apt-get), then configures and builds
+# one CMake preset. Usage: scripts/setup.sh [preset]   (default: release)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+preset="${1:-release}"
+
+packages=(cmake ninja-build g++ clang libclang-rt-14-dev tcc graphviz python3
+          libgtest-dev librapidcheck-dev libspdlog-dev libboost-dev libboost-filesystem-dev
+          libcli11-dev nlohmann-json3-dev libbenchmark-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+cmake --preset "$preset" >/dev/null
+cmake --build --preset "$preset" -j "$(nproc)"
