@@ -7,6 +7,7 @@
 #include "ir/error.h"
 #include "ir/parser.h"
 #include "ir/verify.h"
+#include "aot/bugs.h"
 
 namespace aotfuzz::cli {
 
@@ -30,6 +31,56 @@ ir::Module load_module(const std::string& path) {
   } catch (const ir::Error& e) {
     throw CommandError(kBadInput, path + ": error: " + e.what());
   }
+}
+
+void add_pipeline_flags(CLI::App* app, PipelineFlags& f, bool toolchain) {
+  app->add_flag("--merge,!--no-merge", f.merge, "Run MergeCompilerRegions (default on)");
+  app->add_option("--mod-name", f.mod_name, "Module name used in generated symbols");
+  app->add_option("--api", f.api, "Kernel calling convention")
+      ->check(CLI::IsMember({"packed", "unpacked"}));
+  app->add_option("--interface", f.interface, "Entry point interface (c needs --api unpacked)")
+      ->check(CLI::IsMember({"packed", "c"}));
+  app->add_flag("--storage-reuse,!--no-storage-reuse", f.storage_reuse,
+                "Reuse dead intermediates' storage (default on)");
+  app->add_flag("--check-num-args", f.check_num_args, "Emit num_args checks in packed functions");
+  app->add_option("--inject", f.inject, "Inject a bug from `aotfuzz bugs` (repeatable)");
+  if (!toolchain) return;
+  app->add_option("--cc", f.cc, "Target C compiler")
+      ->check(CLI::IsMember({"tcc", "gcc", "clang"}));
+  app->add_flag("--sanitize", f.sanitize, "Build the test program with ASan+UBSan (gcc/clang)");
+  app->add_option("--input-seed", f.input_seed, "Seed of the input tensors");
+  app->add_option("--ulp", f.ulp, "Tolerated float difference in ulps (default 0: bitwise)");
+}
+
+oracle::CaseOptions case_options(const PipelineFlags& f) {
+  oracle::CaseOptions o;
+  o.pipeline.merge = f.merge;
+  o.pipeline.mod_name = f.mod_name;
+  for (const auto& name : f.inject) {
+    auto bug = aot::parse_bug(name);
+    if (!bug) throw CommandError(kBadInput, "unknown bug '" + name + "' (see `aotfuzz bugs`)");
+    o.pipeline.bugs.enable(*bug);
+  }
+  o.codegen.mod_name = f.mod_name;
+  o.codegen.bugs = o.pipeline.bugs;
+  o.codegen.api = f.api == "unpacked" ? aot::CodegenOptions::Api::kUnpacked
+                                      : aot::CodegenOptions::Api::kPacked;
+  o.codegen.interface = f.interface == "c" ? aot::CodegenOptions::Interface::kC
+                                           : aot::CodegenOptions::Interface::kPacked;
+  if (o.codegen.interface == aot::CodegenOptions::Interface::kC &&
+      o.codegen.api == aot::CodegenOptions::Api::kPacked) {
+    throw CommandError(kBadInput, "--interface c requires --api unpacked (as in TVM)");
+  }
+  o.codegen.storage_reuse = f.storage_reuse;
+  o.codegen.check_num_args = f.check_num_args;
+  if (!f.cc.empty()) o.compiler = oracle::parse_compiler_kind(f.cc);
+  o.sanitize = f.sanitize;
+  if (o.sanitize && o.compiler == oracle::CompilerKind::kTcc) {
+    throw CommandError(kBadInput, "--sanitize needs --cc gcc or --cc clang");
+  }
+  o.input_seed = f.input_seed;
+  o.max_ulp = f.ulp;
+  return o;
 }
 
 }  // namespace aotfuzz::cli

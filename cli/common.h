@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ir/module.h"
+#include "oracle/oracle.h"
 
 namespace aotfuzz::cli {
 
@@ -28,6 +29,27 @@ std::string read_file(const std::string& path);
 /// Parses and verifies a module; any error becomes CommandError(kBadInput) with the position.
 ir::Module load_module(const std::string& path);
 
+/// The pipeline and toolchain flags shared by compile, run, fuzz, reduce and replay.
+struct PipelineFlags {
+  bool merge = true;
+  std::string mod_name = "default";
+  std::string api = "packed";
+  std::string interface = "packed";
+  bool storage_reuse = true;
+  bool check_num_args = false;
+  std::vector<std::string> inject;
+  std::string cc;  ///< empty: tcc if installed, else gcc, else clang
+  bool sanitize = false;
+  std::uint64_t input_seed = 1;
+  std::uint32_t ulp = 0;
+};
+/// Registers --merge/--no-merge, --mod-name, --api, --interface, --storage-reuse,
+/// --check-num-args, --inject; with `toolchain` also --cc, --sanitize, --input-seed, --ulp.
+void add_pipeline_flags(CLI::App* app, PipelineFlags& flags, bool toolchain);
+/// The case options the flags describe; unknown bug names or an invalid combination are a
+/// CommandError(kBadInput).
+oracle::CaseOptions case_options(const PipelineFlags& flags);
+
 /// A subcommand: registers its options on `app` and sets `run` to execute it.
 struct Command {
   CLI::App* app = nullptr;
@@ -41,5 +63,7 @@ Command register_gen(CLI::App& parent);
 Command register_fmt(CLI::App& parent);
 Command register_show(CLI::App& parent);
 Command register_bugs(CLI::App& parent);
+Command register_compile(CLI::App& parent);
+Command register_run(CLI::App& parent);
 
 }  // namespace aotfuzz::cli

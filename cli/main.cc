@@ -14,6 +14,8 @@ constexpr aotfuzz::cli::Registrar kCommands[] = {
     aotfuzz::cli::register_gen,
     aotfuzz::cli::register_fmt,
     aotfuzz::cli::register_show,
+    aotfuzz::cli::register_compile,
+    aotfuzz::cli::register_run,
     aotfuzz::cli::register_bugs,
 };
 

@@ -1,0 +1,195 @@
+// generate_c: callee resolution, kernel naming, the IR-derived call arities, and the assembly of
+// the generated files from the per-construct emitters.
+#include "aot/codegen.h"
+
+#include <unordered_map>
+
+#include "aot/codegen_internal.h"
+#include "aot/fuse_ops.h"
+#include "aot/runtime_header.h"
+#include "aot/storage_plan.h"
+#include "ir/structural.h"
+#include "ir/traversal.h"
+
+namespace aotfuzz::aot {
+
+const std::string& CSources::file(const std::string& name) const {
+  for (const auto& [n, content] : files) {
+    if (n == name) return content;
+  }
+  throw CodegenError("no generated file named " + name);
+}
+
+std::string symbol_prefix(const CodegenOptions& options) { return "tvmgen_" + options.mod_name; }
+std::string header_file_name(const CodegenOptions& options) {
+  return symbol_prefix(options) + ".h";
+}
+std::string lib_file_name(const CodegenOptions& options) {
+  return symbol_prefix(options) + "_lib.c";
+}
+
+namespace {
+
+bool is_primitive(const ir::FunctionNode& fn) { return fn.attrs().get_int("Primitive") == 1; }
+
+std::vector<const ir::CallNode*> main_calls(const ir::Module& fused) {
+  std::vector<const ir::CallNode*> calls;
+  for (const auto& node : ir::post_order(fused.main()->body())) {
+    const auto* call = ir::as<ir::CallNode>(node);
+    if (call == nullptr) continue;
+    if (call->op()) {
+      throw CodegenError("operator " + ir::describe(*call) +
+                         " is called directly in @main; FuseOps must wrap it in a primitive "
+                         "function");
+    }
+    calls.push_back(call);
+  }
+  return calls;
+}
+
+}  // namespace
+
+namespace detail {
+
+CalleeTable resolve_callees(const ir::Module& fused, const std::string& mod_name) {
+  CalleeTable table;
+  const KernelNames kernel_names(fused, mod_name);
+  std::unordered_map<std::string, int> by_name;
+  for (const ir::CallNode* call : main_calls(fused)) {
+    Callee c;
+    if (const auto* gv = ir::as<ir::GlobalVarNode>(call->callee())) {
+      const ir::Function* fn = fused.find(gv->name());
+      if (fn == nullptr) throw CodegenError("call of @" + gv->name() + ": no such function");
+      const auto target = (*fn)->attrs().get_string("Compiler");
+      if (!target || target->empty() || *target == "default") {
+        throw CodegenError("call of @" + gv->name() +
+                           ": only functions with a non-default Compiler attribute may be called "
+                           "from @main");
+      }
+      c.name = (*fn)->attrs().get_string("global_symbol").value_or(gv->name());
+      c.fn = *fn;
+      c.external = true;
+    } else if (auto fn = ir::as_ptr<ir::FunctionNode>(call->callee())) {
+      if (!is_primitive(*fn)) {
+        throw CodegenError("call of a local function without Primitive=1 in @main: " +
+                           ir::describe(*call));
+      }
+      if (auto target = fn->attrs().get_string("Compiler"); target && *target != "default") {
+        throw CodegenError("local primitive function with Compiler=\"" + *target +
+                           "\" in @main; PartitionGraph outlines external functions as globals");
+      }
+      c.name = kernel_names.name_of(fn.get());
+      c.fn = fn;
+    } else {
+      throw CodegenError("call " + ir::describe(*call) + " has an unsupported callee");
+    }
+    if (!is_c_identifier(c.name)) {
+      throw CodegenError("function name \"" + c.name + "\" is not a C identifier");
+    }
+    for (const auto& p : c.fn->params()) {
+      for (const auto& t : ir::flatten_tensors(p->type())) c.inputs.push_back(t);
+    }
+    c.outputs = ir::flatten_tensors(c.fn->ret_type());
+    auto it = by_name.find(c.name);
+    if (it == by_name.end()) {
+      it = by_name.emplace(c.name, static_cast<int>(table.callees.size())).first;
+      table.callees.push_back(std::move(c));
+    } else if (table.callees[it->second].fn != c.fn &&
+               (table.callees[it->second].external != c.external ||
+                !ir::structural_equal(table.callees[it->second].fn, c.fn))) {
+      throw CodegenError("two different functions are both named " + c.name);
+    }
+    table.call_callee.push_back(it->second);
+    table.calls.push_back(call);
+  }
+  return table;
+}
+
+}  // namespace detail
+
+std::vector<CallSiteInfo> expected_call_arity(const ir::Module& fused,
+                                              const CodegenOptions& options) {
+  const auto table = detail::resolve_callees(fused, options.mod_name);
+  std::vector<CallSiteInfo> out;
+  for (std::size_t i = 0; i < table.calls.size(); ++i) {
+    const auto& c = table.callees[table.call_callee[i]];
+    // From the callee's type alone: flattened parameters plus flattened results.
+    std::size_t n = ir::flat_count(c.fn->ret_type());
+    for (const auto& t : c.fn->type()->fields()) n += ir::flat_count(t);
+    out.push_back(CallSiteInfo{c.name, static_cast<int>(n),
+                               c.external || options.api == CodegenOptions::Api::kPacked});
+  }
+  return out;
+}
+
+CSources generate_c(const ir::Module& fused, const CodegenOptions& options) {
+  if (!is_c_identifier(options.mod_name)) {
+    throw CodegenError("mod_name \"" + options.mod_name +
+                       "\" is not a C identifier fragment ([A-Za-z0-9_], not starting with a "
+                       "digit)");
+  }
+  if (options.interface == CodegenOptions::Interface::kC &&
+      options.api == CodegenOptions::Api::kPacked) {
+    throw CodegenError(
+        "interface c requires the unpacked API (TVM: either interface_api == \"packed\" or "
+        "unpacked-api == true)");
+  }
+  const ir::Function& main = fused.main();
+  StorageOptions storage;
+  storage.reuse = options.storage_reuse;
+  storage.bugs = options.bugs;
+  const StoragePlan plan = plan_storage(main, storage);
+  const detail::CalleeTable table = detail::resolve_callees(fused, options.mod_name);
+  if (table.calls.size() != plan.steps.size()) {
+    throw CodegenError("internal: " + std::to_string(plan.steps.size()) + " planned calls but " +
+                       std::to_string(table.calls.size()) + " resolved");
+  }
+  std::vector<const detail::Callee*> step_callees;
+  for (std::size_t s = 0; s < plan.steps.size(); ++s) {
+    if (table.calls[s] != plan.steps[s].call.get()) {
+      throw CodegenError("internal: call order of the storage plan and the callee table differ");
+    }
+    step_callees.push_back(&table.callees[table.call_callee[s]]);
+  }
+
+  const std::string prefix = symbol_prefix(options);
+  CWriter w;
+  w.line("/* " + lib_file_name(options) + ": module \"" + options.mod_name +
+         "\" (generated by aotfuzz; " +
+         (options.api == CodegenOptions::Api::kPacked ? "packed" : "unpacked") + " API, " +
+         (options.interface == CodegenOptions::Interface::kC ? "c" : "packed") +
+         " interface). */");
+  w.line("#include <stdint.h>");
+  w.line("#include <string.h>");
+  w.line();
+  w.line("#include \"" + std::string(kRuntimeHeaderName) + "\"");
+  w.line("#include \"" + header_file_name(options) + "\"");
+  w.line();
+  for (const auto& c : table.callees) w.line(detail::callee_prototype(c, options));
+  w.line(detail::executor_prototype(plan, options) + ";");
+  w.line();
+  if (plan.workspace_bytes > 0) {
+    // uint64_t elements keep every sid (offsets are multiples of the alignment) 8-byte aligned.
+    w.line("static uint64_t " + prefix + "_workspace[" + std::to_string((plan.workspace_bytes + 7) / 8) +
+           "];");
+    w.line();
+  }
+  for (const auto& c : table.callees) {
+    if (c.external) {
+      detail::emit_external(w, c, options);
+    } else {
+      detail::emit_kernel(w, c, options);
+    }
+  }
+  detail::emit_executor(w, plan, step_callees, options);
+  detail::emit_entry(w, main, plan, options);
+
+  CSources out;
+  out.files.emplace_back(std::string(kRuntimeHeaderName), std::string(runtime_header_text()));
+  out.files.emplace_back(header_file_name(options), detail::interface_header(main, plan, options));
+  out.files.emplace_back(lib_file_name(options), w.take());
+  out.expected_arity = expected_call_arity(fused, options);
+  return out;
+}
+
+}  // namespace aotfuzz::aot

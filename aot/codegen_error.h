@@ -1,0 +1,16 @@
+// The error raised when storage planning or C code generation meets a module it cannot compile.
+#pragma once
+
+#include "ir/error.h"
+
+namespace aotfuzz::aot {
+
+/// A module the backend cannot compile (an unfused operator in @main, an unknown callee, a
+/// variable that is not a parameter, an invalid module name ...): a "pipeline error", never a
+/// crash. The message names the offending node or option.
+class CodegenError : public ir::Error {
+ public:
+  using ir::Error::Error;
+};
+
+}  // namespace aotfuzz::aot

@@ -1,0 +1,194 @@
+// The AoT executor `tvmgen_<mod>_run_model`: every call of @main in topological order, packed
+// calls through the shared stack_value/stack_tcode arrays (as TVM v0.8's AoT executor emits them)
+// or direct calls in the unpacked API, then the copies into repeated and pass-through outputs.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "aot/codegen_internal.h"
+
+namespace aotfuzz::aot::detail {
+namespace {
+
+std::string buffer_name(const BufferRef& ref) {
+  switch (ref.kind) {
+    case BufferKind::kInput:
+      return "input_" + std::to_string(ref.index);
+    case BufferKind::kOutput:
+      return "output_" + std::to_string(ref.index);
+    case BufferKind::kIntermediate:
+      break;
+  }
+  return "sid_" + std::to_string(ref.index);
+}
+
+std::string dtype_code(ir::DType dtype) {
+  return dtype == ir::DType::kFloat32 ? "kDLFloat" : "kDLInt";
+}
+
+std::string dtype_bits(ir::DType dtype) { return std::to_string(ir::dtype_bytes(dtype) * 8); }
+
+}  // namespace
+
+std::string executor_prototype(const StoragePlan& plan, const CodegenOptions& options) {
+  std::string params;
+  for (std::size_t i = 0; i < plan.inputs.size() + plan.outputs.size(); ++i) {
+    if (!params.empty()) params += ", ";
+    params += i < plan.inputs.size() ? "void* input_" + std::to_string(i)
+                                     : "void* output_" + std::to_string(i - plan.inputs.size());
+  }
+  return "int32_t " + symbol_prefix(options) + "_run_model(" + (params.empty() ? "void" : params) +
+         ")";
+}
+
+void emit_executor(CWriter& w, const StoragePlan& plan, const std::vector<const Callee*>& callees,
+                   const CodegenOptions& options) {
+  const std::string prefix = symbol_prefix(options);
+  const bool packed_api = options.api == CodegenOptions::Api::kPacked;
+  std::set<std::string> used;                     // buffer names referenced by some statement
+  std::map<std::vector<std::int64_t>, int> shapes;  // shape -> static array index
+  std::vector<const std::vector<std::int64_t>*> shape_order;
+  std::vector<std::size_t> dl_count(plan.steps.size(), 0);
+  std::size_t stack_size = 0;
+
+  CWriter calls(1);
+  std::vector<std::string> previous_args;  // the argument buffers of the previous call
+  for (std::size_t s = 0; s < plan.steps.size(); ++s) {
+    const CallStep& step = plan.steps[s];
+    const Callee& callee = *callees[s];
+    const bool packed = callee.external || packed_api;
+    // The argument list actually passed: inputs (per argument, each flattened field), then one
+    // output per flattened result.
+    std::vector<TensorRef> passed;
+    std::vector<std::string> names;
+    for (std::size_t a = 0; a < step.args.size(); ++a) {
+      const auto& arg_refs = step.args[a];
+      const bool tuple_arg = step.call->args()[a]->type()->is_tuple();
+      for (std::size_t f = 0; f < arg_refs.size(); ++f) {
+        if (packed && tuple_arg && f > 0 && options.bugs.on(Bug::kTupleArgFirstFieldOnly)) {
+          break;  // Bug #9036: only the first field of a tuple argument is packed.
+        }
+        std::string name = buffer_name(arg_refs[f].buffer);
+        if (!packed && tuple_arg && f > 0 && options.bugs.on(Bug::kStaleUnpackedArg)) {
+          // Bug: the slot of a later tuple field keeps what the previous call put there.
+          const std::size_t pos = names.size();
+          name = pos < previous_args.size() ? previous_args[pos]
+                                            : buffer_name(arg_refs.front().buffer);
+        }
+        passed.push_back(arg_refs[f]);
+        names.push_back(name);
+      }
+    }
+    for (const auto& r : step.results) {
+      passed.push_back(r);
+      names.push_back(buffer_name(r.buffer));
+    }
+    for (const auto& n : names) used.insert(n);
+
+    calls.line("/* call " + std::to_string(s) + ": " + comment_text(callee.name) + " */");
+    if (packed) {
+      const std::size_t expected = callee.inputs.size() + callee.outputs.size();
+      stack_size = std::max({stack_size, names.size(), expected});
+      dl_count[s] = std::max<std::size_t>(names.size(), 1);
+      const std::string dl = "call_" + std::to_string(s) + "_dl";
+      for (std::size_t k = 0; k < names.size(); ++k) {
+        const auto& type = passed[k].type;
+        std::string shape_ptr = "NULL";
+        if (!type->shape().empty()) {
+          auto [it, fresh] = shapes.emplace(type->shape(), static_cast<int>(shapes.size()));
+          if (fresh) shape_order.push_back(&it->first);
+          shape_ptr = prefix + "_shape_" + std::to_string(it->second);
+        }
+        const std::string slot = std::to_string(k);
+        calls.line(prefix + "_set_tensor(&" + dl + "[" + slot + "], " + names[k] + ", " +
+                   std::to_string(type->shape().size()) + ", " + shape_ptr + ", " +
+                   dtype_code(type->dtype()) + ", " + dtype_bits(type->dtype()) + ");");
+        calls.line("stack_value[" + slot + "].v_handle = &" + dl + "[" + slot + "];");
+        calls.line("stack_tcode[" + slot + "] = kTVMDLTensorHandle;");
+      }
+      calls.line("if (" + callee.name + "((TVMValue*) stack_value, (int*) stack_tcode, " +
+                 std::to_string(names.size()) + ", &ret_val, &ret_tcode, NULL) != 0) return -1;");
+    } else {
+      std::string list;
+      for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+      calls.line("if (" + callee.name + "(" + list + ") != 0) return -1;");
+    }
+    previous_args = std::move(names);
+  }
+  for (const auto& copy : plan.copies) {
+    const std::string dst = buffer_name({BufferKind::kOutput, copy.output});
+    const std::string src = buffer_name(copy.source.buffer);
+    used.insert(dst);
+    used.insert(src);
+    calls.line("memcpy(" + dst + ", " + src + ", " + std::to_string(tensor_bytes(copy.source.type)) +
+               ");");
+  }
+  calls.line("return 0;");
+
+  const bool any_packed = stack_size > 0;
+  for (std::size_t i = 0; i < shape_order.size(); ++i) {
+    std::string dims;
+    for (std::int64_t d : *shape_order[i]) dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+    w.line("static int64_t " + prefix + "_shape_" + std::to_string(shapes.at(*shape_order[i])) +
+           "[" + std::to_string(shape_order[i]->size()) + "] = {" + dims + "};");
+  }
+  if (!shape_order.empty()) w.line();
+  if (any_packed) {
+    w.open("static void " + prefix +
+           "_set_tensor(DLTensor* t, void* data, int32_t ndim, int64_t* shape, uint8_t code, "
+           "uint8_t bits)");
+    w.line("t->data = data;");
+    w.line("t->device.device_type = kDLCPU;");
+    w.line("t->device.device_id = 0;");
+    w.line("t->ndim = ndim;");
+    w.line("t->dtype.code = code;");
+    w.line("t->dtype.bits = bits;");
+    w.line("t->dtype.lanes = 1;");
+    w.line("t->shape = shape;");
+    w.line("t->strides = NULL;");
+    w.line("t->byte_offset = 0;");
+    w.close();
+    w.line();
+  }
+
+  w.line("/* The AoT executor: " + std::to_string(plan.steps.size()) + " calls in topological " +
+         "order, " + std::to_string(plan.buffers.size()) + " workspace buffers. */");
+  w.open(executor_prototype(plan, options));
+  if (any_packed) {
+    w.line("TVMValue stack_value[" + std::to_string(stack_size) + "];");
+    w.line("int stack_tcode[" + std::to_string(stack_size) + "];");
+    w.line("TVMValue ret_val;");
+    w.line("int ret_tcode;");
+    for (std::size_t s = 0; s < plan.steps.size(); ++s) {
+      if (dl_count[s] == 0) continue;
+      w.line("DLTensor call_" + std::to_string(s) + "_dl[" + std::to_string(dl_count[s]) + "];");
+    }
+  }
+  if (!plan.buffers.empty()) {
+    w.line("uint8_t* workspace = (uint8_t*)" + prefix + "_workspace;");
+    for (const auto& b : plan.buffers) {
+      w.line("void* sid_" + std::to_string(b.sid) + " = workspace + " + std::to_string(b.offset) +
+             ";");
+    }
+  }
+  for (std::size_t i = 0; i < plan.inputs.size(); ++i) {
+    const std::string n = buffer_name({BufferKind::kInput, static_cast<int>(i)});
+    if (!used.count(n)) w.line("(void)" + n + ";");
+  }
+  for (std::size_t i = 0; i < plan.outputs.size(); ++i) {
+    const std::string n = buffer_name({BufferKind::kOutput, static_cast<int>(i)});
+    if (!used.count(n)) w.line("(void)" + n + ";");
+  }
+  if (any_packed) {
+    // Zeroed so that a stale slot read before any call wrote it is a NULL handle, not garbage.
+    w.line("memset(stack_value, 0, sizeof(stack_value));");
+    w.line("memset(stack_tcode, 0, sizeof(stack_tcode));");
+    w.line("ret_tcode = 0;");
+    w.line("ret_val.v_int64 = 0;");
+  }
+  w.raw(calls.str());
+  w.close();
+  w.line();
+}
+
+}  // namespace aotfuzz::aot::detail

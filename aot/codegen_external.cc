@@ -1,0 +1,59 @@
+// External functions (every non-default target), emitted like TVM's ccompiler codegen: a typed
+// inner function computing the body and a packed wrapper unpacking the DLTensor arguments.
+#include "aot/codegen_internal.h"
+
+namespace aotfuzz::aot::detail {
+
+void emit_external(CWriter& w, const Callee& callee, const CodegenOptions& options) {
+  const std::size_t n_in = callee.inputs.size();
+  const std::size_t n = n_in + callee.outputs.size();
+  std::vector<std::string> in_names, out_names;
+  std::string params;
+  for (std::size_t i = 0; i < n; ++i) {
+    const bool is_in = i < n_in;
+    const auto& type = is_in ? callee.inputs[i] : callee.outputs[i - n_in];
+    const std::string name = is_in ? "in" + std::to_string(i) : "out" + std::to_string(i - n_in);
+    (is_in ? in_names : out_names).push_back(name);
+    if (i) params += ", ";
+    params += (is_in ? "const " : "") + std::string(c_type(type->dtype())) + "* " + name;
+  }
+  const std::string inner = callee.name + "_";
+  const auto target = callee.fn->attrs().get_string("Compiler").value_or("?");
+  w.line("/* external function " + comment_text(callee.name) + " (Compiler=\"" +
+         comment_text(target) + "\"): " + std::to_string(n_in) + " inputs, " +
+         std::to_string(callee.outputs.size()) + " outputs */");
+  w.open("static int32_t " + inner + "(" + (n ? params : "void") + ")");
+  CWriter body(1);
+  std::vector<bool> used;
+  emit_elementwise_body(body, callee.fn, in_names, out_names, "external function " + callee.name,
+                        used);
+  for (std::size_t i = 0; i < n_in; ++i) {
+    if (!used[i]) w.line("(void)" + in_names[i] + ";");
+  }
+  w.raw(body.str());
+  w.line("return 0;");
+  w.close();
+  w.line();
+
+  w.open(packed_signature(callee.name));
+  w.line("AOTFUZZ_TRACE_CALL(\"" + callee.name + "\", num_args);");
+  if (options.check_num_args) w.line("if (num_args != " + std::to_string(n) + ") return -1;");
+  w.line("(void)type_codes;");
+  w.line("(void)num_args;");
+  w.line("(void)ret;");
+  w.line("(void)ret_code;");
+  w.line("(void)resource;");
+  std::string call = "return " + inner + "(";
+  for (std::size_t i = 0; i < n; ++i) {
+    const bool is_in = i < n_in;
+    const auto& type = is_in ? callee.inputs[i] : callee.outputs[i - n_in];
+    const std::string ptr = (is_in ? "const " : "") + std::string(c_type(type->dtype())) + "*";
+    if (i) call += ", ";
+    call += "(" + ptr + ")(((DLTensor*)args[" + std::to_string(i) + "].v_handle)->data)";
+  }
+  w.line(call + ");");
+  w.close();
+  w.line();
+}
+
+}  // namespace aotfuzz::aot::detail

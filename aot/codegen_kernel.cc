@@ -1,0 +1,305 @@
+// Elementwise loop emission (shared by host kernels and external functions) and host kernels in
+// the packed and unpacked APIs.
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "aot/codegen_internal.h"
+#include "ir/traversal.h"
+
+namespace aotfuzz::aot::detail {
+namespace {
+
+// A flattened tensor inside a function body: a parameter tensor or an op call.
+struct Leaf {
+  int param = -1;
+  const ir::CallNode* op = nullptr;
+};
+
+// The C expression of `a OP b` for one dtype, wrapping for integers without undefined behaviour
+// (the arithmetic happens on unsigned types; the conversion back is modular on every target
+// compiler).
+std::string op_expr(ir::Op op, ir::DType dtype, const std::string& a, const std::string& b) {
+  std::string sym;
+  switch (op) {
+    case ir::Op::kAdd:
+      sym = " + ";
+      break;
+    case ir::Op::kSubtract:
+      sym = " - ";
+      break;
+    case ir::Op::kMultiply:
+      sym = " * ";
+      break;
+    default:
+      throw CodegenError("operator " + std::string(ir::op_name(op)) + " is not elementwise");
+  }
+  switch (dtype) {
+    case ir::DType::kFloat32:
+      return a + sym + b;
+    case ir::DType::kInt32:
+      return "(int32_t)((uint32_t)" + a + sym + "(uint32_t)" + b + ")";
+    case ir::DType::kInt8:
+      return "(int8_t)(uint8_t)((uint32_t)(uint8_t)" + a + sym + "(uint32_t)(uint8_t)" + b + ")";
+  }
+  throw CodegenError("unsupported dtype");
+}
+
+// Row-major offset of an operand of shape `operand` at the output index (i0, i1, ...) of shape
+// `out`: NumPy broadcasting aligns shapes at the right and a size-1 dimension has stride 0.
+std::string offset_expr(const std::vector<std::int64_t>& operand,
+                        const std::vector<std::int64_t>& out) {
+  const std::size_t r = out.size();
+  const std::size_t k = operand.size();
+  std::string expr;
+  std::int64_t stride = 1;
+  std::vector<std::string> terms;
+  for (std::size_t e = k; e-- > 0;) {
+    const std::size_t d = e + (r - k);  // output dimension of operand dimension e
+    if (operand[e] != 1) {
+      terms.push_back(stride == 1 ? "i" + std::to_string(d)
+                                  : "i" + std::to_string(d) + " * " + std::to_string(stride));
+    }
+    stride *= operand[e];
+  }
+  for (auto it = terms.rbegin(); it != terms.rend(); ++it) {
+    if (!expr.empty()) expr += " + ";
+    expr += *it;
+  }
+  return expr.empty() ? "0" : expr;
+}
+
+}  // namespace
+
+std::string_view c_type(ir::DType dtype) {
+  switch (dtype) {
+    case ir::DType::kFloat32:
+      return "float";
+    case ir::DType::kInt32:
+      return "int32_t";
+    case ir::DType::kInt8:
+      return "int8_t";
+  }
+  throw CodegenError("unsupported dtype");
+}
+
+std::string packed_signature(const std::string& name) {
+  return "int32_t " + name +
+         "(TVMValue* args, int* type_codes, int num_args, TVMValue* ret, int* ret_code, "
+         "void* resource)";
+}
+
+void emit_elementwise_body(CWriter& w, const ir::Function& fn,
+                           const std::vector<std::string>& in_names,
+                           const std::vector<std::string>& out_names, const std::string& where,
+                           std::vector<bool>& used_inputs) {
+  std::unordered_map<const ir::ExprNode*, std::vector<Leaf>> leaves;
+  std::unordered_map<const ir::ExprNode*, std::size_t> order;  // op -> post-order position
+  std::vector<ir::Type> param_types;
+  for (const auto& p : fn->params()) {
+    std::vector<Leaf> ls;
+    for (const auto& t : ir::flatten_tensors(p->type())) {
+      ls.push_back(Leaf{static_cast<int>(param_types.size()), nullptr});
+      param_types.push_back(t);
+    }
+    leaves[p.get()] = std::move(ls);
+  }
+  if (param_types.size() != in_names.size()) {
+    throw CodegenError(where + ": " + std::to_string(param_types.size()) +
+                       " flattened parameters but " + std::to_string(in_names.size()) +
+                       " input names");
+  }
+  used_inputs.assign(in_names.size(), false);
+  auto lookup = [&](const ir::Expr& e) -> const std::vector<Leaf>& {
+    auto it = leaves.find(e.get());
+    if (it == leaves.end()) {
+      throw CodegenError(where + ": " + ir::describe(*e) +
+                         " is not a parameter of the function or a value it computes");
+    }
+    return it->second;
+  };
+  const auto nodes = ir::post_order(fn->body());
+  for (const auto& node : nodes) {
+    switch (node->kind()) {
+      case ir::ExprKind::kVar:
+        lookup(node);
+        break;
+      case ir::ExprKind::kGlobalVar:
+      case ir::ExprKind::kFunction:
+        throw CodegenError(where + ": " + ir::describe(*node) + " inside a " +
+                           "primitive or external function is not supported");
+      case ir::ExprKind::kCall: {
+        const auto& call = static_cast<const ir::CallNode&>(*node);
+        if (!call.op() || !ir::is_elementwise(*call.op())) {
+          throw CodegenError(where + ": " + ir::describe(call) +
+                             " is not an elementwise operator (only add, subtract and multiply "
+                             "can be compiled)");
+        }
+        for (const auto& a : call.args()) lookup(a);
+        order[node.get()] = order.size();
+        leaves[node.get()] = {Leaf{-1, &call}};
+        break;
+      }
+      case ir::ExprKind::kTuple: {
+        std::vector<Leaf> ls;
+        for (const auto& f : static_cast<const ir::TupleNode&>(*node).fields()) {
+          const auto& fs = lookup(f);
+          ls.insert(ls.end(), fs.begin(), fs.end());
+        }
+        leaves[node.get()] = std::move(ls);
+        break;
+      }
+      case ir::ExprKind::kTupleGetItem: {
+        const auto& tgi = static_cast<const ir::TupleGetItemNode&>(*node);
+        const auto& whole = lookup(tgi.tuple());
+        const auto& fields = tgi.tuple()->type()->fields();
+        std::size_t begin = 0;
+        for (int i = 0; i < tgi.index(); ++i) begin += ir::flat_count(fields[i]);
+        const std::size_t count = ir::flat_count(fields[tgi.index()]);
+        leaves[node.get()] =
+            std::vector<Leaf>(whole.begin() + static_cast<std::ptrdiff_t>(begin),
+                              whole.begin() + static_cast<std::ptrdiff_t>(begin + count));
+        break;
+      }
+    }
+  }
+  const auto& outs = lookup(fn->body());
+  const auto out_types = ir::flatten_tensors(fn->body()->type());
+  if (outs.size() != out_names.size()) {
+    throw CodegenError(where + ": " + std::to_string(outs.size()) + " flattened results but " +
+                       std::to_string(out_names.size()) + " output names");
+  }
+
+  for (std::size_t j = 0; j < outs.size(); ++j) {
+    const Leaf& result = outs[j];
+    const ir::Type& out_type = out_types[j];
+    w.line("/* " + out_names[j] + ": " + comment_text(ir::type_to_string(out_type)) + " */");
+    if (result.op == nullptr) {
+      used_inputs[result.param] = true;
+      w.line("memcpy(" + out_names[j] + ", " + in_names[result.param] + ", " +
+             std::to_string(tensor_bytes(out_type)) + ");");
+      continue;
+    }
+    // The op calls this output depends on, in post order.
+    std::vector<const ir::CallNode*> ops;
+    std::unordered_set<const ir::CallNode*> seen{result.op};
+    std::vector<const ir::CallNode*> stack{result.op};
+    std::vector<int> params;
+    while (!stack.empty()) {
+      const ir::CallNode* c = stack.back();
+      stack.pop_back();
+      ops.push_back(c);
+      for (const auto& a : c->args()) {
+        const Leaf& l = leaves.at(a.get()).front();
+        if (l.op == nullptr) {
+          if (std::find(params.begin(), params.end(), l.param) == params.end()) {
+            params.push_back(l.param);
+          }
+        } else if (seen.insert(l.op).second) {
+          stack.push_back(l.op);
+        }
+      }
+    }
+    std::sort(ops.begin(), ops.end(),
+              [&](const ir::CallNode* a, const ir::CallNode* b) { return order[a] < order[b]; });
+    std::sort(params.begin(), params.end());
+
+    const auto& shape = out_type->shape();
+    if (shape.empty()) w.open("");
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+      const std::string i = "i" + std::to_string(d);
+      w.open("for (int64_t " + i + " = 0; " + i + " < " + std::to_string(shape[d]) + "; ++" + i +
+             ")");
+    }
+    std::unordered_map<const ir::CallNode*, std::string> value_name;
+    for (int p : params) {
+      used_inputs[p] = true;
+      const auto& pt = param_types[p];
+      w.line("const " + std::string(c_type(pt->dtype())) + " a" + std::to_string(p) + " = " +
+             in_names[p] + "[" + offset_expr(pt->shape(), shape) + "];");
+    }
+    for (std::size_t k = 0; k < ops.size(); ++k) {
+      const ir::CallNode* c = ops[k];
+      auto operand = [&](const ir::Expr& a) {
+        const Leaf& l = leaves.at(a.get()).front();
+        return l.op == nullptr ? "a" + std::to_string(l.param) : value_name.at(l.op);
+      };
+      const std::string name = "t" + std::to_string(k);
+      w.line("const " + std::string(c_type(c->type()->dtype())) + " " + name + " = " +
+             op_expr(*c->op(), c->type()->dtype(), operand(c->args()[0]), operand(c->args()[1])) +
+             ";");
+      value_name[c] = name;
+    }
+    w.line(out_names[j] + "[" + offset_expr(shape, shape) + "] = " + value_name.at(result.op) +
+           ";");
+    if (shape.empty()) w.close();
+    for (std::size_t d = 0; d < shape.size(); ++d) w.close();
+  }
+}
+
+namespace {
+
+std::vector<std::string> numbered(const std::string& prefix, std::size_t n) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < n; ++i) out.push_back(prefix + std::to_string(i));
+  return out;
+}
+
+}  // namespace
+
+std::string callee_prototype(const Callee& callee, const CodegenOptions& options) {
+  if (callee.external || options.api == CodegenOptions::Api::kPacked) {
+    return packed_signature(callee.name) + ";";
+  }
+  const std::size_t n = callee.inputs.size() + callee.outputs.size();
+  std::string params;
+  for (std::size_t i = 0; i < n; ++i) params += (i ? ", void* arg" : "void* arg") + std::to_string(i);
+  return "int32_t " + callee.name + "(" + (n ? params : "void") + ");";
+}
+
+void emit_kernel(CWriter& w, const Callee& callee, const CodegenOptions& options) {
+  const bool packed = options.api == CodegenOptions::Api::kPacked;
+  const std::size_t n_in = callee.inputs.size();
+  const std::size_t n = n_in + callee.outputs.size();
+  const auto in_names = numbered("in", n_in);
+  const auto out_names = numbered("out", callee.outputs.size());
+  std::string proto = callee_prototype(callee, options);
+  proto.pop_back();  // the ';'
+  w.line("/* host kernel " + comment_text(callee.name) + ": " + std::to_string(n_in) +
+         " inputs, " + std::to_string(callee.outputs.size()) + " outputs */");
+  w.open(proto);
+  if (packed) {
+    w.line("AOTFUZZ_TRACE_CALL(\"" + callee.name + "\", num_args);");
+    if (options.check_num_args) {
+      w.line("if (num_args != " + std::to_string(n) + ") return -1;");
+    }
+    w.line("(void)type_codes;");
+    w.line("(void)num_args;");
+    w.line("(void)ret;");
+    w.line("(void)ret_code;");
+    w.line("(void)resource;");
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    const bool is_in = i < n_in;
+    const auto& type = is_in ? callee.inputs[i] : callee.outputs[i - n_in];
+    const std::string ct(c_type(type->dtype()));
+    const std::string ptr = is_in ? "const " + ct + "*" : ct + "*";
+    const std::string source = packed ? "(((DLTensor*)args[" + std::to_string(i) +
+                                            "].v_handle)->data)"
+                                      : "arg" + std::to_string(i);
+    w.line(ptr + " " + (is_in ? in_names[i] : out_names[i - n_in]) + " = (" + ptr + ")" +
+           source + ";");
+  }
+  CWriter body(1);
+  std::vector<bool> used;
+  emit_elementwise_body(body, callee.fn, in_names, out_names, "kernel " + callee.name, used);
+  for (std::size_t i = 0; i < n_in; ++i) {
+    if (!used[i]) w.line("(void)" + in_names[i] + ";");
+  }
+  w.raw(body.str());
+  w.line("return 0;");
+  w.close();
+  w.line();
+}
+
+}  // namespace aotfuzz::aot::detail

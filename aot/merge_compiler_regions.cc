@@ -1,0 +1,245 @@
+// MergeCompilerRegions: TVM v0.8's RegionMerger and MergeAnnotations, iterative.
+#include "aot/merge_compiler_regions.h"
+
+#include <algorithm>
+#include <numeric>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "aot/annotations.h"
+#include "aot/nested_walk.h"
+#include "aot/pass_guard.h"
+#include "ir/regions.h"
+#include "ir/traversal.h"
+
+namespace aotfuzz::aot {
+namespace {
+
+constexpr const char* kPassName = "merge";
+
+// TVM copies parent restriction sets into each child and renames a merged parent's id in every
+// set. Both are kept implicit here: a region's set is a node that lists its own new entries
+// (parents of another target) and points at its parents' nodes, and entries are read through a
+// union-find of merged ids. That keeps long alternating chains linear instead of quadratic.
+struct RestrictionNode {
+  std::vector<int> items;
+  std::vector<int> inherits;
+};
+
+class Merger {
+ public:
+  Merger(const ir::Expr& body, const BugSet& bugs, std::string where)
+      : body_(body), regions_(ir::RegionSet::build(body)), bugs_(bugs), where_(std::move(where)) {
+    const int n = regions_.next_id();
+    uf_.resize(n);
+    std::iota(uf_.begin(), uf_.end(), 0);
+    restriction_of_.assign(n, -1);
+    target_.resize(n);
+    for (const ir::Region* r : regions_.regions()) target_[r->id] = r->target;
+    if (bugs_.on(Bug::kMergeSiblings)) {
+      for (const auto& node : ir::post_order(body_)) {
+        if (is_begin(node.get())) {
+          const ir::Expr& arg = ir::as<ir::CallNode>(node)->args()[0];
+          if (is_end(arg.get())) begins_of_end_[arg.get()].push_back(node);
+        }
+      }
+    }
+  }
+
+  ir::Expr run() {
+    NestedWalk walk([this](const ir::Expr& node) { return start(node); },
+                    [this](const ir::Expr&) { reject_cycle(); });
+    walk.walk(body_);
+    if (find_region_cycle(body_, regions_)) reject_cycle();
+    return ir::rewrite(body_, [this](const ir::Expr& old, std::vector<ir::Expr> kids) {
+      if (is_begin(old.get())) {
+        const ir::Expr& arg = ir::as<ir::CallNode>(old)->args()[0];
+        if (is_end(arg.get()) && regions_.region_of(old.get()) == regions_.region_of(arg.get())) {
+          // The pair is internal to one region now: use the end's (rewritten) argument.
+          return ir::as<ir::CallNode>(kids[0])->args()[0];
+        }
+      }
+      return ir::with_children(old, std::move(kids));
+    });
+  }
+
+ private:
+  class EndTask : public NestedWalk::Task {
+   public:
+    EndTask(Merger& m, ir::Expr end, std::vector<ir::Expr> ins)
+        : m_(m), end_(std::move(end)), ins_(std::move(ins)) {}
+    // Visit the unprocessed parent regions first (TVM: VisitExpr(begin->args[0])).
+    ir::Expr next() override {
+      while (next_ < ins_.size()) {
+        const ir::Expr& arg = ir::as<ir::CallNode>(ins_[next_++])->args()[0];
+        const ir::Region* parent = m_.regions_.region_of(arg.get());
+        if (parent == nullptr || m_.processed_.count(parent->id)) continue;
+        if (m_.in_progress_.count(parent->id)) m_.reject_cycle();
+        return arg;
+      }
+      return nullptr;
+    }
+    void finish() override { m_.process(end_); }
+
+   private:
+    Merger& m_;
+    ir::Expr end_;
+    std::vector<ir::Expr> ins_;
+    std::size_t next_ = 0;
+  };
+
+  std::unique_ptr<NestedWalk::Task> start(const ir::Expr& node) {
+    if (!is_end(node.get())) return nullptr;
+    const ir::Region* region = regions_.region_of(node.get());
+    if (processed_.count(region->id)) return nullptr;
+    // Reaching another end of a region whose processing is pending means the region feeds
+    // itself: TVM recursed forever here.
+    if (in_progress_.count(region->id)) reject_cycle();
+    in_progress_.insert(region->id);
+    return std::make_unique<EndTask>(*this, node, region->ins);
+  }
+
+  int find(int id) {
+    while (uf_[id] != id) {
+      uf_[id] = uf_[uf_[id]];
+      id = uf_[id];
+    }
+    return id;
+  }
+
+  // Whether `parent` is in the restriction set `node` (TVM: region_restrictions.find(parent)).
+  // The parent's own set is not searched: a region in its own set is cyclic, which the final
+  // cycle check reports anyway.
+  bool restricted(int parent, int node) {
+    if (node < 0) return false;
+    ++epoch_;
+    if (restriction_of_[parent] >= 0) seen_[restriction_of_[parent]] = epoch_;
+    std::vector<int> stack{node};
+    seen_[node] = epoch_;
+    while (!stack.empty()) {
+      const RestrictionNode& r = nodes_[stack.back()];
+      stack.pop_back();
+      for (int item : r.items) {
+        if (find(item) == parent) return true;
+      }
+      for (int next : r.inherits) {
+        if (seen_[next] != epoch_) {
+          seen_[next] = epoch_;
+          stack.push_back(next);
+        }
+      }
+    }
+    return false;
+  }
+
+  void merge(int src, int dest) {
+    regions_.merge(src, dest);
+    uf_[find(src)] = find(dest);
+  }
+
+  // TVM's RegionMerger::VisitExpr_ for the first end of a region, after its parents.
+  void process(const ir::Expr& end) {
+    const ir::Region* region = regions_.region_of(end.get());
+    const int id = region->id;
+    in_progress_.erase(id);
+    std::vector<const ir::Region*> parents;
+    for (const auto& in : region->ins) {
+      const ir::Region* p = regions_.region_of(ir::as<ir::CallNode>(in)->args()[0].get());
+      if (p != nullptr && p->id != id && std::find(parents.begin(), parents.end(), p) == parents.end()) {
+        parents.push_back(p);
+      }
+    }
+    RestrictionNode node;
+    for (const ir::Region* p : parents) {
+      if (restriction_of_[p->id] >= 0) node.inherits.push_back(restriction_of_[p->id]);
+      if (p->target != region->target) node.items.push_back(p->id);
+    }
+    int node_index = -1;
+    if (!node.items.empty() || !node.inherits.empty()) {
+      node_index = static_cast<int>(nodes_.size());
+      nodes_.push_back(std::move(node));
+      seen_.push_back(0);
+    }
+    restriction_of_[id] = node_index;
+    std::vector<int> siblings;
+    if (bugs_.on(Bug::kMergeSiblings)) {
+      for (const ir::Region* p : parents) {
+        for (const auto& out : p->outs) {
+          auto it = begins_of_end_.find(out.get());
+          if (it == begins_of_end_.end()) continue;
+          for (const auto& begin : it->second) {
+            siblings.push_back(regions_.region_of(begin.get())->id);
+          }
+        }
+      }
+    }
+    const std::string target = region->target;
+    std::vector<int> same_target;
+    for (const ir::Region* p : parents) {
+      if (p->target == target) same_target.push_back(p->id);
+    }
+    // `region` and `parents` may dangle from here on: merging erases the parents.
+    for (int p : same_target) {
+      if (!bugs_.on(Bug::kMergeAcrossTargets) && restricted(p, node_index)) continue;
+      merge(p, id);
+    }
+    for (int s : siblings) {
+      // Injected bug: a region of the same target that shares a parent is merged as well.
+      const int current = find(s);
+      if (current != find(id) && target_[current] == target) merge(current, find(id));
+    }
+    processed_.insert(find(id));
+  }
+
+  [[noreturn]] void reject_cycle() {
+    const ir::RegionSet original = ir::RegionSet::build(body_);
+    if (auto cycle = find_region_cycle(body_, original)) {
+      throw PassError(kPassName, PassError::Kind::kRejectedInput,
+                      where_ + ": the annotated input has a cyclic region: " + *cycle);
+    }
+    auto cycle = find_region_cycle(body_, regions_);
+    throw PassError(kPassName, PassError::Kind::kRejectedInput,
+                    where_ + ": merging would make a cyclic region (TVM v0.8 recursed forever "
+                             "here): " +
+                        (cycle ? *cycle : std::string("a region feeds itself")));
+  }
+
+  ir::Expr body_;
+  ir::RegionSet regions_;
+  BugSet bugs_;
+  std::string where_;
+  std::vector<int> uf_;
+  std::vector<std::string> target_;
+  std::vector<int> restriction_of_;
+  std::vector<RestrictionNode> nodes_;
+  std::vector<unsigned> seen_;
+  unsigned epoch_ = 0;
+  std::unordered_set<int> processed_;
+  std::unordered_set<int> in_progress_;
+  std::unordered_map<const ir::ExprNode*, std::vector<ir::Expr>> begins_of_end_;
+};
+
+}  // namespace
+
+ir::Expr merge_regions_in_body(const ir::Expr& body, const BugSet& bugs, const std::string& where) {
+  return Merger(body, bugs, where).run();
+}
+
+ir::Module merge_compiler_regions(const ir::Module& module, const PipelineOptions& options) {
+  return guarded_pass(kPassName, module, [&](const ir::Module& in) {
+    ir::Module out;
+    for (const auto& [name, fn] : in.functions()) {
+      if (!is_user_function(*fn)) {
+        out.add(name, fn);
+        continue;
+      }
+      ir::Expr body = merge_regions_in_body(fn->body(), options.bugs, "@" + name);
+      out.add(name, body == fn->body()
+                        ? fn
+                        : ir::FunctionNode::make(fn->params(), body, fn->attrs(), nullptr));
+    }
+    return out;
+  });
+}
+
+}  // namespace aotfuzz::aot

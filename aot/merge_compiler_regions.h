@@ -1,0 +1,33 @@
+// MergeCompilerRegions as TVM v0.8 implements it (src/relay/transforms/merge_compiler_regions.cc),
+// plus the one deliberate difference: a merge that would make a region cyclic through a node
+// outside every region (TVM v0.8 recursed forever) is refused with PassError.
+#pragma once
+
+#include <string>
+
+#include "aot/bugs.h"
+#include "aot/pipeline.h"
+#include "ir/module.h"
+
+namespace aotfuzz::aot {
+
+/// Merges compiler regions in every function without a `Compiler` or `Primitive` attribute.
+///
+/// Regions are those of ir::RegionSet. Ends are visited in TVM's order (post order; a region's
+/// unprocessed parent regions are visited first). At a region's first end, its restriction set
+/// becomes the union of its parents' sets plus every parent of another target; each parent of
+/// the same target that is not in the set is merged into it (the region keeps its id; sets that
+/// named the parent now name the region). Finally every `compiler_begin(compiler_end(x))` whose
+/// two annotations are in one region is replaced by `x`.
+///
+/// Honours Bug::kMergeAcrossTargets (ignore restriction sets) and Bug::kMergeSiblings (also merge
+/// regions of the same target that share a parent region). Throws ir::VerifyError on invalid
+/// input and PassError(kRejectedInput) when a region is, or would become, cyclic.
+ir::Module merge_compiler_regions(const ir::Module& module, const PipelineOptions& options);
+
+/// The merge on one function body (no verification of the body beyond its regions); `where`
+/// names the function in errors.
+ir::Expr merge_regions_in_body(const ir::Expr& body, const BugSet& bugs = {},
+                               const std::string& where = "@main");
+
+}  // namespace aotfuzz::aot

@@ -1,0 +1,28 @@
+// The C runtime header (aotfuzz_runtime.h) that generated code and test harnesses include.
+#pragma once
+
+#include <filesystem>
+#include <string_view>
+
+namespace aotfuzz::aot {
+
+/// The header's file name, as generated code includes it.
+inline constexpr std::string_view kRuntimeHeaderName = "aotfuzz_runtime.h";
+
+/// The text of aotfuzz_runtime.h: our own C99 subset of TVM's C runtime interface (TVMValue,
+/// DLDevice, DLDataType, DLTensor, TVM's argument type codes, the packed-function signature
+/// TVMBackendPackedCFunc) plus the call-trace hook AOTFUZZ_TRACE_CALL(name, num_args).
+///
+/// Tracing: compiled with -DAOTFUZZ_TRACE, the hook appends the line "<name> <num_args>\n" to
+/// `aotfuzz_trace_file` (declared extern here; one translation unit, the harness, writes
+/// `AOTFUZZ_DEFINE_TRACE_FILE;` at file scope and opens it) and flushes it, so the trace survives a
+/// crash. Without AOTFUZZ_TRACE the hook only evaluates `(void)(num_args)` (which also keeps an
+/// otherwise unused num_args parameter from warning) and AOTFUZZ_DEFINE_TRACE_FILE declares
+/// nothing that needs a definition.
+std::string_view runtime_header_text();
+
+/// Writes runtime_header_text() to `dir / kRuntimeHeaderName` and returns that path; throws
+/// std::filesystem::filesystem_error when the file cannot be written.
+std::filesystem::path write_runtime_header(const std::filesystem::path& dir);
+
+}  // namespace aotfuzz::aot

@@ -1,0 +1,342 @@
+// Storage planning: storage ids per flattened tensor, outputs placed in the user's buffers,
+// liveness-based reuse of the workspace, and the three storage bug switches.
+#include "aot/storage_plan.h"
+
+#include <algorithm>
+#include <limits>
+#include <optional>
+#include <unordered_map>
+
+#include "aot/codegen_error.h"
+#include "ir/traversal.h"
+
+namespace aotfuzz::aot {
+namespace {
+
+constexpr std::size_t kMaxTensorBytes = std::size_t{1} << 30;
+
+// A call-result tensor before it is given a buffer.
+struct Token {
+  int producer = 0;
+  ir::Type type;
+  std::size_t bytes = 0;
+  int first_use = -1;
+  int last_use = -1;
+  std::optional<BufferRef> placed;  // an output buffer, decided before the workspace
+};
+
+// During the walk a tensor is either final (an input) or a token to be placed later.
+struct Slot {
+  bool is_token = false;
+  int index = 0;  // input index or token id
+  ir::Type type;
+};
+
+std::size_t align_up(std::size_t n, std::size_t alignment) {
+  return std::max(alignment, (n + alignment - 1) / alignment * alignment);
+}
+
+class Planner {
+ public:
+  Planner(const ir::Function& main, const StorageOptions& options)
+      : main_(main), options_(options) {}
+
+  StoragePlan run() {
+    if (options_.alignment == 0 || (options_.alignment & (options_.alignment - 1)) != 0) {
+      throw CodegenError("storage alignment " + std::to_string(options_.alignment) +
+                         " is not a power of two");
+    }
+    bind_params();
+    walk();
+    place_outputs();
+    if (options_.bugs.on(Bug::kIntermediateInOutput)) misplace_intermediate();
+    compute_liveness();
+    allocate();
+    return finish();
+  }
+
+ private:
+  void bind_params() {
+    int next = 0;
+    for (const auto& param : main_->params()) {
+      std::vector<Slot> slots;
+      for (const auto& t : ir::flatten_tensors(param->type())) {
+        tensor_bytes(t);  // validates the size
+        slots.push_back(Slot{false, next++, t});
+        plan_.inputs.push_back(t);
+      }
+      store_[param.get()] = std::move(slots);
+    }
+  }
+
+  const std::vector<Slot>& lookup(const ir::Expr& e, const ir::ExprNode& user) const {
+    auto it = store_.find(e.get());
+    if (it != store_.end()) return it->second;
+    if (e->kind() == ir::ExprKind::kVar) {
+      throw CodegenError("variable " + ir::describe(*e) + " used by " + ir::describe(user) +
+                         " is not a parameter of @main");
+    }
+    throw CodegenError(ir::describe(*e) + " is used as a value by " + ir::describe(user) +
+                       "; @main may only pass tensors and tuples");
+  }
+
+  void walk() {
+    const ir::Expr& body = main_->body();
+    for (const auto& node : ir::post_order(body)) {
+      switch (node->kind()) {
+        case ir::ExprKind::kVar:
+          if (!store_.count(node.get())) {
+            throw CodegenError("variable " + ir::describe(*node) + " is not a parameter of @main");
+          }
+          break;
+        case ir::ExprKind::kGlobalVar:
+        case ir::ExprKind::kFunction:
+          break;  // callees; using one as a value is caught by lookup()
+        case ir::ExprKind::kCall:
+          add_call(std::static_pointer_cast<const ir::CallNode>(node));
+          break;
+        case ir::ExprKind::kTuple: {
+          std::vector<Slot> slots;
+          for (const auto& f : static_cast<const ir::TupleNode&>(*node).fields()) {
+            const auto& fs = lookup(f, *node);
+            slots.insert(slots.end(), fs.begin(), fs.end());
+          }
+          store_[node.get()] = std::move(slots);
+          break;
+        }
+        case ir::ExprKind::kTupleGetItem: {
+          const auto& tgi = static_cast<const ir::TupleGetItemNode&>(*node);
+          const auto& whole = lookup(tgi.tuple(), *node);
+          const auto& fields = tgi.tuple()->type()->fields();
+          std::size_t begin = 0;
+          for (int i = 0; i < tgi.index(); ++i) begin += ir::flat_count(fields[i]);
+          std::size_t count = ir::flat_count(fields[tgi.index()]);
+          store_[node.get()] = std::vector<Slot>(whole.begin() + static_cast<std::ptrdiff_t>(begin),
+                                                 whole.begin() +
+                                                     static_cast<std::ptrdiff_t>(begin + count));
+          break;
+        }
+      }
+    }
+    outputs_ = lookup(body, *main_);
+    for (const auto& s : outputs_) plan_.outputs.push_back(s.type);
+  }
+
+  void add_call(const ir::Call& call) {
+    if (call->op()) {
+      throw CodegenError("operator " + ir::describe(*call) +
+                         " is called directly in @main; FuseOps must wrap it in a primitive "
+                         "function");
+    }
+    const auto kind = call->callee()->kind();
+    if (kind != ir::ExprKind::kGlobalVar && kind != ir::ExprKind::kFunction) {
+      throw CodegenError("call " + ir::describe(*call) +
+                         " has a callee that is neither a global nor a local function");
+    }
+    const int step = static_cast<int>(steps_.size());
+    RawStep raw;
+    raw.call = call;
+    for (const auto& arg : call->args()) raw.args.push_back(lookup(arg, *call));
+    std::vector<Slot> results;
+    for (const auto& t : ir::flatten_tensors(call->type())) {
+      Token token;
+      token.producer = step;
+      token.type = t;
+      token.bytes = tensor_bytes(t);
+      results.push_back(Slot{true, static_cast<int>(tokens_.size()), t});
+      tokens_.push_back(std::move(token));
+    }
+    raw.results = results;
+    store_[call.get()] = std::move(results);
+    steps_.push_back(std::move(raw));
+  }
+
+  // Outputs computed in place; inputs returned directly and repeated outputs become copies.
+  void place_outputs() {
+    std::vector<std::pair<Slot, int>> seen;  // source slot -> first output index
+    for (std::size_t j = 0; j < outputs_.size(); ++j) {
+      const Slot& s = outputs_[j];
+      const int out = static_cast<int>(j);
+      auto earlier = std::find_if(seen.begin(), seen.end(), [&](const auto& p) {
+        return p.first.is_token == s.is_token && p.first.index == s.index;
+      });
+      if (earlier != seen.end()) {
+        // Bug kDroppedDuplicateOutput: the repeat is never written.
+        if (!options_.bugs.on(Bug::kDroppedDuplicateOutput)) {
+          plan_.copies.push_back(
+              OutputCopy{out, TensorRef{{BufferKind::kOutput, earlier->second}, s.type}});
+        }
+        continue;
+      }
+      seen.emplace_back(s, out);
+      if (s.is_token) {
+        tokens_[s.index].placed = BufferRef{BufferKind::kOutput, out};
+        output_producer_.emplace_back(out, tokens_[s.index].producer);
+      } else {
+        plan_.copies.push_back(OutputCopy{out, TensorRef{{BufferKind::kInput, s.index}, s.type}});
+      }
+    }
+  }
+
+  // Bug kIntermediateInOutput: an intermediate goes into an output buffer that a later call
+  // writes. Preferred: a pair where the intermediate is still read after that write (so the bug
+  // shows); else any pair. No pair (nothing fits): the switch has no effect.
+  void misplace_intermediate() {
+    compute_liveness();
+    for (int pass = 0; pass < 2; ++pass) {
+      for (auto& token : tokens_) {
+        if (token.placed) continue;
+        for (const auto& [out, producer] : output_producer_) {
+          if (producer <= token.producer) continue;
+          if (tensor_bytes(plan_.outputs[out]) < token.bytes) continue;
+          if (pass == 0 && token.last_use <= producer) continue;
+          token.placed = BufferRef{BufferKind::kOutput, out};
+          return;
+        }
+      }
+    }
+  }
+
+  void compute_liveness() {
+    for (auto& t : tokens_) t.first_use = t.last_use = -1;
+    for (std::size_t s = 0; s < steps_.size(); ++s) {
+      for (const auto& arg : steps_[s].args) {
+        for (const auto& slot : arg) {
+          if (!slot.is_token) continue;
+          Token& t = tokens_[slot.index];
+          const int step = static_cast<int>(s);
+          if (t.first_use < 0) t.first_use = step;
+          t.last_use = std::max(t.last_use, step);
+        }
+      }
+    }
+  }
+
+  void allocate() {
+    // Bug kReuseLiveStorage: a buffer is released after its first reader, not its last.
+    const bool early_release = options_.bugs.on(Bug::kReuseLiveStorage);
+    std::vector<std::vector<int>> release_at(steps_.size());
+    for (std::size_t i = 0; i < tokens_.size(); ++i) {
+      const Token& t = tokens_[i];
+      if (t.placed) continue;
+      ++plan_.num_intermediate_tensors;
+      int until = t.last_use < 0 ? t.producer : (early_release ? t.first_use : t.last_use);
+      release_at[until].push_back(static_cast<int>(i));
+    }
+    std::vector<int> free_sids;
+    for (std::size_t s = 0; s < steps_.size(); ++s) {
+      for (const auto& slot : steps_[s].results) {
+        Token& t = tokens_[slot.index];
+        if (t.placed) continue;
+        t.placed = BufferRef{BufferKind::kIntermediate, take_buffer(t.bytes, free_sids)};
+      }
+      if (!options_.reuse) continue;
+      for (int id : release_at[s]) free_sids.push_back(tokens_[id].placed->index);
+    }
+    std::size_t offset = 0;
+    for (auto& b : plan_.buffers) {
+      b.offset = offset;
+      const std::size_t size = align_up(b.bytes, options_.alignment);
+      if (offset > std::numeric_limits<std::size_t>::max() - size) {
+        throw CodegenError("workspace size overflows");
+      }
+      offset += size;
+    }
+    plan_.workspace_bytes = offset;
+  }
+
+  int take_buffer(std::size_t bytes, std::vector<int>& free_sids) {
+    auto best = free_sids.end();
+    for (auto it = free_sids.begin(); it != free_sids.end(); ++it) {
+      const auto& cand = plan_.buffers[*it];
+      if (cand.bytes < bytes) continue;
+      if (best == free_sids.end() || cand.bytes < plan_.buffers[*best].bytes ||
+          (cand.bytes == plan_.buffers[*best].bytes && *it < *best)) {
+        best = it;
+      }
+    }
+    if (best != free_sids.end()) {
+      int sid = *best;
+      free_sids.erase(best);
+      return sid;
+    }
+    const int sid = static_cast<int>(plan_.buffers.size());
+    plan_.buffers.push_back(WorkspaceBuffer{sid, bytes, 0});
+    return sid;
+  }
+
+  TensorRef resolve(const Slot& s) const {
+    if (!s.is_token) return TensorRef{{BufferKind::kInput, s.index}, s.type};
+    return TensorRef{*tokens_[s.index].placed, s.type};
+  }
+
+  StoragePlan finish() {
+    for (const auto& raw : steps_) {
+      CallStep step;
+      step.call = raw.call;
+      for (const auto& arg : raw.args) {
+        std::vector<TensorRef> refs;
+        for (const auto& s : arg) refs.push_back(resolve(s));
+        step.args.push_back(std::move(refs));
+      }
+      for (const auto& s : raw.results) step.results.push_back(resolve(s));
+      plan_.steps.push_back(std::move(step));
+    }
+    return std::move(plan_);
+  }
+
+  struct RawStep {
+    ir::Call call;
+    std::vector<std::vector<Slot>> args;
+    std::vector<Slot> results;
+  };
+
+  const ir::Function& main_;
+  const StorageOptions& options_;
+  StoragePlan plan_;
+  std::unordered_map<const ir::ExprNode*, std::vector<Slot>> store_;
+  std::vector<Token> tokens_;
+  std::vector<RawStep> steps_;
+  std::vector<Slot> outputs_;
+  std::vector<std::pair<int, int>> output_producer_;  // (output, producer step), output order
+};
+
+}  // namespace
+
+std::string to_string(const BufferRef& ref) {
+  switch (ref.kind) {
+    case BufferKind::kInput:
+      return "input " + std::to_string(ref.index);
+    case BufferKind::kOutput:
+      return "output " + std::to_string(ref.index);
+    case BufferKind::kIntermediate:
+      break;
+  }
+  return "sid_" + std::to_string(ref.index);
+}
+
+std::size_t tensor_bytes(const ir::Type& tensor_type) {
+  if (!tensor_type || !tensor_type->is_tensor()) {
+    throw CodegenError("expected a tensor type, got " +
+                       (tensor_type ? ir::type_to_string(tensor_type) : std::string("nothing")));
+  }
+  std::size_t n = ir::dtype_bytes(tensor_type->dtype());
+  for (std::int64_t d : tensor_type->shape()) {
+    if (d < 0) throw CodegenError("negative dimension in " + ir::type_to_string(tensor_type));
+    if (d != 0 && n > kMaxTensorBytes / static_cast<std::size_t>(d)) {
+      throw CodegenError("tensor " + ir::type_to_string(tensor_type) + " is larger than 1 GiB");
+    }
+    n *= static_cast<std::size_t>(d);
+  }
+  if (n > kMaxTensorBytes) {
+    throw CodegenError("tensor " + ir::type_to_string(tensor_type) + " is larger than 1 GiB");
+  }
+  return n;
+}
+
+StoragePlan plan_storage(const ir::Function& main, const StorageOptions& options) {
+  if (!main) throw CodegenError("no @main to plan");
+  return Planner(main, options).run();
+}
+
+}  // namespace aotfuzz::aot

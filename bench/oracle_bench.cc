@@ -1,0 +1,118 @@
+// Cost of the out-of-process tier: compiling a trivial C program with each compiler, running it,
+// and both together (DESIGN.md §7 budgets).
+#include <benchmark/benchmark.h>
+
+#include <fstream>
+
+#include "aot/runtime_header.h"
+#include "oracle/process.h"
+#include "oracle/tempdir.h"
+#include "oracle/toolchain.h"
+
+namespace {
+
+using namespace aotfuzz::oracle;
+
+constexpr const char* kTrivial = R"(#include "aotfuzz_runtime.h"
+#include <stdio.h>
+AOTFUZZ_DEFINE_TRACE_FILE;
+static int32_t f(TVMValue* args, int* codes, int num_args, TVMValue* ret, int* ret_code,
+                 void* resource) {
+  AOTFUZZ_TRACE_CALL("f", num_args);
+  (void)args; (void)codes; (void)ret; (void)ret_code; (void)resource;
+  return 0;
+}
+int main(void) {
+  TVMValue v[1];
+  int c[1] = {kTVMNullptr};
+  TVMValue r;
+  int rc = 0;
+  v[0].v_handle = NULL;
+  printf("%d\n", (int)f(v, c, 1, &r, &rc, NULL));
+  return 0;
+}
+)";
+
+// A directory with the trivial program and the runtime header, shared by the benchmarks.
+struct Fixture {
+  TempDir dir{"aotfuzz-bench"};
+  std::string source;
+  Fixture() {
+    aotfuzz::aot::write_runtime_header(dir.path());
+    source = dir.file("trivial.c").string();
+    std::ofstream(source) << kTrivial;
+  }
+  CompileOptions options() const {
+    CompileOptions o;
+    o.include_dirs.push_back(dir.path().string());
+    return o;
+  }
+};
+
+Fixture& fixture() {
+  static Fixture f;
+  return f;
+}
+
+void compile_or_skip(benchmark::State& state, const std::optional<Toolchain>& tc,
+                     const std::string& exe) {
+  CompileResult r = compile(*tc, {fixture().source}, exe, fixture().options());
+  if (!r.ok()) state.SkipWithError(("compile failed: " + r.message).c_str());
+}
+
+void BM_Compile(benchmark::State& state) {
+  auto kind = static_cast<CompilerKind>(state.range(0));
+  auto tc = find_toolchain(kind);
+  if (!tc) {
+    state.SkipWithError("compiler not installed");
+    return;
+  }
+  state.SetLabel(std::string(compiler_kind_name(kind)));
+  std::string exe = fixture().dir.file("c_" + std::string(compiler_kind_name(kind))).string();
+  for (auto _ : state) compile_or_skip(state, tc, exe);
+}
+
+void BM_Run(benchmark::State& state) {
+  auto tc = default_toolchain();
+  if (!tc) {
+    state.SkipWithError("no compiler installed");
+    return;
+  }
+  std::string exe = fixture().dir.file("r").string();
+  compile_or_skip(state, tc, exe);
+  for (auto _ : state) {
+    RunResult r = run_process({exe});
+    if (!r.exited_ok()) state.SkipWithError("run failed");
+  }
+}
+
+void BM_CompileAndRun(benchmark::State& state) {
+  auto kind = static_cast<CompilerKind>(state.range(0));
+  auto tc = find_toolchain(kind);
+  if (!tc) {
+    state.SkipWithError("compiler not installed");
+    return;
+  }
+  state.SetLabel(std::string(compiler_kind_name(kind)));
+  std::string exe = fixture().dir.file("cr_" + std::string(compiler_kind_name(kind))).string();
+  for (auto _ : state) {
+    compile_or_skip(state, tc, exe);
+    RunResult r = run_process({exe});
+    if (!r.exited_ok()) state.SkipWithError("run failed");
+  }
+}
+
+#define AOTFUZZ_COMPILERS                           \
+  Arg(static_cast<int>(CompilerKind::kTcc))         \
+      ->Arg(static_cast<int>(CompilerKind::kGcc))   \
+      ->Arg(static_cast<int>(CompilerKind::kClang)) \
+      ->Unit(benchmark::kMillisecond)               \
+      ->UseRealTime()
+
+BENCHMARK(BM_Compile)->AOTFUZZ_COMPILERS;
+BENCHMARK(BM_Run)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_CompileAndRun)->AOTFUZZ_COMPILERS;
+
+}  // namespace
+
+BENCHMARK_MAIN();

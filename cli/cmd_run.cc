@@ -1,0 +1,54 @@
+// `aotfuzz run FILE`: one differential test; prints the verdict, and on a finding what differs
+// and the command that replays it.
+#include <cstdio>
+#include <iostream>
+
+#include "cli/common.h"
+#include "oracle/oracle.h"
+#include "oracle/verdict.h"
+
+namespace aotfuzz::cli {
+
+Command register_run(CLI::App& parent) {
+  struct Opts {
+    std::string file;
+    PipelineFlags flags;
+    bool json = false;
+    bool keep = false;
+  };
+  auto opts = std::make_shared<Opts>();
+  Command c;
+  c.app = parent.add_subcommand("run", "Run one differential test and print the verdict");
+  c.app->add_option("FILE", opts->file, "Annotated Relay text file")->required();
+  add_pipeline_flags(c.app, opts->flags, /*toolchain=*/true);
+  c.app->add_flag("--json", opts->json, "Print the verdict as JSON");
+  c.app->add_flag("--keep", opts->keep, "Keep the generated sources and program (prints the dir)");
+  c.run = [opts] {
+    ir::Module m;
+    oracle::CaseOptions co = case_options(opts->flags);
+    co.keep_files = opts->keep;
+    try {
+      m = load_module(opts->file);
+    } catch (const CommandError& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+      std::printf("verdict: invalid-input\n");
+      return static_cast<int>(kBadInput);
+    }
+    oracle::CaseResult r = oracle::run_case(m, co);
+    if (opts->json) {
+      std::cout << oracle::to_json(r.verdict).dump(2) << "\n";
+    } else {
+      std::printf("verdict: %s\n", oracle::summary(r.verdict).c_str());
+      std::printf("signature: %s\n", oracle::signature(r.verdict).c_str());
+    }
+    if (opts->keep && !r.work_dir.empty()) std::fprintf(stderr, "kept %s\n", r.work_dir.c_str());
+    if (oracle::is_finding(r.verdict)) {
+      std::printf("replay: aotfuzz run %s %s\n", opts->file.c_str(),
+                  oracle::replay_flags(co).c_str());
+    }
+    return oracle::exit_code(r.verdict);
+  };
+  return c;
+}
+
+}  // namespace aotfuzz::cli

@@ -1,0 +1,495 @@
+// The harness C program generator and its report parser.
+#include "oracle/harness.h"
+
+#include <charconv>
+#include <cstdio>
+
+#include "aot/c_writer.h"
+#include "aot/runtime_header.h"
+#include "aot/storage_plan.h"
+
+namespace aotfuzz::oracle {
+namespace {
+
+using aot::CodegenOptions;
+using aot::CWriter;
+
+std::string hex_bytes_initializer(const std::vector<std::uint8_t>& bytes) {
+  static const char* kDigits = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 6 + bytes.size() / 16 * 4 + 8);
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    if (i % 16 == 0) out += i == 0 ? "  " : "\n  ";
+    out += "0x";
+    out.push_back(kDigits[bytes[i] >> 4]);
+    out.push_back(kDigits[bytes[i] & 15]);
+    if (i + 1 < bytes.size()) out += i % 16 == 15 ? "," : ", ";
+  }
+  return out;
+}
+
+std::string size_list(const std::vector<std::size_t>& values) {
+  std::string out;
+  for (std::size_t v : values) out += std::to_string(v) + ", ";
+  return out + "0";  // the extra element keeps every table non-empty
+}
+
+// The constant part of the program: buffer set-up, the fault handler and the two runs.
+constexpr std::string_view kRuntimePart = R"(static size_t page_size;
+static uint8_t* input_buf[NUM_INPUTS + 1];
+static uintptr_t input_begin[NUM_INPUTS + 1];
+static size_t input_span[NUM_INPUTS + 1];
+static uint8_t* output_buf[NUM_OUTPUTS + 1];
+static uintptr_t output_guard[NUM_OUTPUTS + 1];
+
+/* Async-signal-safe output for the fault handler. */
+static void put_text(const char* s) {
+  size_t n = 0;
+  ssize_t written;
+  while (s[n] != '\0') ++n;
+  written = write(1, s, n);
+  (void)written;
+}
+
+static void put_number(uint64_t v) {
+  char buf[24];
+  int i = 23;
+  buf[i] = '\0';
+  do {
+    buf[--i] = (char)('0' + (int)(v % 10));
+    v /= 10;
+  } while (v != 0);
+  put_text(buf + i);
+}
+
+/* A write into a read-only input page ends the run with a report; any other fault (a guard page,
+   anything else) is reported if recognised and then, SA_RESETHAND having restored the default
+   action, re-raised by returning to the faulting instruction. */
+static void on_fault(int sig, siginfo_t* info, void* context) {
+  uintptr_t addr = (uintptr_t)info->si_addr;
+  int i;
+  (void)sig;
+  (void)context;
+  for (i = 0; i < NUM_INPUTS; ++i) {
+    if (addr >= input_begin[i] && addr < input_begin[i] + input_span[i]) {
+      put_text("AOTFUZZ input-clobbered ");
+      put_number((uint64_t)i);
+      put_text(" ");
+      put_number((uint64_t)((addr - input_begin[i]) / input_elem[i]));
+      put_text("\n");
+      _exit(86);
+    }
+    if (addr >= input_begin[i] + input_span[i] &&
+        addr < input_begin[i] + input_span[i] + page_size) {
+      put_text("AOTFUZZ out-of-bounds input ");
+      put_number((uint64_t)i);
+      put_text("\n");
+      return;
+    }
+  }
+  for (i = 0; i < NUM_OUTPUTS; ++i) {
+    if (addr >= output_guard[i] && addr < output_guard[i] + page_size) {
+      put_text("AOTFUZZ out-of-bounds output ");
+      put_number((uint64_t)i);
+      put_text("\n");
+      return;
+    }
+  }
+}
+
+static void harness_fail(const char* what) {
+  printf("AOTFUZZ harness-error %s\n", what);
+  fflush(stdout);
+  exit(87);
+}
+
+/* data_len bytes of read-write pages followed by one PROT_NONE guard page. */
+static uint8_t* map_with_guard(size_t data_len, size_t* span) {
+  size_t pages = (data_len + page_size - 1) / page_size;
+  void* p;
+  if (pages == 0) pages = 1;
+  *span = pages * page_size;
+  p = mmap(NULL, *span + page_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) harness_fail("mmap");
+  if (mprotect((uint8_t*)p + *span, page_size, PROT_NONE) != 0) harness_fail("mprotect");
+  return (uint8_t*)p;
+}
+
+static void report(const char* line) {
+  printf("%s\n", line);
+  fflush(stdout);
+}
+
+int main(void) {
+  static const char kHex[] = "0123456789abcdef";
+  struct sigaction action;
+  uint8_t* saved[NUM_OUTPUTS + 1];
+  long ps = sysconf(_SC_PAGESIZE);
+  int i;
+  int rc;
+  size_t e;
+  page_size = ps > 0 ? (size_t)ps : 4096;
+#ifdef AOTFUZZ_TRACE
+  aotfuzz_trace_file = stdout;
+#endif
+  for (i = 0; i < NUM_INPUTS; ++i) {
+    input_buf[i] = map_with_guard(input_size[i], &input_span[i]);
+    input_begin[i] = (uintptr_t)input_buf[i];
+    memcpy(input_buf[i], input_data[i], input_size[i]);
+    if (mprotect(input_buf[i], input_span[i], PROT_READ) != 0) harness_fail("mprotect");
+  }
+  for (i = 0; i < NUM_OUTPUTS; ++i) {
+    size_t span;
+    uint8_t* base = map_with_guard(output_size[i], &span);
+    output_guard[i] = (uintptr_t)(base + span);
+    /* Right before the guard page, so that writing past the end faults. */
+    output_buf[i] = base + span - output_size[i];
+    saved[i] = (uint8_t*)malloc(output_size[i] + 1);
+    if (saved[i] == NULL) harness_fail("malloc");
+  }
+  memset(&action, 0, sizeof(action));
+  action.sa_sigaction = on_fault;
+  action.sa_flags = SA_SIGINFO | SA_RESETHAND;
+  sigemptyset(&action.sa_mask);
+  if (sigaction(SIGSEGV, &action, NULL) != 0 || sigaction(SIGBUS, &action, NULL) != 0) {
+    harness_fail("sigaction");
+  }
+
+  for (i = 0; i < NUM_OUTPUTS; ++i) memset(output_buf[i], 0xA5, output_size[i]);
+  report("AOTFUZZ run 1");
+  rc = (int)run_once();
+  printf("AOTFUZZ rc %d\n", rc);
+  fflush(stdout);
+  for (i = 0; i < NUM_OUTPUTS; ++i) memcpy(saved[i], output_buf[i], output_size[i]);
+
+  for (i = 0; i < NUM_OUTPUTS; ++i) memset(output_buf[i], 0x5A, output_size[i]);
+  report("AOTFUZZ run 2");
+  rc = (int)run_once();
+  printf("AOTFUZZ rc %d\n", rc);
+  fflush(stdout);
+
+  for (i = 0; i < NUM_OUTPUTS; ++i) {
+    for (e = 0; e < output_size[i] / output_elem[i]; ++e) {
+      size_t at = e * output_elem[i];
+      if (memcmp(saved[i] + at, output_buf[i] + at, output_elem[i]) != 0) {
+        printf("AOTFUZZ output-unwritten %d %lu\n", i, (unsigned long)e);
+        break;
+      }
+    }
+  }
+  for (i = 0; i < NUM_OUTPUTS; ++i) {
+    printf("AOTFUZZ output %d ", i);
+    for (e = 0; e < output_size[i]; ++e) {
+      putchar(kHex[saved[i][e] >> 4]);
+      putchar(kHex[saved[i][e] & 15]);
+    }
+    putchar('\n');
+  }
+  report("AOTFUZZ done");
+  for (i = 0; i < NUM_OUTPUTS; ++i) free(saved[i]);
+  return 0;
+}
+)";
+
+std::string dtype_code(ir::DType dtype) {
+  return dtype == ir::DType::kFloat32 ? "kDLFloat" : "kDLInt";
+}
+
+}  // namespace
+
+std::string harness_c(const ir::Module& module, const aot::CodegenOptions& options,
+                      const std::vector<reference::Value>& inputs) {
+  const ir::Function& main = module.main();
+  if (inputs.size() != main->params().size()) {
+    throw HarnessError("@main takes " + std::to_string(main->params().size()) +
+                       " parameters but " + std::to_string(inputs.size()) + " inputs were given");
+  }
+  std::vector<reference::Value> flat_inputs;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].empty() || !ir::type_equal(inputs[i].type(), main->params()[i]->type())) {
+      throw HarnessError("input " + std::to_string(i) + " has type " +
+                         (inputs[i].empty() ? std::string("(none)")
+                                            : ir::type_to_string(inputs[i].type())) +
+                         " but %" + main->params()[i]->name() + " is " +
+                         ir::type_to_string(main->params()[i]->type()));
+    }
+    for (auto& v : inputs[i].flatten()) flat_inputs.push_back(std::move(v));
+  }
+  const auto out_types = ir::flatten_tensors(main->ret_type());
+  const std::string prefix = aot::symbol_prefix(options);
+  const std::size_t n_in = flat_inputs.size();
+  const std::size_t n_out = out_types.size();
+
+  CWriter w;
+  w.line("/* main.c: test harness of module \"" + options.mod_name + "\" (generated by aotfuzz). */");
+  w.line("#define _POSIX_C_SOURCE 200809L");
+  w.line("#define _DEFAULT_SOURCE");
+  w.line("#include <signal.h>");
+  w.line("#include <stddef.h>");
+  w.line("#include <stdint.h>");
+  w.line("#include <stdio.h>");
+  w.line("#include <stdlib.h>");
+  w.line("#include <string.h>");
+  w.line("#include <sys/mman.h>");
+  w.line("#include <unistd.h>");
+  w.line();
+  w.line("#include \"" + std::string(aot::kRuntimeHeaderName) + "\"");
+  w.line("#include \"" + aot::header_file_name(options) + "\"");
+  w.line();
+  w.line("AOTFUZZ_DEFINE_TRACE_FILE;");
+  w.line();
+  w.line("#define NUM_INPUTS " + std::to_string(n_in));
+  w.line("#define NUM_OUTPUTS " + std::to_string(n_out));
+  w.line();
+  std::vector<std::size_t> in_sizes, in_elems, out_sizes, out_elems;
+  std::string data_table;
+  for (std::size_t i = 0; i < n_in; ++i) {
+    const auto& bytes = flat_inputs[i].bytes();
+    const std::string name = "input_" + std::to_string(i) + "_data";
+    w.line("/* input " + std::to_string(i) + ": " +
+           aot::comment_text(ir::type_to_string(flat_inputs[i].type())) + " */");
+    if (bytes.empty()) {
+      w.line("static const uint8_t " + name + "[1] = {0};");
+    } else {
+      w.line("static const uint8_t " + name + "[" + std::to_string(bytes.size()) + "] = {");
+      w.raw(hex_bytes_initializer(bytes) + "\n");
+      w.line("};");
+    }
+    data_table += name + ", ";
+    in_sizes.push_back(bytes.size());
+    in_elems.push_back(ir::dtype_bytes(flat_inputs[i].type()->dtype()));
+  }
+  for (const auto& t : out_types) {
+    out_sizes.push_back(aot::tensor_bytes(t));
+    out_elems.push_back(ir::dtype_bytes(t->dtype()));
+  }
+  w.line("static const uint8_t* const input_data[NUM_INPUTS + 1] = {" + data_table + "NULL};");
+  w.line("static const size_t input_size[NUM_INPUTS + 1] = {" + size_list(in_sizes) + "};");
+  w.line("static const size_t input_elem[NUM_INPUTS + 1] = {" + size_list(in_elems) + "};");
+  w.line("static const size_t output_size[NUM_OUTPUTS + 1] = {" + size_list(out_sizes) + "};");
+  w.line("static const size_t output_elem[NUM_OUTPUTS + 1] = {" + size_list(out_elems) + "};");
+  w.line();
+  w.line("static int32_t run_once(void);");
+  w.line();
+  w.raw(kRuntimePart);
+  w.line();
+
+  // The call of the entry point, in the chosen interface.
+  if (options.interface == CodegenOptions::Interface::kC) {
+    const auto in_fields = aot::input_field_names(main);
+    const auto out_fields = aot::output_field_names(main);
+    w.open("static int32_t run_once(void)");
+    w.line("struct " + prefix + "_inputs inputs;");
+    w.line("struct " + prefix + "_outputs outputs;");
+    w.line("memset(&inputs, 0, sizeof(inputs));");
+    w.line("memset(&outputs, 0, sizeof(outputs));");
+    for (std::size_t i = 0; i < n_in; ++i) {
+      w.line("inputs." + in_fields[i] + " = input_buf[" + std::to_string(i) + "];");
+    }
+    for (std::size_t i = 0; i < n_out; ++i) {
+      w.line("outputs." + out_fields[i] + " = output_buf[" + std::to_string(i) + "];");
+    }
+    w.line("return " + prefix + "_run(&inputs, &outputs);");
+    w.close();
+  } else {
+    std::vector<ir::Type> all;
+    for (const auto& v : flat_inputs) all.push_back(v.type());
+    all.insert(all.end(), out_types.begin(), out_types.end());
+    for (std::size_t k = 0; k < all.size(); ++k) {
+      const auto& shape = all[k]->shape();
+      if (shape.empty()) continue;
+      std::string dims;
+      for (auto d : shape) dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+      w.line("static int64_t shape_" + std::to_string(k) + "[" + std::to_string(shape.size()) +
+             "] = {" + dims + "};");
+    }
+    const std::string n = std::to_string(all.size() + 1);
+    w.open("static int32_t run_once(void)");
+    w.line("DLTensor tensors[" + n + "];");
+    w.line("TVMValue values[" + n + "];");
+    w.line("int codes[" + n + "];");
+    w.line("TVMValue ret;");
+    w.line("int ret_code = 0;");
+    w.line("memset(tensors, 0, sizeof(tensors));");
+    w.line("memset(values, 0, sizeof(values));");
+    w.line("memset(codes, 0, sizeof(codes));");
+    w.line("memset(&ret, 0, sizeof(ret));");
+    for (std::size_t k = 0; k < all.size(); ++k) {
+      const std::string t = "tensors[" + std::to_string(k) + "]";
+      const std::string buf = k < n_in ? "input_buf[" + std::to_string(k) + "]"
+                                       : "output_buf[" + std::to_string(k - n_in) + "]";
+      w.line(t + ".data = " + buf + ";");
+      w.line(t + ".device.device_type = kDLCPU;");
+      w.line(t + ".ndim = " + std::to_string(all[k]->shape().size()) + ";");
+      w.line(t + ".shape = " +
+             (all[k]->shape().empty() ? std::string("NULL") : "shape_" + std::to_string(k)) +
+             ";");
+      w.line(t + ".dtype.code = " + dtype_code(all[k]->dtype()) + ";");
+      w.line(t + ".dtype.bits = " + std::to_string(ir::dtype_bytes(all[k]->dtype()) * 8) + ";");
+      w.line(t + ".dtype.lanes = 1;");
+      w.line("values[" + std::to_string(k) + "].v_handle = &" + t + ";");
+      w.line("codes[" + std::to_string(k) + "] = kTVMDLTensorHandle;");
+    }
+    w.line("return " + prefix + "_run(values, codes, " + std::to_string(all.size()) +
+           ", &ret, &ret_code, NULL);");
+    w.close();
+  }
+  return w.take();
+}
+
+namespace {
+
+std::vector<std::string_view> split_words(std::string_view line) {
+  std::vector<std::string_view> words;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && line[i] == ' ') ++i;
+    std::size_t j = i;
+    while (j < line.size() && line[j] != ' ') ++j;
+    if (j > i) words.push_back(line.substr(i, j - i));
+    i = j;
+  }
+  return words;
+}
+
+template <class T>
+bool parse_int(std::string_view s, T& out) {
+  if (s.empty()) return false;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && ptr == s.data() + s.size();
+}
+
+bool parse_hex(std::string_view s, std::vector<std::uint8_t>& out) {
+  if (s.size() % 2 != 0) return false;
+  auto nibble = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+  };
+  out.clear();
+  out.reserve(s.size() / 2);
+  for (std::size_t i = 0; i < s.size(); i += 2) {
+    const int hi = nibble(s[i]), lo = nibble(s[i + 1]);
+    if (hi < 0 || lo < 0) return false;
+    out.push_back(static_cast<std::uint8_t>(hi * 16 + lo));
+  }
+  return true;
+}
+
+bool is_identifier(std::string_view s) {
+  if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
+  for (char c : s) {
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Interprets one "AOTFUZZ ..." line; false when it is malformed.
+bool parse_report(const std::vector<std::string_view>& w, ParsedRun& run) {
+  const std::string_view what = w.size() > 1 ? w[1] : std::string_view();
+  if (what == "run" && w.size() == 3) {
+    int k = 0;
+    if (!parse_int(w[2], k) || k < 1) return false;
+    run.traces.resize(static_cast<std::size_t>(k));
+    return true;
+  }
+  if (what == "rc" && w.size() == 3) {
+    int rc = 0;
+    if (!parse_int(w[2], rc)) return false;
+    run.rcs.push_back(rc);
+    return true;
+  }
+  if (what == "output-unwritten" && w.size() == 4) {
+    int j = 0;
+    std::int64_t e = 0;
+    if (!parse_int(w[2], j) || !parse_int(w[3], e) || j < 0) return false;
+    run.unwritten.emplace_back(j, e);
+    return true;
+  }
+  if (what == "output" && (w.size() == 4 || w.size() == 3)) {
+    int j = 0;
+    std::vector<std::uint8_t> bytes;
+    if (!parse_int(w[2], j) || j < 0 || j > (1 << 20)) return false;
+    if (w.size() == 4 && !parse_hex(w[3], bytes)) return false;
+    if (run.outputs.size() <= static_cast<std::size_t>(j)) {
+      run.outputs.resize(static_cast<std::size_t>(j) + 1);
+      run.printed.resize(static_cast<std::size_t>(j) + 1, false);
+    }
+    run.outputs[j] = std::move(bytes);
+    run.printed[j] = true;
+    return true;
+  }
+  if (what == "input-clobbered" && (w.size() == 3 || w.size() == 4)) {
+    int i = 0;
+    std::int64_t e = 0;
+    if (!parse_int(w[2], i) || (w.size() == 4 && !parse_int(w[3], e))) return false;
+    run.clobbered_input = std::make_pair(i, e);
+    return true;
+  }
+  if (what == "out-of-bounds" && w.size() == 4 && (w[2] == "input" || w[2] == "output")) {
+    int i = 0;
+    if (!parse_int(w[3], i)) return false;
+    run.out_of_bounds = std::make_pair(std::string(w[2]), i);
+    return true;
+  }
+  if (what == "harness-error" && w.size() == 3) {
+    run.harness_error = std::string(w[2]);
+    return true;
+  }
+  if (what == "done" && w.size() == 2) {
+    run.completed = true;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+ParsedRun parse_harness_output(std::string_view text) {
+  ParsedRun run;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    start = end + 1;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty()) continue;
+    const auto words = split_words(line);
+    if (!words.empty() && words[0] == "AOTFUZZ") {
+      if (!parse_report(words, run)) run.other_lines.emplace_back(line);
+      continue;
+    }
+    // A trace line of the runtime header: "<name> <num_args>".
+    int n = 0;
+    if (words.size() == 2 && is_identifier(words[0]) && parse_int(words[1], n) &&
+        !run.traces.empty()) {
+      run.traces.back().push_back(TraceCall{std::string(words[0]), n});
+      continue;
+    }
+    run.other_lines.emplace_back(line);
+  }
+  return run;
+}
+
+std::vector<reference::Value> output_values(const ParsedRun& run, const ir::Function& main) {
+  const auto types = ir::flatten_tensors(main->ret_type());
+  std::vector<reference::Value> out;
+  for (std::size_t j = 0; j < types.size(); ++j) {
+    if (j >= run.printed.size() || !run.printed[j]) {
+      throw HarnessError("output " + std::to_string(j) + " was not reported");
+    }
+    const std::size_t want = aot::tensor_bytes(types[j]);
+    if (run.outputs[j].size() != want) {
+      throw HarnessError("output " + std::to_string(j) + " has " +
+                         std::to_string(run.outputs[j].size()) + " bytes, " +
+                         ir::type_to_string(types[j]) + " needs " + std::to_string(want));
+    }
+    out.push_back(reference::Value::tensor(types[j], run.outputs[j]));
+  }
+  return out;
+}
+
+}  // namespace aotfuzz::oracle

@@ -1,0 +1,104 @@
+// The test-harness C program (main.c) that runs a generated model under guard and reports what
+// it did on stdout, and the parser of that report.
+//
+// Report lines (one per line, in this order):
+//   AOTFUZZ run <k>                          before run k (k = 1, 2)
+//   <name> <num_args>                        call trace (runtime header's AOTFUZZ_TRACE_CALL)
+//   AOTFUZZ rc <n>                           after each run: the entry point's return code
+//   AOTFUZZ output-unwritten <j> <element>   output j element differs between the two runs
+//   AOTFUZZ output <j> <hex>                 output j's bytes after run 1, lowercase hex
+//   AOTFUZZ done                             the harness finished
+// and on a fault, instead of the rest:
+//   AOTFUZZ input-clobbered <i> <element>    a write into read-only input i (exit status 86)
+//   AOTFUZZ out-of-bounds input|output <i>   an access to the guard page after buffer i (then
+//                                            the default SIGSEGV action)
+//   AOTFUZZ harness-error <what>             the harness could not set up (exit status 87)
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "aot/codegen.h"
+#include "ir/error.h"
+#include "ir/module.h"
+#include "reference/value.h"
+
+namespace aotfuzz::oracle {
+
+/// Exit status of a harness that caught a write into an input.
+inline constexpr int kInputClobberedExit = 86;
+/// Exit status of a harness that could not set itself up.
+inline constexpr int kHarnessErrorExit = 87;
+
+/// The harness cannot be built for these inputs (count or types differ from @main), or a report
+/// cannot be turned into values.
+class HarnessError : public ir::Error {
+ public:
+  using ir::Error::Error;
+};
+
+/// The C source of main.c for `module`'s @main (only its signature is used, so the original or
+/// the fused module serve equally) compiled with `options` (mod_name, interface; the packed
+/// interface passes DLTensor handles, the c interface fills the structs of tvmgen_<mod>.h).
+/// `inputs` has one value per parameter of @main (tuples are flattened). The program:
+///  - places every input in its own page-aligned mapping, made read-only after filling, with a
+///    PROT_NONE guard page after it; a SIGSEGV/SIGBUS handler reports writes into inputs;
+///  - places every output at the end of its mapping, right before a PROT_NONE guard page;
+///  - runs the model twice, outputs pre-filled with 0xA5 bytes then 0x5A bytes, and reports the
+///    first element of each output that differs between the runs (never written);
+///  - prints run 1's outputs and both return codes.
+/// With -DAOTFUZZ_TRACE the runtime header's call trace goes to stdout. Compiles under tcc, gcc
+/// and clang with -std=c99 -Wall -Wextra -Werror. Throws HarnessError on mismatched inputs.
+std::string harness_c(const ir::Module& module, const aot::CodegenOptions& options,
+                      const std::vector<reference::Value>& inputs);
+
+/// One traced call.
+struct TraceCall {
+  std::string callee;
+  int num_args = 0;
+  friend bool operator==(const TraceCall&, const TraceCall&) = default;
+};
+
+/// What a harness run reported.
+struct ParsedRun {
+  /// Return code of each run that finished, in order.
+  std::vector<int> rcs;
+  /// Output bytes (after run 1) by output index; an output that was not printed is empty and
+  /// absent from `printed`.
+  std::vector<std::vector<std::uint8_t>> outputs;
+  std::vector<bool> printed;
+  /// (output index, first element not written), one per affected output.
+  std::vector<std::pair<int, std::int64_t>> unwritten;
+  /// (input index, element) of a write into an input.
+  std::optional<std::pair<int, std::int64_t>> clobbered_input;
+  /// ("input" or "output", buffer index) of a guard-page fault.
+  std::optional<std::pair<std::string, int>> out_of_bounds;
+  /// The call trace of each run that started (runs[0] is run 1).
+  std::vector<std::vector<TraceCall>> traces;
+  /// The harness itself failed (mmap, mprotect, sigaction, malloc): "AOTFUZZ harness-error
+  /// <what>", exit status 87. Not a finding.
+  std::optional<std::string> harness_error;
+  /// Whether "AOTFUZZ done" was seen (false after a crash or a kill).
+  bool completed = false;
+  /// Lines that were neither report nor trace lines (kept for diagnostics).
+  std::vector<std::string> other_lines;
+
+  /// The first run's return code, if it finished.
+  std::optional<int> rc() const {
+    return rcs.empty() ? std::nullopt : std::optional<int>(rcs.front());
+  }
+};
+
+/// Parses a harness's stdout. Never throws: unreadable lines land in `other_lines`, and a
+/// truncated report (a crash) simply lacks the later fields.
+ParsedRun parse_harness_output(std::string_view stdout_text);
+
+/// The printed outputs as tensors of @main's flattened result types. Throws HarnessError when an
+/// output is missing or has the wrong byte count.
+std::vector<reference::Value> output_values(const ParsedRun& run, const ir::Function& main);
+
+}  // namespace aotfuzz::oracle

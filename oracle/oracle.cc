@@ -1,0 +1,280 @@
+// run_case: the differential test of one graph, every outcome a verdict.
+#include "oracle/oracle.h"
+
+#include <fstream>
+#include <map>
+
+#include "aot/codegen_error.h"
+#include "aot/pass_error.h"
+#include "ir/error.h"
+#include "ir/verify.h"
+#include "oracle/harness.h"
+#include "oracle/static_arity.h"
+#include "oracle/tempdir.h"
+#include "reference/inputs.h"
+#include "reference/interpreter.h"
+
+namespace aotfuzz::oracle {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::chrono::microseconds since(Clock::time_point t0) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0);
+}
+
+Stage stage_of_pass(aot::Pass pass) {
+  switch (pass) {
+    case aot::Pass::kMerge: return Stage::kMerge;
+    case aot::Pass::kPartition: return Stage::kPartition;
+    default: return Stage::kFuse;
+  }
+}
+
+ir::Module* stage_slot(aot::Stages& s, aot::Pass pass) {
+  switch (pass) {
+    case aot::Pass::kMerge: return &s.merged;
+    case aot::Pass::kPartition: return &s.partitioned;
+    default: return &s.fused;
+  }
+}
+
+CalleeKind callee_kind(const std::string& callee, const std::string& mod_name) {
+  const std::string prefix = "tvmgen_" + mod_name + "_";
+  if (callee == prefix + "run_model") return CalleeKind::kExecutor;
+  if (callee == prefix + "run") return CalleeKind::kEntry;
+  if (callee.rfind(prefix + "fused_", 0) == 0) return CalleeKind::kKernel;
+  return CalleeKind::kExternal;
+}
+
+// The interpreter's outputs on `m`, compared with the reference; a verdict when they differ.
+std::optional<Verdict> compare(const std::vector<reference::Value>& expected,
+                               const std::vector<reference::Value>& actual, std::uint32_t ulp,
+                               Stage stage) {
+  if (expected.size() != actual.size()) {
+    return Verdict{stage, Mismatch{static_cast<int>(std::min(expected.size(), actual.size())), 0,
+                                   std::to_string(expected.size()) + " outputs",
+                                   std::to_string(actual.size()) + " outputs"}};
+  }
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    auto mm = reference::first_mismatch(expected[i], actual[i], ulp);
+    if (mm) {
+      return Verdict{stage, Mismatch{static_cast<int>(i), static_cast<std::int64_t>(mm->element),
+                                     mm->expected, mm->actual}};
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string replay_flags(const CaseOptions& o) {
+  std::string f = o.pipeline.merge ? "--merge" : "--no-merge";
+  if (o.pipeline.mod_name != "default") f += " --mod-name " + o.pipeline.mod_name;
+  f += o.codegen.api == aot::CodegenOptions::Api::kPacked ? " --api packed" : " --api unpacked";
+  f += o.codegen.interface == aot::CodegenOptions::Interface::kPacked ? " --interface packed"
+                                                                       : " --interface c";
+  f += o.codegen.storage_reuse ? " --storage-reuse" : " --no-storage-reuse";
+  if (o.compiler) f += " --cc " + std::string(compiler_kind_name(*o.compiler));
+  if (o.sanitize) f += " --sanitize";
+  if (o.input_seed != 1) f += " --input-seed " + std::to_string(o.input_seed);
+  for (const auto& row : aot::bug_table()) {
+    if (o.pipeline.bugs.on(row.bug)) f += " --inject " + std::string(row.name);
+  }
+  return f;
+}
+
+CaseResult run_case(const ir::Module& annotated, const CaseOptions& options) {
+  CaseResult r;
+  auto t0 = Clock::now();
+  // 1. The input must be valid, and its reference result is the expectation.
+  try {
+    ir::verify(annotated);
+    r.inputs = reference::make_inputs(annotated.main(), options.input_seed);
+    r.expected = reference::run_main(annotated, r.inputs).flatten();
+  } catch (const ir::Error& e) {
+    r.verdict = {Stage::kAnnotated, InvalidInput{e.what()}};
+    return r;
+  }
+  // 2. The passes one at a time, each verified and interpreted.
+  aot::Stages stages{annotated, annotated, annotated, annotated};
+  ir::Module current = annotated;
+  for (const auto& info : aot::pass_table()) {
+    if (info.pass == aot::Pass::kMerge && !options.pipeline.merge) continue;
+    const Stage stage = stage_of_pass(info.pass);
+    try {
+      current = info.run(current, options.pipeline);
+      ir::verify(current);
+    } catch (const aot::PassError& e) {
+      r.stages = stages;
+      r.verdict = e.kind() == aot::PassError::Kind::kRejectedInput
+                      ? Verdict{stage, InvalidInput{e.what()}}
+                      : Verdict{stage, PipelineError{e.what()}};
+      return r;
+    } catch (const ir::Error& e) {
+      r.stages = stages;
+      r.verdict = {stage, PipelineError{std::string(info.name) + ": " + e.what()}};
+      return r;
+    }
+    *stage_slot(stages, info.pass) = current;
+    if (info.pass == aot::Pass::kMerge) stages.partitioned = stages.fused = current;
+    if (info.pass == aot::Pass::kPartition) stages.fused = current;
+    try {
+      auto got = reference::run_main(current, r.inputs).flatten();
+      if (auto v = compare(r.expected, got, options.max_ulp, stage)) {
+        r.stages = stages;
+        r.verdict = *v;
+        return r;
+      }
+    } catch (const ir::Error& e) {
+      r.stages = stages;
+      r.verdict = {stage, PipelineError{std::string("interpreting the output of ") +
+                                        std::string(info.name) + ": " + e.what()}};
+      return r;
+    }
+  }
+  r.stages = stages;
+  // 3. C code and its static call arities.
+  aot::CodegenOptions cg = options.codegen;
+  cg.mod_name = options.pipeline.mod_name;
+  cg.bugs = options.pipeline.bugs;
+  aot::CSources sources;
+  try {
+    sources = aot::generate_c(stages.fused, cg);
+    r.files = sources.files;
+    r.files.emplace_back("main.c", harness_c(annotated, cg, r.inputs));
+  } catch (const aot::CodegenError& e) {
+    r.verdict = {Stage::kCodegen, PipelineError{e.what()}};
+    return r;
+  } catch (const ir::Error& e) {
+    r.verdict = {Stage::kCodegen, PipelineError{e.what()}};
+    return r;
+  }
+  std::map<std::string, int> expected_args;
+  for (const auto& site : sources.expected_arity) expected_args[site.callee] = site.num_args;
+  try {
+    const std::string& lib = sources.file(aot::lib_file_name(cg));
+    auto actual_sites = static_arity(lib, cg.mod_name);
+    auto diffs = arity_differences(sources.expected_arity, actual_sites);
+    if (!diffs.empty()) {
+      const auto& [want, got] = diffs.front();
+      r.verdict = {Stage::kCodegen,
+                   Arity{want.callee, callee_kind(want.callee, cg.mod_name), want.num_args,
+                         got.num_args, ArityEvidence::kStatic}};
+      return r;
+    }
+  } catch (const ir::Error& e) {
+    r.verdict = {Stage::kCodegen, PipelineError{std::string("static arity: ") + e.what()}};
+    return r;
+  }
+  r.pipeline_time = since(t0);
+  if (options.in_process_only) {
+    r.verdict = {Stage::kCodegen, Pass{}};
+    return r;
+  }
+  // 4. Compile and run out of process.
+  const CompilerKind kind = options.compiler.value_or(CompilerKind::kTcc);
+  std::optional<Toolchain> tc =
+      options.compiler ? find_toolchain(*options.compiler) : default_toolchain();
+  if (!tc) {
+    r.verdict = {Stage::kRun, ToolchainError{"no C compiler found (" +
+                                             std::string(compiler_kind_name(kind)) + ")"}};
+    return r;
+  }
+  try {
+    TempDir dir("aotfuzz-case-");
+    if (options.keep_files) dir.keep();
+    r.work_dir = dir.path().string();
+    std::vector<std::string> c_files;
+    for (const auto& [name, text] : r.files) {
+      const std::string path = dir.file(name).string();
+      std::ofstream out(path, std::ios::binary);
+      out << text;
+      if (!out) throw ir::Error("cannot write " + path);
+      if (name.size() > 2 && name.substr(name.size() - 2) == ".c") c_files.push_back(path);
+    }
+    CompileOptions co;
+    co.include_dirs = {dir.path().string()};
+    co.defines = {"AOTFUZZ_TRACE"};
+    co.sanitize = options.sanitize;
+    const std::string exe = dir.file("case").string();
+    auto t1 = Clock::now();
+    CompileResult cr = compile(*tc, c_files, exe, co);
+    r.compile_time = since(t1);
+    if (auto v = verdict_from_compile(cr, tc->kind)) {
+      r.verdict = *v;
+      return r;
+    }
+    RunLimits limits = options.limits;
+    limits.working_dir = dir.path().string();
+    auto t2 = Clock::now();
+    RunResult run = run_process({exe}, limits);
+    r.run_time = since(t2);
+    ParsedRun parsed = parse_harness_output(run.stdout_text);
+    if (run.kind == ExitKind::kExited && run.exit_code == kInputClobberedExit &&
+        parsed.clobbered_input) {
+      r.verdict = {Stage::kRun, InputClobbered{parsed.clobbered_input->first,
+                                               parsed.clobbered_input->second, "", ""}};
+      return r;
+    }
+    if (run.kind == ExitKind::kExited && run.exit_code == kHarnessErrorExit) {
+      r.verdict = {Stage::kRun, ToolchainError{"harness: " + parsed.harness_error.value_or(
+                                                                  run.describe())}};
+      return r;
+    }
+    // Dynamic arity: every traced call against what its callee takes.
+    for (const auto& trace : parsed.traces) {
+      for (const auto& call : trace) {
+        auto it = expected_args.find(call.callee);
+        if (it != expected_args.end() && it->second != call.num_args) {
+          r.verdict = {Stage::kRun, Arity{call.callee, callee_kind(call.callee, cg.mod_name),
+                                          it->second, call.num_args, ArityEvidence::kDynamic}};
+          return r;
+        }
+      }
+    }
+    if (auto v = verdict_from_run(run, limits)) {
+      if (auto* crash = std::get_if<Crash>(&v->detail)) {
+        if (!parsed.traces.empty() && !parsed.traces.back().empty()) {
+          crash->callee = parsed.traces.back().back().callee;
+          crash->callee_kind = callee_kind(crash->callee, cg.mod_name);
+        }
+        if (parsed.out_of_bounds) {
+          crash->stderr_tail = "write past the end of " + parsed.out_of_bounds->first + " " +
+                               std::to_string(parsed.out_of_bounds->second) + "\n" +
+                               crash->stderr_tail;
+        }
+      }
+      r.verdict = *v;
+      return r;
+    }
+    if (!parsed.completed || run.exit_code != 0) {
+      r.verdict = {Stage::kRun, Crash{0, std::nullopt, "", "test program exited with " +
+                                                              run.describe()}};
+      return r;
+    }
+    if (parsed.rc() && *parsed.rc() != 0) {
+      r.verdict = {Stage::kRun, PipelineError{"tvmgen_" + cg.mod_name + "_run returned " +
+                                              std::to_string(*parsed.rc())}};
+      return r;
+    }
+    if (!parsed.unwritten.empty()) {
+      r.verdict = {Stage::kCodegen, OutputUnwritten{parsed.unwritten.front().first,
+                                                    parsed.unwritten.front().second}};
+      return r;
+    }
+    r.actual = output_values(parsed, annotated.main());
+    if (auto v = compare(r.expected, r.actual, options.max_ulp, Stage::kCodegen)) {
+      r.verdict = *v;
+      return r;
+    }
+    r.verdict = {Stage::kRun, Pass{}};
+  } catch (const ir::Error& e) {
+    r.verdict = {Stage::kRun, ToolchainError{e.what()}};
+  } catch (const std::exception& e) {
+    r.verdict = {Stage::kRun, ToolchainError{std::string("harness failure: ") + e.what()}};
+  }
+  return r;
+}
+
+}  // namespace aotfuzz::oracle

@@ -1,0 +1,68 @@
+// One differential test case end to end: reference on the original graph, the pipeline stage by
+// stage (interpreted after each pass), C codegen, static arity, compile, out-of-process run,
+// dynamic arity, output comparison. The result is one verdict with its stage.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "aot/codegen.h"
+#include "aot/pipeline.h"
+#include "ir/module.h"
+#include "oracle/process.h"
+#include "oracle/toolchain.h"
+#include "oracle/verdict.h"
+#include "reference/value.h"
+
+namespace aotfuzz::oracle {
+
+/// Everything that selects how one case is compiled and judged.
+struct CaseOptions {
+  /// Passes (merge on/off, mod_name, injected bugs). Its mod_name and bugs are copied into the
+  /// codegen options, so set them here.
+  aot::PipelineOptions pipeline;
+  /// Api, interface, storage reuse, num_args checks.
+  aot::CodegenOptions codegen;
+  /// The target C compiler; nullopt picks tcc, else gcc, else clang.
+  std::optional<CompilerKind> compiler;
+  /// Build the test program with -fsanitize=address,undefined (gcc/clang only).
+  bool sanitize = false;
+  /// Seed of the input tensors (reference::make_inputs).
+  std::uint64_t input_seed = 1;
+  /// Largest tolerated float difference in ulps (0: bitwise, NaNs equal).
+  std::uint32_t max_ulp = 0;
+  /// Limits of the test program's run.
+  RunLimits limits;
+  /// Skip compiling and running (stages and static checks only).
+  bool in_process_only = false;
+  /// Keep the temporary directory (its path is in CaseResult::work_dir).
+  bool keep_files = false;
+};
+
+/// The verdict and everything a finding bundle or a report needs.
+struct CaseResult {
+  Verdict verdict;
+  /// Stage modules that were computed (annotated at least, when the input verified).
+  std::optional<aot::Stages> stages;
+  /// The emitted sources, harness included as "main.c", when codegen ran.
+  std::vector<std::pair<std::string, std::string>> files;
+  std::vector<reference::Value> inputs;
+  /// The reference result on the original graph, flattened.
+  std::vector<reference::Value> expected;
+  /// What the compiled program produced, flattened (empty if it did not get that far).
+  std::vector<reference::Value> actual;
+  std::string work_dir;
+  std::chrono::microseconds pipeline_time{0}, compile_time{0}, run_time{0};
+};
+
+/// Runs one case. Never throws for anything the input or the pipeline does: every outcome is
+/// a verdict (internal failures of the harness itself become toolchain-error).
+CaseResult run_case(const ir::Module& annotated, const CaseOptions& options);
+
+/// The flags that reproduce `options` on the command line (`--no-merge --api unpacked ...`).
+std::string replay_flags(const CaseOptions& options);
+
+}  // namespace aotfuzz::oracle

@@ -1,0 +1,81 @@
+// Out-of-process execution: argument vector (never a shell), rlimits, wall-clock timeout that
+// kills the whole process group, and size-capped capture of stdout and stderr.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace aotfuzz::oracle {
+
+/// Limits and environment for one child process. The defaults suit a generated test program.
+struct RunLimits {
+  /// Wall-clock limit; the whole process group is killed with SIGKILL when it passes.
+  std::chrono::milliseconds timeout{10'000};
+  /// RLIMIT_CPU in seconds; 0 means timeout rounded up plus one second.
+  std::uint64_t cpu_seconds = 0;
+  /// RLIMIT_AS in bytes; 0 leaves it unchanged (needed for AddressSanitizer binaries).
+  std::uint64_t address_space = std::uint64_t{1} << 30;
+  /// RLIMIT_FSIZE in bytes; 0 leaves it unchanged. Exceeding it raises SIGXFSZ.
+  std::uint64_t file_size = std::uint64_t{64} << 20;
+  /// RLIMIT_NPROC (counted per user by the kernel, ignored for root); 0 leaves it unchanged.
+  std::uint64_t processes = 4096;
+  /// Bytes kept of each of stdout and stderr; the rest is read and discarded.
+  std::size_t output_cap = std::size_t{1} << 20;
+  /// Working directory of the child; empty inherits ours.
+  std::string working_dir;
+  /// The child's complete environment (nothing else is inherited).
+  std::map<std::string, std::string> env = minimal_environment();
+
+  /// PATH (ours, or a standard one), LC_ALL=C, and TMPDIR when set.
+  static std::map<std::string, std::string> minimal_environment();
+};
+
+/// How the child ended.
+enum class ExitKind {
+  kExited,       ///< returned from main or called exit: see exit_code
+  kSignaled,     ///< killed by a signal it raised or received: see signal
+  kTimedOut,     ///< wall-clock timeout or CPU limit (SIGXCPU); it was killed
+  kStartFailed,  ///< could not be started (no such file, not executable, fork failed)
+};
+
+/// "exited", "signaled", "timed-out", "start-failed".
+const char* exit_kind_name(ExitKind kind);
+
+/// "SIGSEGV" for SIGSEGV, ..., "SIG<n>" for numbers without a name.
+std::string signal_name(int signal);
+
+/// What one child did.
+struct RunResult {
+  ExitKind kind = ExitKind::kStartFailed;
+  int exit_code = -1;  ///< when kExited
+  int signal = 0;      ///< when kSignaled (or the signal that ended a timed-out child)
+  std::string stdout_text;
+  std::string stderr_text;
+  bool stdout_truncated = false;
+  bool stderr_truncated = false;
+  std::chrono::microseconds elapsed{0};
+  int pid = -1;         ///< for logs only; the process is gone when run_process returns
+  std::string message;  ///< why it failed to start, or what limit it hit
+
+  bool exited_ok() const { return kind == ExitKind::kExited && exit_code == 0; }
+  /// One line: "exited 0", "signaled SIGSEGV", "timed out after 10000 ms", ...
+  std::string describe() const;
+};
+
+/// Runs argv[0] (a path, or a bare name looked up in our PATH) with arguments argv[1..], stdin
+/// from /dev/null, in a new process group, under `limits`. Never throws for child failures (they
+/// are results); throws std::invalid_argument for an empty argv. On return the child has been
+/// reaped and every process left in its group has been killed. Thread-safe.
+RunResult run_process(const std::vector<std::string>& argv, const RunLimits& limits = RunLimits());
+
+namespace detail {
+/// For tests: when on, run_process ignores pidfd_open and uses the polling fallback it needs on
+/// kernels before 5.3 or under seccomp filters that deny pidfd_open.
+void force_wait_fallback(bool on);
+}  // namespace detail
+
+}  // namespace aotfuzz::oracle

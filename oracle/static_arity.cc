@@ -1,0 +1,119 @@
+// Reads the call sites of the emitted executor back from the C text.
+#include "oracle/static_arity.h"
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+
+namespace aotfuzz::oracle {
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// The body of the executor's definition (between its braces), skipping the prototype.
+std::string_view executor_body(std::string_view src, std::string_view mod_name) {
+  const std::string head = "int32_t tvmgen_" + std::string(mod_name) + "_run_model(";
+  for (std::size_t pos = src.find(head); pos != std::string_view::npos;
+       pos = src.find(head, pos + 1)) {
+    if (pos > 0 && ident_char(src[pos - 1])) continue;
+    const std::size_t close = src.find(')', pos + head.size());
+    if (close == std::string_view::npos) break;
+    std::size_t i = close + 1;
+    while (i < src.size() && (src[i] == ' ' || src[i] == '\t')) ++i;
+    if (i >= src.size() || src[i] != '{') continue;  // a prototype
+    int depth = 0;
+    for (std::size_t j = i; j < src.size(); ++j) {
+      if (src[j] == '{') ++depth;
+      if (src[j] == '}' && --depth == 0) return src.substr(i + 1, j - i - 1);
+    }
+    throw StaticArityError("the body of tvmgen_" + std::string(mod_name) +
+                           "_run_model is not closed");
+  }
+  throw StaticArityError("no definition of tvmgen_" + std::string(mod_name) +
+                         "_run_model in the C source");
+}
+
+}  // namespace
+
+std::vector<aot::CallSiteInfo> static_arity(std::string_view c_source, std::string_view mod_name) {
+  const std::string_view body = executor_body(c_source, mod_name);
+  std::vector<aot::CallSiteInfo> out;
+  std::size_t start = 0;
+  int line_no = 0;
+  while (start < body.size()) {
+    std::size_t end = body.find('\n', start);
+    if (end == std::string_view::npos) end = body.size();
+    const std::string_view line = trim(body.substr(start, end - start));
+    start = end + 1;
+    ++line_no;
+    if (line.substr(0, 4) != "if (") continue;
+    std::size_t i = 4;
+    while (i < line.size() && ident_char(line[i])) ++i;
+    const std::string callee(line.substr(4, i - 4));
+    if (callee.empty() || i >= line.size() || line[i] != '(') continue;  // not a call
+    // Split the arguments at top-level commas.
+    std::vector<std::string_view> args;
+    int depth = 1;
+    std::size_t arg_start = i + 1;
+    std::size_t j = i + 1;
+    for (; j < line.size() && depth > 0; ++j) {
+      const char c = line[j];
+      if (c == '(') ++depth;
+      if (c == ')') --depth;
+      if ((c == ',' && depth == 1) || depth == 0) {
+        args.push_back(trim(line.substr(arg_start, j - arg_start)));
+        arg_start = j + 1;
+      }
+    }
+    if (depth != 0) {
+      throw StaticArityError("executor line " + std::to_string(line_no) + ": unbalanced call of " +
+                             callee);
+    }
+    if (args.size() == 1 && args[0].empty()) args.clear();
+    aot::CallSiteInfo site;
+    site.callee = callee;
+    if (!args.empty() && args[0] == "(TVMValue*) stack_value") {
+      site.packed = true;
+      if (args.size() < 3) {
+        throw StaticArityError("executor line " + std::to_string(line_no) + ": packed call of " +
+                               callee + " without num_args");
+      }
+      const std::string n(args[2]);
+      std::size_t used = 0;
+      try {
+        site.num_args = std::stoi(n, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used == 0 || used != n.size()) {
+        throw StaticArityError("executor line " + std::to_string(line_no) + ": num_args \"" + n +
+                               "\" of " + callee + " is not a number");
+      }
+    } else {
+      site.packed = false;
+      site.num_args = static_cast<int>(args.size());
+    }
+    out.push_back(std::move(site));
+  }
+  return out;
+}
+
+std::vector<std::pair<aot::CallSiteInfo, aot::CallSiteInfo>> arity_differences(
+    const std::vector<aot::CallSiteInfo>& expected, const std::vector<aot::CallSiteInfo>& actual) {
+  std::vector<std::pair<aot::CallSiteInfo, aot::CallSiteInfo>> out;
+  const aot::CallSiteInfo none{"", -1, true};
+  for (std::size_t i = 0; i < std::max(expected.size(), actual.size()); ++i) {
+    const auto& e = i < expected.size() ? expected[i] : none;
+    const auto& a = i < actual.size() ? actual[i] : none;
+    if (e.callee != a.callee || e.num_args != a.num_args) out.emplace_back(e, a);
+  }
+  return out;
+}
+
+}  // namespace aotfuzz::oracle

@@ -1,0 +1,32 @@
+// Static arity check: the argument count of every call the emitted AoT executor makes, read back
+// from the C text, to compare with the arities the IR says the callees take.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "aot/codegen.h"
+#include "ir/error.h"
+
+namespace aotfuzz::oracle {
+
+/// The C text has no executor for the module, or a call site that cannot be read.
+class StaticArityError : public ir::Error {
+ public:
+  using ir::Error::Error;
+};
+
+/// Every call site in the body of `tvmgen_<mod_name>_run_model` in `c_source`, in text order:
+/// a packed call `name((TVMValue*) stack_value, (int*) stack_tcode, N, ...)` gives N (the
+/// num_args it passes), a direct call `name(a, b, ...)` gives its argument count. Calls are the
+/// statements `if (name(...) != 0) return -1;` the emitter writes. Throws StaticArityError when
+/// the executor is missing or a call site is malformed.
+std::vector<aot::CallSiteInfo> static_arity(std::string_view c_source,
+                                            std::string_view mod_name = "default");
+
+/// The call sites whose callee or argument count differs from the expectation (pairs of
+/// expected, actual; a missing or extra call site pairs with a default CallSiteInfo{"", -1}).
+std::vector<std::pair<aot::CallSiteInfo, aot::CallSiteInfo>> arity_differences(
+    const std::vector<aot::CallSiteInfo>& expected, const std::vector<aot::CallSiteInfo>& actual);
+
+}  // namespace aotfuzz::oracle

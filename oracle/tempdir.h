@@ -1,0 +1,43 @@
+// RAII unique temporary directory (mkdtemp), removed recursively unless kept.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace aotfuzz::oracle {
+
+/// The directory temporary files go under: $TMPDIR when set and non-empty, else /tmp.
+std::filesystem::path temp_root();
+
+/// A fresh directory `<temp_root()>/<prefix>-XXXXXX`, created mode 0700 and removed with all its
+/// contents on destruction unless keep() was called. Movable, not copyable.
+class TempDir {
+ public:
+  /// Creates the directory; throws std::system_error when it cannot be created.
+  explicit TempDir(std::string_view prefix = "aotfuzz");
+  ~TempDir();
+
+  TempDir(TempDir&& other) noexcept;
+  TempDir& operator=(TempDir&& other) noexcept;
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  /// The directory's absolute path.
+  const std::filesystem::path& path() const { return path_; }
+  /// `path() / name`, for files placed inside.
+  std::filesystem::path file(std::string_view name) const { return path_ / name; }
+
+  /// Leave the directory on disk after destruction (for inspecting a finding).
+  void keep() { keep_ = true; }
+  bool kept() const { return keep_; }
+
+  /// Removes the directory now (unless kept); errors are ignored, as in the destructor.
+  void remove() noexcept;
+
+ private:
+  std::filesystem::path path_;
+  bool keep_ = false;
+};
+
+}  // namespace aotfuzz::oracle

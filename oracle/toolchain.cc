@@ -1,0 +1,260 @@
+// Finding compilers on PATH, building their command lines, and classifying their outcomes.
+#include "oracle/toolchain.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <filesystem>
+
+#include "oracle/tempdir.h"
+
+namespace aotfuzz::oracle {
+namespace {
+
+bool is_executable_file(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
+}
+
+std::string first_line(const std::string& text) {
+  auto end = text.find('\n');
+  std::string line = text.substr(0, end);
+  while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+  return line;
+}
+
+bool contains(const std::string& haystack, std::string_view needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+// Diagnostics that mean the compiler itself (or its environment) failed, not the code.
+bool looks_like_toolchain_failure(const std::string& diagnostics) {
+  static constexpr std::array<std::string_view, 13> kMarkers = {
+      "internal compiler error",
+      "PLEASE submit a bug report",
+      "frontend command failed",
+      "unable to execute command",
+      "fatal error: cannot execute",
+      "terminated with signal",
+      "Killed signal terminated program",
+      "virtual memory exhausted",
+      "out of memory allocating",
+      "LLVM ERROR:",
+      "No space left on device",
+      "cannot find crt",
+      "ld: cannot find -l",
+  };
+  return std::any_of(kMarkers.begin(), kMarkers.end(),
+                     [&](std::string_view m) { return contains(diagnostics, m); });
+}
+
+}  // namespace
+
+std::string_view compiler_kind_name(CompilerKind kind) {
+  switch (kind) {
+    case CompilerKind::kTcc:
+      return "tcc";
+    case CompilerKind::kGcc:
+      return "gcc";
+    case CompilerKind::kClang:
+      return "clang";
+  }
+  return "unknown";
+}
+
+std::optional<CompilerKind> parse_compiler_kind(std::string_view name) {
+  for (auto kind : {CompilerKind::kTcc, CompilerKind::kGcc, CompilerKind::kClang}) {
+    if (compiler_kind_name(kind) == name) return kind;
+  }
+  return std::nullopt;
+}
+
+std::string_view compile_status_name(CompileStatus status) {
+  switch (status) {
+    case CompileStatus::kOk:
+      return "ok";
+    case CompileStatus::kCompileError:
+      return "compile-error";
+    case CompileStatus::kToolchainError:
+      return "toolchain-error";
+  }
+  return "unknown";
+}
+
+std::optional<std::string> find_in_path(std::string_view program) {
+  if (program.empty()) return std::nullopt;
+  if (program.find('/') != std::string_view::npos) {
+    std::string p(program);
+    if (!is_executable_file(p)) return std::nullopt;
+    return std::filesystem::absolute(p).string();
+  }
+  const char* path = ::getenv("PATH");
+  std::string dirs = (path != nullptr) ? path : "/usr/local/bin:/usr/bin:/bin";
+  std::size_t begin = 0;
+  while (begin <= dirs.size()) {
+    std::size_t end = dirs.find(':', begin);
+    if (end == std::string::npos) end = dirs.size();
+    std::string dir = dirs.substr(begin, end - begin);
+    begin = end + 1;
+    // An empty entry means the current directory: never look there for a compiler.
+    if (dir.empty()) continue;
+    std::string candidate = dir + "/" + std::string(program);
+    if (is_executable_file(candidate)) return std::filesystem::absolute(candidate).string();
+  }
+  return std::nullopt;
+}
+
+std::optional<Toolchain> probe_toolchain(CompilerKind kind, const std::string& path) {
+  if (!is_executable_file(path)) return std::nullopt;
+  RunLimits limits;
+  limits.timeout = std::chrono::seconds(10);
+  limits.address_space = 0;
+  RunResult r = run_process({path, kind == CompilerKind::kTcc ? "-v" : "--version"}, limits);
+  if (!r.exited_ok()) return std::nullopt;
+  std::string version = first_line(r.stdout_text.empty() ? r.stderr_text : r.stdout_text);
+  if (version.empty()) return std::nullopt;
+  return Toolchain{kind, std::filesystem::absolute(path).string(), version};
+}
+
+std::optional<Toolchain> find_toolchain(CompilerKind kind) {
+  auto path = find_in_path(compiler_kind_name(kind));
+  if (!path) return std::nullopt;
+  return probe_toolchain(kind, *path);
+}
+
+std::optional<Toolchain> default_toolchain() {
+  for (auto kind : {CompilerKind::kTcc, CompilerKind::kGcc, CompilerKind::kClang}) {
+    if (auto tc = find_toolchain(kind)) return tc;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> compile_command(const Toolchain& toolchain,
+                                         const std::vector<std::string>& sources,
+                                         const std::string& output_exe,
+                                         const CompileOptions& options) {
+  std::vector<std::string> cmd{toolchain.path, "-std=c99"};
+  if (!options.optimization.empty()) cmd.push_back(options.optimization);
+  if (options.warnings_as_errors) {
+    cmd.push_back("-Wall");
+    if (toolchain.kind != CompilerKind::kTcc) cmd.push_back("-Wextra");
+    cmd.push_back("-Werror");
+  }
+  switch (toolchain.kind) {
+    case CompilerKind::kGcc:
+      cmd.push_back("-fdiagnostics-color=never");
+      break;
+    case CompilerKind::kClang:
+      cmd.push_back("-fno-color-diagnostics");
+      break;
+    case CompilerKind::kTcc:
+      break;
+  }
+  if (options.sanitize && toolchain.kind != CompilerKind::kTcc) {
+    cmd.push_back("-fsanitize=address,undefined");
+    cmd.push_back("-fno-sanitize-recover=undefined");
+    cmd.push_back("-fno-omit-frame-pointer");
+    cmd.push_back("-g");
+  }
+  for (const auto& dir : options.include_dirs) cmd.push_back("-I" + dir);
+  for (const auto& def : options.defines) cmd.push_back("-D" + def);
+  cmd.insert(cmd.end(), options.extra_flags.begin(), options.extra_flags.end());
+  cmd.push_back("-o");
+  cmd.push_back(output_exe);
+  cmd.insert(cmd.end(), sources.begin(), sources.end());
+  cmd.insert(cmd.end(), options.link_flags.begin(), options.link_flags.end());
+  return cmd;
+}
+
+CompileResult compile(const Toolchain& toolchain, const std::vector<std::string>& sources,
+                      const std::string& output_exe, const CompileOptions& options) {
+  CompileResult result;
+  result.command = compile_command(toolchain, sources, output_exe, options);
+  auto fail = [&](std::string message) -> CompileResult& {
+    result.status = CompileStatus::kToolchainError;
+    result.message = std::move(message);
+    return result;
+  };
+  if (options.sanitize && toolchain.kind == CompilerKind::kTcc) {
+    return fail("sanitizers need gcc or clang; tcc has none");
+  }
+  if (sources.empty()) return fail("no source files to compile");
+  for (const auto& src : sources) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(src, ec)) return fail("source file not found: " + src);
+  }
+  // A stale executable must not pass for a fresh one.
+  std::error_code ec;
+  std::filesystem::remove(output_exe, ec);
+
+  std::optional<TempDir> scratch;
+  try {
+    scratch.emplace("aotfuzz-cc");
+  } catch (const std::exception& e) {
+    return fail(std::string("cannot create a scratch directory: ") + e.what());
+  }
+  RunLimits limits;
+  limits.timeout = options.timeout;
+  limits.address_space = 0;  // compilers map large regions; the time limit bounds them instead
+  limits.file_size = std::uint64_t{512} << 20;
+  limits.output_cap = std::size_t{256} << 10;
+  limits.env["TMPDIR"] = scratch->path().string();
+  result.run = run_process(result.command, limits);
+  scratch.reset();
+
+  const RunResult& r = result.run;
+  result.diagnostics = r.stderr_text;
+  if (!r.stdout_text.empty()) {
+    if (!result.diagnostics.empty() && result.diagnostics.back() != '\n')
+      result.diagnostics += '\n';
+    result.diagnostics += r.stdout_text;
+  }
+  switch (r.kind) {
+    case ExitKind::kStartFailed:
+      return fail("cannot run " + toolchain.path + ": " + r.message);
+    case ExitKind::kTimedOut:
+      return fail(std::string(compiler_kind_name(toolchain.kind)) + " " + r.describe());
+    case ExitKind::kSignaled:
+      return fail(std::string(compiler_kind_name(toolchain.kind)) + " crashed: " + r.describe());
+    case ExitKind::kExited:
+      break;
+  }
+  if (looks_like_toolchain_failure(result.diagnostics)) {
+    return fail(std::string(compiler_kind_name(toolchain.kind)) +
+                " failed internally: " + first_line(result.diagnostics));
+  }
+  if (r.exit_code == 0) {
+    if (!is_executable_file(output_exe)) {
+      return fail(std::string(compiler_kind_name(toolchain.kind)) +
+                  " exited 0 but wrote no executable " + output_exe);
+    }
+    result.status = CompileStatus::kOk;
+    return result;
+  }
+  if (r.exit_code == 1 && !result.diagnostics.empty()) {
+    result.status = CompileStatus::kCompileError;
+    // The first line that says "error" is the most useful one-line reason.
+    std::string line;
+    std::size_t pos = 0;
+    while (pos < result.diagnostics.size()) {
+      std::size_t end = result.diagnostics.find('\n', pos);
+      if (end == std::string::npos) end = result.diagnostics.size();
+      std::string candidate = result.diagnostics.substr(pos, end - pos);
+      if (candidate.find("error") != std::string::npos) {
+        line = candidate;
+        break;
+      }
+      pos = end + 1;
+    }
+    result.message = line.empty() ? first_line(result.diagnostics) : line;
+    return result;
+  }
+  return fail(std::string(compiler_kind_name(toolchain.kind)) + " " + r.describe() +
+              (result.diagnostics.empty() ? " without diagnostics"
+                                          : ": " + first_line(result.diagnostics)));
+}
+
+}  // namespace aotfuzz::oracle

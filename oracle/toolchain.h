@@ -1,0 +1,89 @@
+// C toolchain driver: finds tcc, gcc or clang on PATH at run time and compiles generated C
+// out of process, classifying the outcome so that a toolchain problem is never blamed on the
+// pipeline under test.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "oracle/process.h"
+
+namespace aotfuzz::oracle {
+
+/// The supported C compilers.
+enum class CompilerKind { kTcc, kGcc, kClang };
+
+/// "tcc", "gcc", "clang".
+std::string_view compiler_kind_name(CompilerKind kind);
+/// The kind named "tcc", "gcc" or "clang".
+std::optional<CompilerKind> parse_compiler_kind(std::string_view name);
+
+/// A compiler found on this machine.
+struct Toolchain {
+  CompilerKind kind = CompilerKind::kTcc;
+  std::string path;     ///< absolute path of the executable
+  std::string version;  ///< first line of its version banner
+};
+
+/// The first executable regular file named `program` in the directories of $PATH, as an absolute
+/// path; no shell is involved. A name containing '/' is checked as is.
+std::optional<std::string> find_in_path(std::string_view program);
+
+/// Looks the compiler up in PATH and asks it for its version (one short subprocess).
+std::optional<Toolchain> find_toolchain(CompilerKind kind);
+/// The compiler at `path`, treated as `kind`; nullopt when it is not an executable or does not
+/// answer a version query.
+std::optional<Toolchain> probe_toolchain(CompilerKind kind, const std::string& path);
+/// The fastest installed compiler: tcc, else gcc, else clang.
+std::optional<Toolchain> default_toolchain();
+
+/// How to compile.
+struct CompileOptions {
+  std::vector<std::string> include_dirs;  ///< -I
+  std::vector<std::string> defines;       ///< -D, as "NAME" or "NAME=VALUE"
+  std::string optimization = "-O0";
+  /// gcc/clang: -std=c99 -Wall -Wextra -Werror; tcc: -std=c99 -Wall -Werror.
+  bool warnings_as_errors = true;
+  /// -fsanitize=address,undefined (gcc/clang only; asking tcc is a toolchain error). Run the
+  /// result with RunLimits::address_space = 0: ASan reserves terabytes of address space.
+  bool sanitize = false;
+  std::vector<std::string> extra_flags;  ///< before the sources
+  std::vector<std::string> link_flags;   ///< after the sources (e.g. "-lm")
+  std::chrono::milliseconds timeout{60'000};
+};
+
+/// The outcome of one compilation.
+enum class CompileStatus {
+  kOk,              ///< the executable was written
+  kCompileError,    ///< the compiler rejected the code (exit code 1 with diagnostics)
+  kToolchainError,  ///< missing compiler, crash, timeout, internal compiler error, ...
+};
+
+/// "ok", "compile-error", "toolchain-error".
+std::string_view compile_status_name(CompileStatus status);
+
+/// What compile() did.
+struct CompileResult {
+  CompileStatus status = CompileStatus::kToolchainError;
+  std::vector<std::string> command;  ///< the argument vector that was run
+  std::string diagnostics;           ///< compiler stderr followed by stdout (capped)
+  std::string message;               ///< one line on why it is not kOk
+  RunResult run;                     ///< the compiler process itself
+  bool ok() const { return status == CompileStatus::kOk; }
+};
+
+/// The argument vector compile() runs (for logs and replay commands).
+std::vector<std::string> compile_command(const Toolchain& toolchain,
+                                         const std::vector<std::string>& sources,
+                                         const std::string& output_exe,
+                                         const CompileOptions& options);
+
+/// Compiles and links `sources` into `output_exe`. The compiler runs with a private TMPDIR that
+/// is removed afterwards (a compiler killed at the time limit leaves no temporary files).
+CompileResult compile(const Toolchain& toolchain, const std::vector<std::string>& sources,
+                      const std::string& output_exe, const CompileOptions& options = {});
+
+}  // namespace aotfuzz::oracle

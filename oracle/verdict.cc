@@ -1,0 +1,336 @@
+// Verdict names, signatures, exit codes, summaries, JSON round trip, and mapping of compiler
+// and run outcomes onto verdicts.
+#include "oracle/verdict.h"
+
+#include <array>
+#include <chrono>
+#include <type_traits>
+
+namespace aotfuzz::oracle {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr std::array<std::string_view, kNumVerdictKinds> kKindNames = {
+    "pass",    "mismatch",      "arity",          "input-clobbered", "output-unwritten", "crash",
+    "timeout", "compile-error", "pipeline-error", "invalid-input",   "toolchain-error"};
+constexpr std::array<std::string_view, kNumStages> kStageNames = {
+    "annotated", "merge", "partition", "fuse", "codegen", "run"};
+constexpr std::array<std::string_view, kNumCalleeKinds> kCalleeNames = {"kernel", "external",
+                                                                        "executor", "entry"};
+constexpr std::array<std::string_view, 2> kEvidenceNames = {"static", "dynamic"};
+
+template <class Enum, std::size_t N>
+std::optional<Enum> parse_name(const std::array<std::string_view, N>& names, std::string_view s) {
+  for (std::size_t i = 0; i < N; ++i) {
+    if (names[i] == s) return static_cast<Enum>(i);
+  }
+  return std::nullopt;
+}
+
+// Messages can be long and multi-line (compiler output): summaries keep one short line.
+std::string one_line(std::string_view text, std::size_t max = 160) {
+  std::string out;
+  for (char c : text) {
+    if (c == '\n' || c == '\r' || c == '\t') {
+      if (!out.empty() && out.back() != ' ') out += ' ';
+      continue;
+    }
+    out += c;
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  if (out.size() > max) out = out.substr(0, max - 3) + "...";
+  return out;
+}
+
+std::string tail(const std::string& text, std::size_t max) {
+  return text.size() <= max ? text : text.substr(text.size() - max);
+}
+
+// Field access for from_json: each failure names the field and the kind it belongs to.
+class Reader {
+ public:
+  Reader(const json& j, std::string_view kind) : j_(j), kind_(kind) {}
+
+  template <class T>
+  T get(const char* field) const {
+    auto it = j_.find(field);
+    if (it == j_.end()) fail(field, "is missing");
+    if constexpr (std::is_same_v<T, std::string>) {
+      if (!it->is_string()) fail(field, "must be a string");
+    } else if constexpr (std::is_integral_v<T>) {
+      if (!it->is_number_integer()) fail(field, "must be an integer");
+    }
+    return it->template get<T>();
+  }
+
+  template <class Enum, std::size_t N>
+  Enum get_enum(const char* field, const std::array<std::string_view, N>& names) const {
+    auto s = get<std::string>(field);
+    auto v = parse_name<Enum>(names, s);
+    if (!v) fail(field, "has unknown value \"" + s + "\"");
+    return *v;
+  }
+
+  bool has(const char* field) const { return j_.contains(field) && !j_.at(field).is_null(); }
+
+ private:
+  [[noreturn]] void fail(const char* field, const std::string& what) const {
+    throw VerdictError("verdict JSON (" + std::string(kind_) + "): field \"" + field + "\" " +
+                       what);
+  }
+  const json& j_;
+  std::string_view kind_;
+};
+
+}  // namespace
+
+std::string_view verdict_kind_name(VerdictKind kind) {
+  return kKindNames.at(static_cast<int>(kind));
+}
+std::optional<VerdictKind> parse_verdict_kind(std::string_view name) {
+  return parse_name<VerdictKind>(kKindNames, name);
+}
+std::string_view stage_name(Stage stage) { return kStageNames.at(static_cast<int>(stage)); }
+std::optional<Stage> parse_stage(std::string_view name) {
+  return parse_name<Stage>(kStageNames, name);
+}
+std::string_view callee_kind_name(CalleeKind kind) {
+  return kCalleeNames.at(static_cast<int>(kind));
+}
+std::optional<CalleeKind> parse_callee_kind(std::string_view name) {
+  return parse_name<CalleeKind>(kCalleeNames, name);
+}
+std::string_view arity_evidence_name(ArityEvidence evidence) {
+  return kEvidenceNames.at(static_cast<int>(evidence));
+}
+std::optional<ArityEvidence> parse_arity_evidence(std::string_view name) {
+  return parse_name<ArityEvidence>(kEvidenceNames, name);
+}
+
+std::string signature(const Verdict& verdict) {
+  std::string sig(verdict_kind_name(verdict.kind()));
+  sig += ':';
+  sig += stage_name(verdict.stage);
+  if (const auto* a = std::get_if<Arity>(&verdict.detail)) {
+    sig += ':';
+    sig += callee_kind_name(a->callee_kind);
+  } else if (const auto* c = std::get_if<Crash>(&verdict.detail)) {
+    if (c->callee_kind) {
+      sig += ':';
+      sig += callee_kind_name(*c->callee_kind);
+    }
+    // Signal names only: a bare number would look like (and be filtered as) a varying value.
+    std::string name = c->signal == 0 ? "NOSIGNAL" : signal_name(c->signal);
+    bool named = name.find_first_of("0123456789") == std::string::npos;
+    sig += named ? ":" + name : ":SIGOTHER";
+  }
+  return sig;
+}
+
+bool is_finding(const Verdict& verdict) {
+  switch (verdict.kind()) {
+    case VerdictKind::kPass:
+    case VerdictKind::kInvalidInput:
+    case VerdictKind::kToolchainError:
+      return false;
+    default:
+      return true;
+  }
+}
+
+int exit_code(const Verdict& verdict) {
+  switch (verdict.kind()) {
+    case VerdictKind::kPass:
+      return 0;
+    case VerdictKind::kInvalidInput:
+      return 2;
+    case VerdictKind::kToolchainError:
+      return 3;
+    default:
+      return 1;
+  }
+}
+
+std::string summary(const Verdict& verdict) {
+  std::string head = std::string(verdict_kind_name(verdict.kind())) + " at " +
+                     std::string(stage_name(verdict.stage));
+  return std::visit(
+      [&](const auto& d) -> std::string {
+        using T = std::decay_t<decltype(d)>;
+        if constexpr (std::is_same_v<T, Pass>) {
+          return "pass";
+        } else if constexpr (std::is_same_v<T, Mismatch>) {
+          return head + ": output " + std::to_string(d.output_index) + " element " +
+                 std::to_string(d.element_index) + ": expected " + one_line(d.expected, 40) +
+                 ", got " + one_line(d.actual, 40);
+        } else if constexpr (std::is_same_v<T, Arity>) {
+          return head + ": " + std::string(callee_kind_name(d.callee_kind)) + " " + d.callee +
+                 " called with " + std::to_string(d.actual_args) + " arguments, takes " +
+                 std::to_string(d.expected_args) +
+                 (d.evidence == ArityEvidence::kStatic ? " (emitted C)" : " (call trace)");
+        } else if constexpr (std::is_same_v<T, InputClobbered>) {
+          return head + ": input " + std::to_string(d.input_index) + " element " +
+                 std::to_string(d.element_index) + " changed from " + one_line(d.expected, 40) +
+                 " to " + one_line(d.actual, 40);
+        } else if constexpr (std::is_same_v<T, OutputUnwritten>) {
+          return head + ": output " + std::to_string(d.output_index) + " element " +
+                 std::to_string(d.element_index) + " never written";
+        } else if constexpr (std::is_same_v<T, Crash>) {
+          std::string s = head + ": " + (d.signal == 0 ? "abnormal exit" : signal_name(d.signal));
+          if (d.callee_kind) {
+            s += " in " + std::string(callee_kind_name(*d.callee_kind));
+            if (!d.callee.empty()) s += " " + d.callee;
+          }
+          return s;
+        } else if constexpr (std::is_same_v<T, Timeout>) {
+          return head + ": killed after " + std::to_string(d.limit_ms) + " ms" +
+                 (d.detail.empty() ? "" : " (" + one_line(d.detail, 60) + ")");
+        } else if constexpr (std::is_same_v<T, CompileError>) {
+          return head + " (" + d.compiler + "): " + one_line(d.diagnostics);
+        } else {
+          return head + ": " + one_line(d.message);
+        }
+      },
+      verdict.detail);
+}
+
+nlohmann::json to_json(const Verdict& verdict) {
+  json j;
+  j["kind"] = verdict_kind_name(verdict.kind());
+  j["stage"] = stage_name(verdict.stage);
+  j["signature"] = signature(verdict);
+  j["summary"] = summary(verdict);
+  std::visit(
+      [&](const auto& d) {
+        using T = std::decay_t<decltype(d)>;
+        if constexpr (std::is_same_v<T, Mismatch>) {
+          j["output_index"] = d.output_index;
+          j["element_index"] = d.element_index;
+          j["expected"] = d.expected;
+          j["actual"] = d.actual;
+        } else if constexpr (std::is_same_v<T, Arity>) {
+          j["callee"] = d.callee;
+          j["callee_kind"] = callee_kind_name(d.callee_kind);
+          j["expected_args"] = d.expected_args;
+          j["actual_args"] = d.actual_args;
+          j["evidence"] = arity_evidence_name(d.evidence);
+        } else if constexpr (std::is_same_v<T, InputClobbered>) {
+          j["input_index"] = d.input_index;
+          j["element_index"] = d.element_index;
+          j["expected"] = d.expected;
+          j["actual"] = d.actual;
+        } else if constexpr (std::is_same_v<T, OutputUnwritten>) {
+          j["output_index"] = d.output_index;
+          j["element_index"] = d.element_index;
+        } else if constexpr (std::is_same_v<T, Crash>) {
+          j["signal"] = d.signal;
+          j["signal_name"] = signal_name(d.signal);
+          if (d.callee_kind) j["callee_kind"] = callee_kind_name(*d.callee_kind);
+          j["callee"] = d.callee;
+          j["stderr_tail"] = d.stderr_tail;
+        } else if constexpr (std::is_same_v<T, Timeout>) {
+          j["limit_ms"] = d.limit_ms;
+          j["detail"] = d.detail;
+        } else if constexpr (std::is_same_v<T, CompileError>) {
+          j["compiler"] = d.compiler;
+          j["diagnostics"] = d.diagnostics;
+        } else if constexpr (std::is_same_v<T, PipelineError> || std::is_same_v<T, InvalidInput> ||
+                             std::is_same_v<T, ToolchainError>) {
+          j["message"] = d.message;
+        }
+      },
+      verdict.detail);
+  return j;
+}
+
+Verdict from_json(const nlohmann::json& j) {
+  if (!j.is_object()) throw VerdictError("verdict JSON: expected an object");
+  Reader top(j, "verdict");
+  auto kind = top.get_enum<VerdictKind>("kind", kKindNames);
+  Reader r(j, verdict_kind_name(kind));
+  Verdict v;
+  v.stage = r.get_enum<Stage>("stage", kStageNames);
+  switch (kind) {
+    case VerdictKind::kPass:
+      v.detail = Pass{};
+      break;
+    case VerdictKind::kMismatch:
+      v.detail = Mismatch{r.get<int>("output_index"), r.get<std::int64_t>("element_index"),
+                          r.get<std::string>("expected"), r.get<std::string>("actual")};
+      break;
+    case VerdictKind::kArity:
+      v.detail =
+          Arity{r.get<std::string>("callee"), r.get_enum<CalleeKind>("callee_kind", kCalleeNames),
+                r.get<int>("expected_args"), r.get<int>("actual_args"),
+                r.get_enum<ArityEvidence>("evidence", kEvidenceNames)};
+      break;
+    case VerdictKind::kInputClobbered:
+      v.detail = InputClobbered{r.get<int>("input_index"), r.get<std::int64_t>("element_index"),
+                                r.get<std::string>("expected"), r.get<std::string>("actual")};
+      break;
+    case VerdictKind::kOutputUnwritten:
+      v.detail = OutputUnwritten{r.get<int>("output_index"), r.get<std::int64_t>("element_index")};
+      break;
+    case VerdictKind::kCrash: {
+      Crash c;
+      c.signal = r.get<int>("signal");
+      if (r.has("callee_kind")) c.callee_kind = r.get_enum<CalleeKind>("callee_kind", kCalleeNames);
+      c.callee = r.get<std::string>("callee");
+      c.stderr_tail = r.get<std::string>("stderr_tail");
+      v.detail = std::move(c);
+      break;
+    }
+    case VerdictKind::kTimeout:
+      v.detail = Timeout{r.get<std::int64_t>("limit_ms"), r.get<std::string>("detail")};
+      break;
+    case VerdictKind::kCompileError:
+      v.detail = CompileError{r.get<std::string>("compiler"), r.get<std::string>("diagnostics")};
+      break;
+    case VerdictKind::kPipelineError:
+      v.detail = PipelineError{r.get<std::string>("message")};
+      break;
+    case VerdictKind::kInvalidInput:
+      v.detail = InvalidInput{r.get<std::string>("message")};
+      break;
+    case VerdictKind::kToolchainError:
+      v.detail = ToolchainError{r.get<std::string>("message")};
+      break;
+  }
+  return v;
+}
+
+std::optional<Verdict> verdict_from_compile(const CompileResult& result, CompilerKind compiler) {
+  switch (result.status) {
+    case CompileStatus::kOk:
+      return std::nullopt;
+    case CompileStatus::kCompileError:
+      return Verdict{Stage::kCodegen, CompileError{std::string(compiler_kind_name(compiler)),
+                                                   tail(result.diagnostics, 8192)}};
+    case CompileStatus::kToolchainError:
+      break;
+  }
+  return Verdict{Stage::kCodegen, ToolchainError{result.message}};
+}
+
+std::optional<Verdict> verdict_from_run(const RunResult& result, const RunLimits& limits,
+                                        Stage stage) {
+  switch (result.kind) {
+    case ExitKind::kExited:
+      return std::nullopt;
+    case ExitKind::kSignaled: {
+      Crash c;
+      c.signal = result.signal;
+      c.stderr_tail = tail(result.stderr_text, 4096);
+      return Verdict{stage, std::move(c)};
+    }
+    case ExitKind::kTimedOut:
+      return Verdict{stage,
+                     Timeout{static_cast<std::int64_t>(limits.timeout.count()), result.message}};
+    case ExitKind::kStartFailed:
+      break;
+  }
+  return Verdict{stage, ToolchainError{"cannot run the test program: " + result.message}};
+}
+
+}  // namespace aotfuzz::oracle

@@ -1,0 +1,203 @@
+// Verdicts: the closed set of outcomes of one differential test, their de-duplication signatures,
+// exit codes, one-line summaries and JSON form (DESIGN.md §5).
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "ir/error.h"
+#include "oracle/process.h"
+#include "oracle/toolchain.h"
+
+namespace aotfuzz::oracle {
+
+/// The kinds, in the order of the alternatives of VerdictDetail.
+enum class VerdictKind {
+  kPass,
+  kMismatch,
+  kArity,
+  kInputClobbered,
+  kOutputUnwritten,
+  kCrash,
+  kTimeout,
+  kCompileError,
+  kPipelineError,
+  kInvalidInput,
+  kToolchainError,
+};
+inline constexpr int kNumVerdictKinds = 11;
+
+/// The pipeline stage a verdict is attributed to (the first one that diverged).
+enum class Stage { kAnnotated, kMerge, kPartition, kFuse, kCodegen, kRun };
+inline constexpr int kNumStages = 6;
+
+/// What kind of function a call goes to; named in signatures instead of the function's name
+/// (names carry region ids and counters that vary from case to case).
+enum class CalleeKind {
+  kKernel,    ///< a fused host primitive function (tvmgen_<mod>_fused_...)
+  kExternal,  ///< an outlined external-compiler function (tvmgen_<mod>_<target>_...)
+  kExecutor,  ///< the AoT executor (tvmgen_<mod>_run_model)
+  kEntry,     ///< the entry point (tvmgen_<mod>_run)
+};
+inline constexpr int kNumCalleeKinds = 4;
+
+/// Where an arity violation was seen.
+enum class ArityEvidence {
+  kStatic,   ///< in the emitted C (the num_args passed at a call site)
+  kDynamic,  ///< in the call trace of a run
+};
+
+/// "pass", "mismatch", "arity", "input-clobbered", "output-unwritten", "crash", "timeout",
+/// "compile-error", "pipeline-error", "invalid-input", "toolchain-error".
+std::string_view verdict_kind_name(VerdictKind kind);
+std::optional<VerdictKind> parse_verdict_kind(std::string_view name);
+/// "annotated", "merge", "partition", "fuse", "codegen", "run".
+std::string_view stage_name(Stage stage);
+std::optional<Stage> parse_stage(std::string_view name);
+/// "kernel", "external", "executor", "entry".
+std::string_view callee_kind_name(CalleeKind kind);
+std::optional<CalleeKind> parse_callee_kind(std::string_view name);
+/// "static", "dynamic".
+std::string_view arity_evidence_name(ArityEvidence evidence);
+std::optional<ArityEvidence> parse_arity_evidence(std::string_view name);
+
+/// Every output matched, every check passed.
+struct Pass {
+  bool operator==(const Pass&) const = default;
+};
+
+/// An output element differs from the reference (values printed exactly, e.g. hex floats).
+struct Mismatch {
+  int output_index = 0;
+  std::int64_t element_index = 0;
+  std::string expected;
+  std::string actual;
+  bool operator==(const Mismatch&) const = default;
+};
+
+/// A call passed a different number of arguments than the callee takes.
+struct Arity {
+  std::string callee;  ///< the function's name (details only, never in the signature)
+  CalleeKind callee_kind = CalleeKind::kKernel;
+  int expected_args = 0;
+  int actual_args = 0;
+  ArityEvidence evidence = ArityEvidence::kStatic;
+  bool operator==(const Arity&) const = default;
+};
+
+/// The run wrote into an input buffer.
+struct InputClobbered {
+  int input_index = 0;
+  std::int64_t element_index = 0;
+  std::string expected;
+  std::string actual;
+  bool operator==(const InputClobbered&) const = default;
+};
+
+/// An output buffer still holds the poison pattern after the run.
+struct OutputUnwritten {
+  int output_index = 0;
+  std::int64_t element_index = 0;
+  bool operator==(const OutputUnwritten&) const = default;
+};
+
+/// The test program died from a signal, or (signal 0) ended abnormally without one.
+struct Crash {
+  int signal = 0;
+  /// The function the call trace was in when it died, if known.
+  std::optional<CalleeKind> callee_kind;
+  std::string callee;
+  std::string stderr_tail;  ///< the end of its stderr (sanitizer report, ...)
+  bool operator==(const Crash&) const = default;
+};
+
+/// The test program hit the wall-clock or CPU limit and was killed.
+struct Timeout {
+  std::int64_t limit_ms = 0;
+  std::string detail;
+  bool operator==(const Timeout&) const = default;
+};
+
+/// The C compiler rejected the emitted code.
+struct CompileError {
+  std::string compiler;  ///< "tcc", "gcc", "clang"
+  std::string diagnostics;
+  bool operator==(const CompileError&) const = default;
+};
+
+/// A pass or the code generator failed on valid input (threw, or broke an invariant).
+struct PipelineError {
+  std::string message;
+  bool operator==(const PipelineError&) const = default;
+};
+
+/// The input graph itself is bad (parse or type error, cyclic region, ...): not a finding.
+struct InvalidInput {
+  std::string message;
+  bool operator==(const InvalidInput&) const = default;
+};
+
+/// The compiler is missing, crashed or timed out, or the harness could not run: not a finding.
+struct ToolchainError {
+  std::string message;
+  bool operator==(const ToolchainError&) const = default;
+};
+
+/// The payload; alternative i is the VerdictKind with value i.
+using VerdictDetail =
+    std::variant<Pass, Mismatch, Arity, InputClobbered, OutputUnwritten, Crash, Timeout,
+                 CompileError, PipelineError, InvalidInput, ToolchainError>;
+static_assert(std::variant_size_v<VerdictDetail> == kNumVerdictKinds);
+
+/// One verdict: what happened and the stage it is attributed to.
+struct Verdict {
+  Stage stage = Stage::kRun;
+  VerdictDetail detail = Pass{};
+
+  VerdictKind kind() const { return static_cast<VerdictKind>(detail.index()); }
+  bool operator==(const Verdict&) const = default;
+};
+
+/// A JSON verdict that is malformed (unknown kind, missing or mistyped field).
+class VerdictError : public ir::Error {
+ public:
+  using ir::Error::Error;
+};
+
+/// The de-duplication key: `kind:stage`, then `:callee-kind` for an arity verdict (and a crash
+/// whose callee is known), then `:SIGNAME` for a crash. E.g. "arity:codegen:kernel",
+/// "crash:run:external:SIGSEGV", "mismatch:codegen". Never contains names, indices, values,
+/// seeds or addresses. A crash without a signal ends in ":NOSIGNAL", one with a signal that has no
+/// conventional name in ":SIGOTHER".
+std::string signature(const Verdict& verdict);
+
+/// Whether the verdict reports a bug in the pipeline (everything but pass, invalid-input and
+/// toolchain-error).
+bool is_finding(const Verdict& verdict);
+
+/// The process exit code for this verdict: 0 pass, 1 finding, 2 invalid input, 3 toolchain.
+int exit_code(const Verdict& verdict);
+
+/// One line for humans, e.g. "arity at codegen: kernel tvmgen_default_fused_add called with 2
+/// arguments, takes 3 (call trace)".
+std::string summary(const Verdict& verdict);
+
+/// {"kind", "stage", "signature", "summary", <payload fields>}.
+nlohmann::json to_json(const Verdict& verdict);
+/// The inverse of to_json ("signature" and "summary" are ignored); throws VerdictError.
+Verdict from_json(const nlohmann::json& json);
+
+/// The verdict for a compilation that did not succeed: compile-error (stage codegen) or
+/// toolchain-error; nullopt when it succeeded.
+std::optional<Verdict> verdict_from_compile(const CompileResult& result, CompilerKind compiler);
+
+/// The verdict for a test-program run that did not exit normally: crash (a signal), timeout, or
+/// toolchain-error (it could not be started); nullopt when it exited, whatever the code.
+std::optional<Verdict> verdict_from_run(const RunResult& result, const RunLimits& limits,
+                                        Stage stage = Stage::kRun);
+
+}  // namespace aotfuzz::oracle

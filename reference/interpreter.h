@@ -1,0 +1,49 @@
+// The reference interpreter: evaluates a module directly on the IR, independent of the aot
+// pipeline, to produce the expected outputs the oracle compares against.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/error.h"
+#include "ir/expr.h"
+#include "ir/module.h"
+#include "reference/value.h"
+
+namespace aotfuzz::reference {
+
+/// The module cannot be evaluated as asked: a missing function, an argument count or type
+/// mismatch, a recursive call, a free variable, a function used as a value.
+class EvalError : public ir::Error {
+ public:
+  using ir::Error::Error;
+};
+
+/// Evaluates `@function` of `module` on `args` and returns its result (a tensor or a tuple).
+///
+/// Semantics: add/subtract/multiply broadcast like NumPy; float32 arithmetic is IEEE single
+/// precision exactly as C `float a + b` (round to nearest even, denormals kept, no contraction);
+/// int32 and int8 arithmetic wraps modulo 2^32 / 2^8; annotations are identities; tuples,
+/// TupleGetItem, calls of global functions (by name, looked up in `module`) and of local
+/// functions work at any nesting. Evaluation is iterative (one post-order walk per function
+/// body and an explicit frame stack for calls), so neither long chains nor deep call chains use
+/// the C++ stack, and each intermediate is freed after its last use.
+///
+/// Throws EvalError (or ValueError for oversized tensors) on bad input; `module` must outlive
+/// the call.
+Value evaluate(const ir::Module& module, const std::string& function,
+               const std::vector<Value>& args);
+
+/// evaluate(module, "main", inputs). Use Value::flatten() on the result for per-output tensors.
+Value run_main(const ir::Module& module, const std::vector<Value>& inputs);
+
+/// The NumPy broadcast of two shapes; throws EvalError when they are incompatible.
+std::vector<std::int64_t> broadcast_shapes(const std::vector<std::int64_t>& a,
+                                           const std::vector<std::int64_t>& b);
+
+/// One elementwise op (add, subtract or multiply) on two tensors of one dtype, with
+/// broadcasting. Throws EvalError on a non-elementwise op, a dtype or shape mismatch.
+Value apply_elementwise(ir::Op op, const Value& a, const Value& b);
+
+}  // namespace aotfuzz::reference

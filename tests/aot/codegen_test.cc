@@ -1,0 +1,365 @@
+// Tests of C code generation: the seed module and the conformance graphs compiled with tcc, gcc
+// and clang under -Werror and run against the reference interpreter, call arities (IR-derived,
+// static), the #9036 bug switch, determinism, option checks and the C interface header.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <regex>
+
+#include "aot/codegen.h"
+#include "tests/aot/codegen_test_support.h"
+#include "oracle/static_arity.h"
+
+namespace aotfuzz::aot {
+namespace {
+
+using codegen_testing::BuildConfig;
+using codegen_testing::compile_and_run;
+using codegen_testing::expect_matches;
+using codegen_testing::expected_outputs;
+using codegen_testing::fused_of;
+using codegen_testing::parse_fused;
+using codegen_testing::seed_annotated;
+using oracle::CompilerKind;
+using Api = CodegenOptions::Api;
+using Interface = CodegenOptions::Interface;
+
+CodegenOptions make_options(Api api, Interface interface) {
+  CodegenOptions o;
+  o.api = api;
+  o.interface = interface;
+  return o;
+}
+
+// Every api x interface combination TVM accepts.
+const std::vector<std::pair<Api, Interface>> kCombinations = {
+    {Api::kPacked, Interface::kPacked},
+    {Api::kUnpacked, Interface::kPacked},
+    {Api::kUnpacked, Interface::kC},
+};
+
+std::string combo_name(Api api, Interface interface) {
+  return std::string(api == Api::kPacked ? "packed_api" : "unpacked_api") +
+         (interface == Interface::kPacked ? "_packed_interface" : "_c_interface");
+}
+
+struct SeedCase {
+  CompilerKind compiler;
+  Api api;
+  Interface interface;
+};
+
+class SeedOnEveryCompiler : public ::testing::TestWithParam<SeedCase> {};
+
+TEST_P(SeedOnEveryCompiler, CompilesUnderWerrorAndMatchesTheReference) {
+  const auto& p = GetParam();
+  const ir::Module annotated = seed_annotated();
+  const ir::Module fused = fused_of(annotated);
+  const auto inputs = reference::make_inputs(annotated.main(), 9036);
+  BuildConfig config;
+  config.kind = p.compiler;
+  if (p.compiler != CompilerKind::kTcc) config.extra_flags = {"-pedantic"};
+  const auto r = compile_and_run(fused, make_options(p.api, p.interface), inputs, config);
+  expect_matches(r, expected_outputs(annotated, inputs), fused.main());
+}
+
+std::vector<SeedCase> seed_cases() {
+  std::vector<SeedCase> out;
+  for (CompilerKind c : {CompilerKind::kTcc, CompilerKind::kGcc, CompilerKind::kClang}) {
+    for (const auto& [api, interface] : kCombinations) out.push_back({c, api, interface});
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Codegen, SeedOnEveryCompiler, ::testing::ValuesIn(seed_cases()),
+    [](const ::testing::TestParamInfo<SeedCase>& info) {
+      return std::string(oracle::compiler_kind_name(info.param.compiler)) + "_" +
+             combo_name(info.param.api, info.param.interface);
+    });
+
+TEST(Codegen, ConformanceGraphsMatchTheReferenceWithAndWithoutMerging) {
+  const std::filesystem::path dir = std::filesystem::path(AOTFUZZ_SHARED_DIR) / "conformance";
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.path().extension() == ".relay") files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  ASSERT_GE(files.size(), 5u);
+  for (const auto& file : files) {
+    const ir::Module annotated =
+        ir::parse_module(codegen_testing::read_text(file.string()), file.string());
+    const auto inputs = reference::make_inputs(annotated.main(), 7);
+    const auto expected = expected_outputs(annotated, inputs);
+    for (bool merge : {false, true}) {
+      SCOPED_TRACE(file.filename().string() + (merge ? " merged" : " unmerged"));
+      const ir::Module fused = fused_of(annotated, merge);
+      for (const auto& [api, interface] : kCombinations) {
+        SCOPED_TRACE(combo_name(api, interface));
+        expect_matches(compile_and_run(fused, make_options(api, interface), inputs), expected,
+                       fused.main());
+      }
+    }
+  }
+}
+
+TEST(Codegen, RefusesTheCInterfaceWithThePackedApi) {
+  const ir::Module fused = fused_of(seed_annotated());
+  try {
+    generate_c(fused, make_options(Api::kPacked, Interface::kC));
+    FAIL() << "expected CodegenError";
+  } catch (const CodegenError& e) {
+    EXPECT_NE(std::string(e.what()).find("unpacked"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Codegen, RefusesAModNameThatIsNotACIdentifier) {
+  CodegenOptions o;
+  o.mod_name = "my-mod";
+  EXPECT_THROW(generate_c(fused_of(seed_annotated()), o), CodegenError);
+}
+
+TEST(Codegen, SameModuleGivesTheSameBytes) {
+  for (const auto& [api, interface] : kCombinations) {
+    const auto a = generate_c(fused_of(seed_annotated()), make_options(api, interface));
+    const auto b = generate_c(fused_of(seed_annotated()), make_options(api, interface));
+    ASSERT_EQ(a.files.size(), 3u);
+    EXPECT_EQ(a.files, b.files);
+    EXPECT_EQ(a.expected_arity, b.expected_arity);
+  }
+}
+
+TEST(Codegen, WritesTheRuntimeHeaderTheInterfaceHeaderAndTheLibrary) {
+  CodegenOptions o = make_options(Api::kUnpacked, Interface::kC);
+  o.mod_name = "my_mod";
+  const auto src = generate_c(fused_of(seed_annotated(), true, "my_mod"), o);
+  ASSERT_EQ(src.files.size(), 3u);
+  EXPECT_EQ(src.files[0].first, "aotfuzz_runtime.h");
+  EXPECT_EQ(src.files[0].second, std::string(runtime_header_text()));
+  EXPECT_EQ(src.files[1].first, "tvmgen_my_mod.h");
+  EXPECT_EQ(src.files[2].first, "tvmgen_my_mod_lib.c");
+  // Every function the library defines carries the module's prefix.
+  const std::regex def(R"(^(?:static )?int32_t ([A-Za-z_0-9]+)\()");
+  std::size_t defs = 0;
+  std::istringstream lines(src.file("tvmgen_my_mod_lib.c"));
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, def)) {
+      ++defs;
+      EXPECT_EQ(m[1].str().rfind("tvmgen_my_mod_", 0), 0u) << line;
+    }
+  }
+  EXPECT_GE(defs, 5u);  // prototypes and definitions of kernel, external, run_model, run
+  EXPECT_THROW(src.file("missing.c"), CodegenError);
+}
+
+TEST(Codegen, ExpectedArityCountsFlattenedInputsAndOutputsOfEachCallee) {
+  const auto src = generate_c(fused_of(seed_annotated()));
+  const std::vector<CallSiteInfo> want = {
+      {"tvmgen_default_ccompiler_main_0", 5, true},  // 3 inputs + 2 outputs
+      {"tvmgen_default_fused_add", 3, true},         // a 2-tensor tuple + 1 output
+  };
+  EXPECT_EQ(src.expected_arity, want);
+}
+
+TEST(Codegen, StaticArityOfTheExecutorAgreesWithTheIr) {
+  for (bool merge : {false, true}) {
+    const ir::Module fused = fused_of(seed_annotated(), merge);
+    for (const auto& [api, interface] : kCombinations) {
+      const auto src = generate_c(fused, make_options(api, interface));
+      const auto actual = oracle::static_arity(src.file("tvmgen_default_lib.c"), "default");
+      EXPECT_EQ(actual, src.expected_arity) << combo_name(api, interface);
+      EXPECT_TRUE(oracle::arity_differences(src.expected_arity, actual).empty());
+    }
+  }
+}
+
+TEST(Codegen, TupleArgFirstFieldOnlyBugPassesTwoArgumentsWhereTheFusedAddTakesThree) {
+  CodegenOptions o;
+  o.bugs.enable(Bug::kTupleArgFirstFieldOnly);
+  const auto src = generate_c(fused_of(seed_annotated()), o);
+  const auto actual = oracle::static_arity(src.file("tvmgen_default_lib.c"));
+  ASSERT_EQ(actual.size(), 2u);
+  EXPECT_EQ(actual[1].callee, "tvmgen_default_fused_add");
+  EXPECT_EQ(actual[1].num_args, 2);
+  EXPECT_EQ(src.expected_arity[1].num_args, 3);
+  const auto diffs = oracle::arity_differences(src.expected_arity, actual);
+  ASSERT_EQ(diffs.size(), 1u);
+  EXPECT_EQ(diffs[0].first.callee, "tvmgen_default_fused_add");
+}
+
+TEST(Codegen, UnpackedApiCallsKernelsDirectlyAndExternalFunctionsPacked) {
+  const auto src =
+      generate_c(fused_of(seed_annotated()), make_options(Api::kUnpacked, Interface::kC));
+  const auto actual = oracle::static_arity(src.file("tvmgen_default_lib.c"));
+  ASSERT_EQ(actual.size(), 2u);
+  EXPECT_TRUE(actual[0].packed);
+  EXPECT_FALSE(actual[1].packed);
+  EXPECT_EQ(actual[1].num_args, 3);
+  EXPECT_NE(src.file("tvmgen_default_lib.c")
+                .find("if (tvmgen_default_fused_add(sid_0, sid_1, output_0) != 0) return -1;"),
+            std::string::npos);
+}
+
+TEST(Codegen, StaleUnpackedArgBugKeepsTheArityButPassesAnotherBuffer) {
+  CodegenOptions o = make_options(Api::kUnpacked, Interface::kPacked);
+  const ir::Module fused = fused_of(seed_annotated());
+  const auto good = generate_c(fused, o);
+  o.bugs.enable(Bug::kStaleUnpackedArg);
+  const auto bad = generate_c(fused, o);
+  EXPECT_EQ(oracle::static_arity(bad.file("tvmgen_default_lib.c")), bad.expected_arity);
+  EXPECT_NE(good.file("tvmgen_default_lib.c"), bad.file("tvmgen_default_lib.c"));
+  // The second tuple field comes from the previous call's second argument (input w0).
+  EXPECT_NE(bad.file("tvmgen_default_lib.c")
+                .find("if (tvmgen_default_fused_add(sid_0, input_1, output_0) != 0) return -1;"),
+            std::string::npos);
+}
+
+TEST(Codegen, EveryPackedFunctionTracesItsCallsAndOnlyThose) {
+  auto count = [](const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
+    return n;
+  };
+  const ir::Module fused = fused_of(seed_annotated());
+  EXPECT_EQ(count(generate_c(fused).file("tvmgen_default_lib.c"), "AOTFUZZ_TRACE_CALL("), 2u);
+  const auto unpacked = generate_c(fused, make_options(Api::kUnpacked, Interface::kC));
+  EXPECT_EQ(count(unpacked.file("tvmgen_default_lib.c"), "AOTFUZZ_TRACE_CALL("), 1u);
+  CodegenOptions checked;
+  checked.check_num_args = true;
+  const auto src = generate_c(fused, checked).file("tvmgen_default_lib.c");
+  EXPECT_NE(src.find("if (num_args != 5) return -1;"), std::string::npos);
+  EXPECT_NE(src.find("if (num_args != 3) return -1;"), std::string::npos);
+  EXPECT_EQ(count(generate_c(fused).file("tvmgen_default_lib.c"), "num_args != "), 0u);
+}
+
+TEST(Codegen, BroadcastingAndWrappingIntegerArithmeticMatchTheReferenceUnderSanitizers) {
+  // Host kernels over float32, int32 and int8 with NumPy broadcasting, and an external function
+  // with two outputs; inputs are biased to extremes, so int32/int8 arithmetic overflows.
+  const ir::Module fused = parse_fused(R"(
+def @main(%a: Tensor[(4, 1, 3), int32], %b: Tensor[(5, 1), int32], %c: Tensor[(2, 3), int8],
+          %d: int8, %e: Tensor[(3), float32], %f: Tensor[(2, 1), float32]) {
+  %0 = fn (%p0: Tensor[(4, 1, 3), int32], %p1: Tensor[(5, 1), int32], Primitive=1) {
+    %1 = multiply(%p0, %p1);
+    %2 = subtract(%1, %p1);
+    add(%2, %p0)
+  };
+  %3 = %0(%a, %b);
+  %4 = fn (%p0: Tensor[(2, 3), int8], %p1: int8, Primitive=1) {
+    %5 = multiply(%p0, %p1);
+    %6 = add(%5, %p0);
+    subtract(%6, %p1)
+  };
+  %7 = %4(%c, %d);
+  %8 = @tvmgen_default_ccompiler_main_0(%e, %f);
+  %9 = %8.1;
+  %10 = fn (%p0: Tensor[(2, 3), float32], Primitive=1) { multiply(%p0, %p0) };
+  %11 = %10(%9);
+  (%3, %7, %8.0, %11)
+}
+
+def @tvmgen_default_ccompiler_main_0(%i0: Tensor[(3), float32], %i1: Tensor[(2, 1), float32],
+    Inline=1, Compiler="ccompiler", global_symbol="tvmgen_default_ccompiler_main_0", Primitive=1) {
+  %0 = add(%i0, %i1);
+  %1 = subtract(%0, %i0);
+  (%1, %0)
+}
+)");
+  for (std::uint64_t seed : {1u, 2u, 3u}) {
+    const auto inputs = reference::make_inputs(fused.main(), seed);
+    const auto expected = expected_outputs(fused, inputs);
+    for (CompilerKind kind : {CompilerKind::kGcc, CompilerKind::kClang}) {
+      BuildConfig config;
+      config.kind = kind;
+      config.sanitize = true;
+      for (const auto& [api, interface] : kCombinations) {
+        SCOPED_TRACE(std::string(oracle::compiler_kind_name(kind)) + " " +
+                     combo_name(api, interface) + " seed " + std::to_string(seed));
+        const auto r = compile_and_run(fused, make_options(api, interface), inputs, config);
+        expect_matches(r, expected, fused.main());
+        EXPECT_EQ(r.run.stderr_text, "");
+      }
+    }
+  }
+}
+
+TEST(Codegen, StorageReuseKeepsResultsEqualToTheReference) {
+  // A chain of host kernels: with reuse, intermediates share buffers.
+  const std::string t = "Tensor[(6, 5), float32]";
+  auto prim = [&](const std::string& op) {
+    return "fn (%p0: " + t + ", %p1: " + t + ", Primitive=1) { " + op + "(%p0, %p1) }";
+  };
+  std::string text = "def @main(%x: " + t + ", %y: " + t + ") {\n  %0 = " + prim("add") +
+                     ";\n  %1 = %0(%x, %y);\n";
+  int next = 2;
+  std::string last = "%1";
+  for (const char* op : {"multiply", "subtract", "add", "multiply", "add"}) {
+    const std::string f = "%" + std::to_string(next++);
+    const std::string v = "%" + std::to_string(next++);
+    text += "  " + f + " = " + prim(op) + ";\n  " + v + " = " + f + "(" + last + ", %x);\n";
+    last = v;
+  }
+  text += "  " + last + "\n}\n";
+  const ir::Module fused = parse_fused(text);
+  const auto inputs = reference::make_inputs(fused.main(), 11);
+  const auto expected = expected_outputs(fused, inputs);
+  StorageOptions plain;
+  plain.reuse = false;
+  EXPECT_LT(plan_storage(fused.main()).buffers.size(),
+            plan_storage(fused.main(), plain).buffers.size());
+  for (bool reuse : {true, false}) {
+    CodegenOptions o;
+    o.storage_reuse = reuse;
+    const auto r = compile_and_run(fused, o, inputs);
+    expect_matches(r, expected, fused.main());
+    const std::string lib = r.sources.file("tvmgen_default_lib.c");
+    EXPECT_EQ(lib.find("sid_2") == std::string::npos, reuse) << lib;
+  }
+}
+
+TEST(Codegen, RejectsConstructsOutsideTheFusedModuleShape) {
+  const std::string t = "Tensor[(2), float32]";
+  // An operator left in @main.
+  EXPECT_THROW(generate_c(parse_fused("def @main(%x: " + t + ") { add(%x, %x) }")), CodegenError);
+  // A call of a global function without a Compiler attribute.
+  EXPECT_THROW(generate_c(parse_fused("def @main(%x: " + t + ") { @f(%x) }\ndef @f(%y: " + t +
+                                      ") { add(%y, %y) }")),
+               CodegenError);
+  // A local function that is not primitive.
+  EXPECT_THROW(
+      generate_c(parse_fused("def @main(%x: " + t + ") { %0 = fn (%p0: " + t +
+                             ") { add(%p0, %p0) }; %0(%x) }")),
+      ir::Error);
+}
+
+TEST(Codegen, CInterfaceFieldNamesAreSanitisedAndUnique) {
+  const auto t = ir::TypeNode::tensor({2}, ir::DType::kFloat32);
+  std::vector<ir::Var> params = {
+      ir::VarNode::make("in-put", t), ir::VarNode::make("int", t), ir::VarNode::make("0x", t),
+      ir::VarNode::make("a", t),      ir::VarNode::make("a", t),
+      ir::VarNode::make("pair", ir::TypeNode::tuple({t, t}))};
+  const auto main1 = ir::FunctionNode::make(params, params[0]);
+  EXPECT_EQ(input_field_names(main1),
+            (std::vector<std::string>{"in_put", "int_", "_0x", "a", "a_1", "pair_0", "pair_1"}));
+  EXPECT_EQ(output_field_names(main1), (std::vector<std::string>{"output"}));
+  const auto main2 = ir::FunctionNode::make(params, ir::TupleNode::make({params[0], params[5]}));
+  EXPECT_EQ(output_field_names(main2),
+            (std::vector<std::string>{"output0", "output1", "output2"}));
+}
+
+TEST(Codegen, CInterfaceHeaderDeclaresTheStructsAndTheEntryPoint) {
+  const auto src =
+      generate_c(fused_of(seed_annotated()), make_options(Api::kUnpacked, Interface::kC));
+  const std::string& h = src.file("tvmgen_default.h");
+  for (const char* want :
+       {"struct tvmgen_default_inputs {", "void* x;", "void* w0;", "void* w1;",
+        "struct tvmgen_default_outputs {", "void* output;",
+        "int32_t tvmgen_default_run(struct tvmgen_default_inputs* inputs, struct "
+        "tvmgen_default_outputs* outputs);",
+        "#define TVMGEN_DEFAULT_WORKSPACE_SIZE 800"}) {
+    EXPECT_NE(h.find(want), std::string::npos) << want << "\n" << h;
+  }
+}
+
+}  // namespace
+}  // namespace aotfuzz::aot

@@ -1,0 +1,491 @@
+// Unit tests of the IR-to-IR passes: the pass table, the staged pipeline, rejection of invalid or
+// unsupported input, bug injection, FuseOps' depth limit, kernel names and very long graphs.
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "aot/fuse_ops.h"
+#include "aot/merge_compiler_regions.h"
+#include "aot/partition_graph.h"
+#include "aot/pipeline.h"
+#include "ir/parser.h"
+#include "ir/printer.h"
+#include "ir/regions.h"
+#include "ir/structural.h"
+#include "ir/traversal.h"
+#include "ir/verify.h"
+#include "reference/inputs.h"
+#include "reference/interpreter.h"
+
+namespace aotfuzz::aot {
+namespace {
+
+ir::Module parse(const std::string& text) { return ir::parse_module(text, "test.relay"); }
+
+const std::string kT = "Tensor[(4, 4), float32]";
+
+// The graph of TVM issue #9036 with a subtract on the host, so the order of the region's outputs
+// matters to the result.
+std::string seed_with_subtract() {
+  return "def @main(%x: " + kT + ", %w0: " + kT + ", %w1: " + kT + R"() {
+  %0 = annotation.compiler_begin(%x, compiler="ccompiler");
+  %1 = annotation.compiler_begin(%w0, compiler="ccompiler");
+  %2 = add(%0, %1);
+  %3 = annotation.compiler_end(%2, compiler="ccompiler");
+  %4 = annotation.compiler_begin(%3, compiler="ccompiler");
+  %5 = annotation.compiler_begin(%w1, compiler="ccompiler");
+  %6 = add(%4, %5);
+  %7 = annotation.compiler_end(%6, compiler="ccompiler");
+  subtract(%3, %7)
+})";
+}
+
+reference::Value run(const ir::Module& m, std::uint64_t seed = 7) {
+  return reference::run_main(m, reference::make_inputs(m.main(), seed));
+}
+
+std::vector<std::string> function_names(const ir::Module& m) {
+  std::vector<std::string> out;
+  for (const auto& [name, fn] : m.functions()) out.push_back(name);
+  return out;
+}
+
+std::size_t count_calls(const ir::Expr& body) {
+  std::size_t n = 0;
+  for (const auto& node : ir::post_order(body)) n += node->kind() == ir::ExprKind::kCall;
+  return n;
+}
+
+TEST(PassTable, ListsMergePartitionFuseInPipelineOrder) {
+  const auto& table = pass_table();
+  ASSERT_EQ(table.size(), static_cast<std::size_t>(Pass::kCount));
+  EXPECT_EQ(table[0].name, "merge");
+  EXPECT_EQ(table[1].name, "partition");
+  EXPECT_EQ(table[2].name, "fuse");
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    EXPECT_EQ(static_cast<std::size_t>(table[i].pass), i);
+    EXPECT_EQ(parse_pass(table[i].name), table[i].pass);
+    EXPECT_EQ(&pass_info(table[i].pass), &table[i]);
+    EXPECT_FALSE(table[i].description.empty());
+    EXPECT_NE(table[i].run, nullptr);
+  }
+  EXPECT_EQ(parse_pass("inline"), std::nullopt);
+}
+
+TEST(Pipeline, WithoutMergingTheMergedStageIsTheAnnotatedModule) {
+  const ir::Module m = parse(seed_with_subtract());
+  PipelineOptions options;
+  options.merge = false;
+  const Stages stages = run_passes(m, options);
+  EXPECT_TRUE(ir::structural_equal(stages.merged, m));
+  EXPECT_EQ(function_names(stages.partitioned),
+            (std::vector<std::string>{"main", "tvmgen_default_ccompiler_main_0",
+                                      "tvmgen_default_ccompiler_main_2"}));
+  options.merge = true;
+  EXPECT_EQ(function_names(run_passes(m, options).partitioned),
+            (std::vector<std::string>{"main", "tvmgen_default_ccompiler_main_0"}));
+}
+
+TEST(Pipeline, StagesAreFoundByTheirCliNames) {
+  const Stages stages = run_passes(parse(seed_with_subtract()));
+  ASSERT_EQ(stage_names().size(), 4u);
+  EXPECT_EQ(stages.stage("annotated"), &stages.annotated);
+  EXPECT_EQ(stages.stage("merged"), &stages.merged);
+  EXPECT_EQ(stages.stage("partitioned"), &stages.partitioned);
+  EXPECT_EQ(stages.stage("fused"), &stages.fused);
+  EXPECT_EQ(stages.stage("c"), nullptr);
+  for (auto name : stage_names()) EXPECT_NE(stages.stage(name), nullptr) << name;
+}
+
+TEST(Pipeline, EveryStagePrintsToTextThatParsesBackToIt) {
+  const Stages stages = run_passes(parse(seed_with_subtract()));
+  for (auto name : stage_names()) {
+    const ir::Module& m = *stages.stage(name);
+    EXPECT_TRUE(ir::structural_equal(parse(ir::print_module(m)), m)) << name;
+  }
+}
+
+TEST(Pipeline, ModNameIsSanitizedIntoOutlinedAndKernelNames) {
+  PipelineOptions options;
+  options.mod_name = "my-mod";
+  const Stages stages = run_passes(parse(seed_with_subtract()), options);
+  EXPECT_NE(stages.partitioned.find("tvmgen_my_mod_ccompiler_main_0"), nullptr);
+  KernelNames names(stages.fused, options.mod_name);
+  ASSERT_EQ(names.kernels().size(), 1u);
+  EXPECT_EQ(names.kernels()[0].name, "tvmgen_my_mod_fused_subtract");
+}
+
+TEST(InvalidInput, EndWithoutRegionIsRejectedNamingTheNode) {
+  const ir::Module m = parse("def @main(%x: " + kT + R"() {
+  annotation.compiler_end(add(%x, %x), compiler="ccompiler")
+})");
+  for (const auto& row : pass_table()) {
+    try {
+      row.run(m, PipelineOptions{});
+      ADD_FAILURE() << row.name << " accepted an end without a region";
+    } catch (const ir::VerifyError& e) {
+      EXPECT_NE(std::string(e.what()).find("compiler_end [ccompiler]"), std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_THROW(run_passes(m), ir::VerifyError);
+}
+
+TEST(InvalidInput, MismatchedTargetsAreRejectedNamingBoth) {
+  const ir::Module m = parse("def @main(%x: " + kT + R"() {
+  %0 = annotation.compiler_begin(%x, compiler="a");
+  annotation.compiler_end(add(%0, %0), compiler="b")
+})");
+  for (const auto& row : pass_table()) {
+    try {
+      row.run(m, PipelineOptions{});
+      ADD_FAILURE() << row.name << " accepted mismatched targets";
+    } catch (const ir::VerifyError& e) {
+      EXPECT_NE(std::string(e.what()).find("target a"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(InvalidInput, InconsistentArgumentRegionsAreRejectedNamingTheOp) {
+  const ir::Module m = parse("def @main(%x: " + kT + ", %y: " + kT + R"() {
+  %0 = annotation.compiler_begin(%x, compiler="a");
+  annotation.compiler_end(subtract(%0, %y), compiler="a")
+})");
+  for (const auto& row : pass_table()) {
+    try {
+      row.run(m, PipelineOptions{});
+      ADD_FAILURE() << row.name << " accepted inconsistent argument regions";
+    } catch (const ir::VerifyError& e) {
+      EXPECT_NE(std::string(e.what()).find("subtract"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("%y"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(Partition, RefusesABeginFedByAnEndOfItsOwnRegionUnlessMerged) {
+  // begin(end(%1)) joins %1's region through the add: the pair is internal to one region.
+  const ir::Module m = parse("def @main(%x: " + kT + R"() {
+  %0 = annotation.compiler_begin(%x, compiler="a");
+  %1 = add(%0, %0);
+  %2 = annotation.compiler_begin(annotation.compiler_end(%1, compiler="a"), compiler="a");
+  annotation.compiler_end(add(%2, %1), compiler="a")
+})");
+  PipelineOptions options;
+  options.merge = false;
+  try {
+    run_passes(m, options);
+    ADD_FAILURE() << "accepted";
+  } catch (const PassError& e) {
+    EXPECT_EQ(e.pass(), "partition");
+    EXPECT_EQ(e.kind(), PassError::Kind::kRejectedInput);
+    EXPECT_NE(std::string(e.what()).find("its own region"), std::string::npos) << e.what();
+  }
+  options.merge = true;
+  const Stages stages = run_passes(m, options);
+  EXPECT_EQ(stages.partitioned.size(), 2u);
+  EXPECT_TRUE(reference::bitwise_equal(run(stages.fused), run(m)));
+}
+
+TEST(Partition, RefusesAnOutlinedNameThatAlreadyExists) {
+  const std::string text = seed_with_subtract() + "\ndef @tvmgen_default_ccompiler_main_0(%a: " +
+                           kT + ") { %a }";
+  try {
+    partition_graph(parse(text), PipelineOptions{});
+    ADD_FAILURE() << "accepted";
+  } catch (const PassError& e) {
+    EXPECT_EQ(e.kind(), PassError::Kind::kRejectedInput);
+    EXPECT_NE(std::string(e.what()).find("@tvmgen_default_ccompiler_main_0 already exists"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(Partition, NamesFollowTvmWithSanitizedTargets) {
+  EXPECT_EQ(outlined_name("default", "ccompiler", "main", 0), "tvmgen_default_ccompiler_main_0");
+  EXPECT_EQ(outlined_name("default", "unsanitary-name++", "main", 3),
+            "tvmgen_default_unsanitary_name___main_3");
+  EXPECT_EQ(outlined_param_name("ccompiler", 2, 1), "ccompiler_2_i1");
+  EXPECT_EQ(outlined_param_name("3d.acc", 0, 0), "_3d_acc_0_i0");
+}
+
+TEST(Partition, FlattensOnlyOneLevelOfATupleEnd) {
+  const ir::Module m = parse("def @main(%x: " + kT + R"() {
+  %0 = annotation.compiler_begin(%x, compiler="a");
+  %1 = add(%0, %0);
+  annotation.compiler_end(((%1, %1), %1), compiler="a")
+})");
+  const ir::Expr flat = flatten_tuple_outputs(m.main()->body());
+  const auto* outer = ir::as<ir::TupleNode>(flat);
+  ASSERT_NE(outer, nullptr);
+  ASSERT_EQ(outer->fields().size(), 2u);
+  for (const auto& f : outer->fields()) {
+    EXPECT_EQ(ir::annotation_target(f.get()), "a");
+  }
+  // The inner tuple keeps one end on it, as TVM's TupleOutFlattener leaves it.
+  EXPECT_NE(ir::as<ir::TupleNode>(ir::as<ir::CallNode>(outer->fields()[0])->args()[0]), nullptr);
+  const Stages stages = run_passes(m);
+  EXPECT_TRUE(reference::bitwise_equal(run(stages.fused), run(m)));
+}
+
+TEST(Merge, RefusesAMergeThatMakesARegionCyclicThroughAHostOp) {
+  const ir::Module m = parse("def @main(%x: " + kT + R"() {
+  %0 = annotation.compiler_begin(%x, compiler="a");
+  %1 = annotation.compiler_end(add(%0, %0), compiler="a");
+  %2 = subtract(%1, %1);
+  %3 = multiply(annotation.compiler_begin(%1, compiler="a"), annotation.compiler_begin(%2, compiler="a"));
+  annotation.compiler_end(%3, compiler="a")
+})");
+  try {
+    merge_compiler_regions(m, PipelineOptions{});
+    ADD_FAILURE() << "accepted";
+  } catch (const PassError& e) {
+    EXPECT_EQ(e.pass(), "merge");
+    EXPECT_EQ(e.kind(), PassError::Kind::kRejectedInput);
+    EXPECT_NE(std::string(e.what()).find("subtract(...)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("cyclic"), std::string::npos) << e.what();
+  }
+}
+
+// Two regions of target a that share a parent of target b; `independent` decides whether a
+// host op links them.
+std::string siblings(bool linked) {
+  return "def @main(%x: " + kT + R"() {
+  %0 = annotation.compiler_begin(%x, compiler="b");
+  %1 = annotation.compiler_end(add(%0, %0), compiler="b");
+  %2 = annotation.compiler_begin(%1, compiler="a");
+  %3 = annotation.compiler_end(multiply(%2, %2), compiler="a");
+  %4 = )" + std::string(linked ? "add(%3, %3)" : "%x") + R"(;
+  %5 = subtract(annotation.compiler_begin(%1, compiler="a"), annotation.compiler_begin(%4, compiler="a"));
+  %6 = annotation.compiler_end(%5, compiler="a");
+  (%3, %6)
+})";
+}
+
+TEST(Bugs, MergeSiblingsMergesRegionsThatOnlyShareAParent) {
+  const ir::Module m = parse(siblings(false));
+  PipelineOptions options;
+  EXPECT_EQ(run_passes(m, options).partitioned.size(), 4u);
+  options.bugs.enable(Bug::kMergeSiblings);
+  const Stages bugged = run_passes(m, options);
+  EXPECT_EQ(bugged.partitioned.size(), 3u);
+  // Merging two independent siblings happens to keep the values...
+  EXPECT_TRUE(reference::bitwise_equal(run(bugged.fused), run(m)));
+  // ... but with a host op between them it makes a cyclic region.
+  EXPECT_NO_THROW(run_passes(parse(siblings(true))));
+  EXPECT_THROW(run_passes(parse(siblings(true)), options), PassError);
+}
+
+TEST(Bugs, MergeAcrossTargetsIgnoresTheRestrictionSets) {
+  // A (a) feeds B (a) directly and through C (b).
+  const ir::Module m = parse("def @main(%x: " + kT + R"() {
+  %0 = annotation.compiler_begin(%x, compiler="a");
+  %1 = annotation.compiler_end(add(%0, %0), compiler="a");
+  %2 = annotation.compiler_begin(%1, compiler="b");
+  %3 = annotation.compiler_end(multiply(%2, %2), compiler="b");
+  %4 = subtract(annotation.compiler_begin(%1, compiler="a"), annotation.compiler_begin(%3, compiler="a"));
+  annotation.compiler_end(%4, compiler="a")
+})");
+  PipelineOptions options;
+  EXPECT_TRUE(ir::structural_equal(run_passes(m, options).merged, m));
+  options.bugs.enable(Bug::kMergeAcrossTargets);
+  try {
+    run_passes(m, options);
+    ADD_FAILURE() << "the bug had no effect";
+  } catch (const PassError& e) {
+    EXPECT_EQ(e.pass(), "merge");
+    EXPECT_NE(std::string(e.what()).find("region 1 [a] is cyclic"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("through region 2 [b]"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Bugs, PartitionBugsChangeWhatMainComputes) {
+  const ir::Module m = parse(seed_with_subtract());
+  const reference::Value expected = run(m);
+  EXPECT_TRUE(reference::bitwise_equal(run(run_passes(m).fused), expected));
+  for (Bug bug : {Bug::kSwappedOutputOrder, Bug::kRegionOutputOffByOne, Bug::kWrongParamDedup}) {
+    PipelineOptions options;
+    options.bugs.enable(bug);
+    const Stages stages = run_passes(m, options);
+    EXPECT_TRUE(ir::structural_equal(stages.merged, run_passes(m).merged)) << bug_name(bug);
+    EXPECT_FALSE(reference::bitwise_equal(run(stages.partitioned), expected)) << bug_name(bug);
+  }
+}
+
+TEST(Bugs, SwappedOutputsOfDifferentTypesMakeAnIllTypedModule) {
+  // One region (the tuple joins both adds) with a float32 and an int32 output.
+  const ir::Module m = parse(R"(def @main(%x: Tensor[(4, 4), float32], %y: Tensor[(4, 4), int32]) {
+  %0 = annotation.compiler_begin(%x, compiler="a");
+  %1 = annotation.compiler_begin(%y, compiler="a");
+  %2 = (add(%0, %0), add(%1, %1));
+  %3 = annotation.compiler_end(%2.0, compiler="a");
+  %4 = annotation.compiler_end(%2.1, compiler="a");
+  (add(%3, %x), add(%4, %y))
+})");
+  PipelineOptions options;
+  options.bugs.enable(Bug::kSwappedOutputOrder);
+  EXPECT_NO_THROW(run_passes(m));
+  try {
+    run_passes(m, options);
+    ADD_FAILURE() << "accepted";
+  } catch (const PassError& e) {
+    EXPECT_EQ(e.pass(), "partition");
+    EXPECT_EQ(e.kind(), PassError::Kind::kBrokenOutput);
+  }
+}
+
+// A chain of `n` host adds of one input.
+ir::Module host_chain(int n) {
+  auto x = ir::VarNode::make("x", ir::TypeNode::tensor({4}, ir::DType::kFloat32));
+  ir::Expr e = x;
+  for (int i = 0; i < n; ++i) e = ir::CallNode::make(ir::Op::kAdd, {e, x});
+  ir::Module m;
+  m.add("main", ir::FunctionNode::make({x}, e));
+  return m;
+}
+
+TEST(Fuse, SplitsAChainIntoGroupsOfAtMostMaxFuseDepth) {
+  // TVM counts the dominator's group plus every group up to it: a chain fuses in runs of
+  // max_fuse_depth ops.
+  PipelineOptions options;
+  options.max_fuse_depth = 4;
+  const ir::Module fused = fuse_ops(host_chain(10), options);
+  std::vector<std::size_t> group_sizes;
+  for (const auto& node : ir::post_order(fused.main()->body())) {
+    const auto* call = ir::as<ir::CallNode>(node);
+    if (call == nullptr) continue;
+    const auto* fn = ir::as<ir::FunctionNode>(call->callee());
+    ASSERT_NE(fn, nullptr);
+    EXPECT_EQ(fn->attrs().get_int("Primitive"), 1);
+    group_sizes.push_back(count_calls(fn->body()));
+  }
+  EXPECT_EQ(group_sizes, (std::vector<std::size_t>{4, 4, 2}));
+  EXPECT_TRUE(reference::bitwise_equal(run(fused), run(host_chain(10))));
+  options.max_fuse_depth = 0;
+  EXPECT_THROW(fuse_ops(host_chain(3), options), PassError);
+}
+
+TEST(Fuse, LeavesAGroupWithoutCallsUnwrapped) {
+  const ir::Module m = parse("def @main(%x: " + kT + ", %y: " + kT + ") { (%x, %y).1 }");
+  const ir::Module fused = fuse_ops(m, PipelineOptions{});
+  EXPECT_TRUE(ir::structural_equal(fused, m)) << ir::print_module(fused);
+}
+
+TEST(KernelNames, TruncateLongNamesWithAPortableHash) {
+  const ir::Module fused = fuse_ops(host_chain(19), PipelineOptions{});
+  const auto* call = ir::as<ir::CallNode>(fused.main()->body());
+  ASSERT_NE(call, nullptr);
+  const auto* fn = ir::as<ir::FunctionNode>(call->callee());
+  ASSERT_NE(fn, nullptr);
+  const std::string base = kernel_base_name(*fn);
+  // "fused" + 19 x "_add" is 81 characters: cut to 80, then "_<decimal hash>_".
+  EXPECT_EQ(base.substr(0, 80), std::string("fused") + [] {
+    std::string s;
+    for (int i = 0; i < 19; ++i) s += "_add";
+    return s;
+  }().substr(0, 75));
+  EXPECT_EQ(base.substr(80), "_" + std::to_string(
+      [] {
+        std::string full = "fused";
+        for (int i = 0; i < 19; ++i) full += "_add";
+        std::uint64_t h = 1469598103934665603ull;
+        for (unsigned char c : full) {
+          h ^= c;
+          h *= 1099511628211ull;
+        }
+        return h;
+      }()) + "_");
+  EXPECT_EQ(kernel_name(fused, *fn, "default"), "tvmgen_default_" + base);
+}
+
+TEST(KernelNames, RefuseAFunctionThatIsNotAKernelOfTheModule) {
+  const ir::Module fused = fuse_ops(host_chain(2), PipelineOptions{});
+  auto p = ir::VarNode::make("p", ir::TypeNode::tensor({4}, ir::DType::kFloat32));
+  auto other = ir::FunctionNode::make({p}, ir::CallNode::make(ir::Op::kAdd, {p, p}),
+                                      ir::Attrs{{"Primitive", std::int64_t{1}}});
+  EXPECT_THROW(KernelNames(fused, "default").name_of(other.get()), PassError);
+}
+
+TEST(KernelNames, ShareOneKernelBetweenStructurallyEqualFunctions) {
+  const ir::Module m = parse("def @main(%x: " + kT + ", %y: " + kT + ") { (add(%x, %x), add(%y, %y), multiply(%x, %y)) }");
+  const ir::Module fused = fuse_ops(m, PipelineOptions{});
+  KernelNames names(fused, "default");
+  ASSERT_EQ(names.kernels().size(), 2u);
+  EXPECT_EQ(names.kernels()[0].name, "tvmgen_default_fused_add");
+  EXPECT_EQ(names.kernels()[1].name, "tvmgen_default_fused_multiply");
+  std::vector<std::string> per_call;
+  for (const auto& f : ir::as<ir::TupleNode>(fused.main()->body())->fields()) {
+    per_call.push_back(names.name_of(ir::as<ir::FunctionNode>(ir::as<ir::CallNode>(f)->callee())));
+  }
+  EXPECT_EQ(per_call, (std::vector<std::string>{"tvmgen_default_fused_add",
+                                                "tvmgen_default_fused_add",
+                                                "tvmgen_default_fused_multiply"}));
+}
+
+// A chain of `n` adds; op i is in a region of target `target_of(i)` ("" = host), each op taking
+// the previous value and one shared input. With `split`, every op is its own region (an end and
+// a begin between any two region ops, as AnnotateTarget leaves a graph); otherwise only a change
+// of target crosses a boundary.
+template <class F>
+ir::Module annotated_chain(int n, bool split, F target_of) {
+  auto x = ir::VarNode::make("x", ir::TypeNode::tensor({2}, ir::DType::kFloat32));
+  ir::Expr prev = x;
+  std::string prev_target;
+  for (int i = 0; i < n; ++i) {
+    const std::string t = target_of(i);
+    ir::Expr in = prev;
+    const bool boundary = prev_target != t || (split && !t.empty());
+    if (!prev_target.empty() && boundary) in = ir::compiler_end(in, prev_target);
+    if (!t.empty() && boundary) in = ir::compiler_begin(in, t);
+    ir::Expr w = t.empty() ? ir::Expr(x) : ir::compiler_begin(x, t);
+    prev = ir::CallNode::make(ir::Op::kAdd, {in, w});
+    prev_target = t;
+  }
+  if (!prev_target.empty()) prev = ir::compiler_end(prev, prev_target);
+  ir::Module m;
+  m.add("main", ir::FunctionNode::make({x}, prev));
+  return m;
+}
+
+constexpr int kLongChain = 100000;
+
+TEST(LongGraphs, OneRegionOfAHundredThousandOpsPassesEveryStage) {
+  const ir::Module m = annotated_chain(kLongChain, false, [](int) { return std::string("a"); });
+  const Stages stages = run_passes(m);
+  ASSERT_EQ(stages.partitioned.size(), 2u);
+  const ir::Function& outlined = stages.partitioned.functions()[1].second;
+  EXPECT_EQ(outlined->params().size(), 1u);  // x, entering through 100001 begins
+  EXPECT_EQ(count_calls(outlined->body()), static_cast<std::size_t>(kLongChain));
+  EXPECT_EQ(count_calls(stages.fused.main()->body()), 1u);
+}
+
+TEST(LongGraphs, AlternatingTargetsMergeOnlyWhatRestrictionsAllow) {
+  // a, a, b, a, a, b, ...: each pair of a's merges; the b between pairs keeps them apart.
+  const ir::Module m =
+      annotated_chain(kLongChain, true, [](int i) { return std::string(i % 3 == 2 ? "b" : "a"); });
+  const Stages stages = run_passes(m);
+  const std::size_t regions = static_cast<std::size_t>((kLongChain + 2) / 3 + (kLongChain + 1) / 3);
+  EXPECT_EQ(stages.partitioned.size(), 1 + regions);
+  EXPECT_EQ(count_calls(stages.fused.main()->body()), regions);
+}
+
+TEST(LongGraphs, AHostChainFusesIntoKernelsOfTvmsMaximumSize) {
+  const Stages stages = run_passes(host_chain(kLongChain));
+  // Runs of 256 adds (kDefaultMaxFuseDepth), the last one shorter.
+  EXPECT_EQ(count_calls(stages.fused.main()->body()),
+            static_cast<std::size_t>((kLongChain + 255) / 256));
+  // Three distinct kernels: the first run (add(%x, %x) first: one parameter), the full runs after
+  // it (two parameters) and the shorter last run.
+  KernelNames names(stages.fused, "default");
+  EXPECT_EQ(names.kernels().size(), 3u);
+}
+
+TEST(LongGraphs, HostOpsBetweenRegionsStayApart) {
+  const ir::Module m =
+      annotated_chain(kLongChain, true, [](int i) { return std::string(i % 2 ? "" : "a"); });
+  const Stages stages = run_passes(m);
+  EXPECT_EQ(stages.partitioned.size(), 1 + static_cast<std::size_t>(kLongChain / 2));
+  EXPECT_EQ(count_calls(stages.fused.main()->body()), static_cast<std::size_t>(kLongChain));
+}
+
+}  // namespace
+}  // namespace aotfuzz::aot

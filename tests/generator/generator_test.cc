@@ -1,0 +1,564 @@
+// Unit tests for the generation policy, its knob table, swarm testing, the decision sources, the
+// builder (determinism, policy effects, reachability of the conformance shapes) and the decoder.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <set>
+#include <unordered_set>
+
+#include "generator/builder.h"
+#include "generator/decisions.h"
+#include "generator/policy.h"
+#include "generator/stats.h"
+#include "ir/error.h"
+#include "ir/regions.h"
+#include "ir/structural.h"
+#include "ir/traversal.h"
+#include "ir/verify.h"
+#include "tests/generator/shapes.h"
+
+namespace aotfuzz::generator {
+namespace {
+
+using testing::has_9036_shape;
+using testing::has_end_on_tuple;
+using testing::has_extern_feeding_chained_host_adds;
+using testing::has_single_op_region;
+using testing::has_host_path_inside_merge_group;
+using testing::region_graph_is_acyclic;
+
+ir::Module gen(const GenPolicy& policy, std::uint64_t seed) {
+  ir::Rng rng(seed);
+  return generate(policy, rng);
+}
+
+GenPolicy with(std::initializer_list<std::pair<const char*, const char*>> knobs,
+               GenPolicy policy = {}) {
+  for (const auto& [name, value] : knobs) set_knob(policy, name, value);
+  return policy;
+}
+
+// Every tensor type anywhere in @main (parameters and nodes).
+std::vector<ir::Type> tensor_types(const ir::Module& m) {
+  std::vector<ir::Type> out;
+  for (const auto& p : m.main()->params()) out.push_back(p->type());
+  for (const auto& n : ir::post_order(m.main()->body())) {
+    for (const auto& t : ir::flatten_tensors(n->type())) out.push_back(t);
+  }
+  return out;
+}
+
+std::set<std::string> op_names(const ir::Module& m) {
+  std::set<std::string> out;
+  for (const auto& n : ir::post_order(m.main()->body())) {
+    if (const auto* call = ir::as<ir::CallNode>(n); call && call->op() && !ir::is_annotation(*call->op())) {
+      out.insert(std::string(ir::op_name(*call->op())));
+    }
+  }
+  return out;
+}
+
+// Nodes of kind T that lie in some region.
+template <class T>
+std::size_t count_in_regions(const ir::Module& m) {
+  const ir::RegionSet regions = ir::RegionSet::build(m.main()->body());
+  std::size_t count = 0;
+  for (const auto& n : ir::post_order(m.main()->body())) {
+    count += ir::as<T>(n) != nullptr && regions.region_of(n.get()) != nullptr;
+  }
+  return count;
+}
+
+// ---- knob table -----------------------------------------------------------------------------
+
+TEST(Knobs, EveryKnobHasHelpAndRoundTripsThroughGetAndSet) {
+  GenPolicy policy;
+  const auto names = knob_names();
+  ASSERT_GE(names.size(), 30u);
+  std::set<std::string> unique(names.begin(), names.end());
+  EXPECT_EQ(unique.size(), names.size());
+  for (const auto& name : names) {
+    EXPECT_FALSE(knob_help(name).empty()) << name;
+    GenPolicy copy;
+    set_knob(copy, name, get_knob(policy, name));
+    EXPECT_EQ(describe(copy), describe(policy)) << name;
+  }
+}
+
+TEST(Knobs, DescribeOfAChangedPolicyReplaysThroughSetKnob) {
+  GenPolicy changed = with({{"max_ops", "77"},
+                            {"p_tuple", "0.625"},
+                            {"merge_safe", "false"},
+                            {"targets", "ccompiler:2,dnnl_like:1.5,default:0"},
+                            {"dtypes", "int8:1"},
+                            {"ops", "add:1,multiply:3"}});
+  const std::string text = describe(changed);
+  EXPECT_NE(text, describe(GenPolicy{}));
+  GenPolicy replayed;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t space = text.find(' ', pos);
+    if (space == std::string::npos) space = text.size();
+    const std::string item = text.substr(pos, space - pos);
+    const std::size_t eq = item.find('=');
+    ASSERT_NE(eq, std::string::npos) << item;
+    set_knob(replayed, item.substr(0, eq), item.substr(eq + 1));
+    pos = space + 1;
+  }
+  EXPECT_EQ(describe(replayed), text);
+  EXPECT_EQ(replayed.max_ops, 77);
+  EXPECT_DOUBLE_EQ(replayed.p_tuple, 0.625);
+  EXPECT_FALSE(replayed.merge_safe);
+  ASSERT_EQ(replayed.targets.size(), 3u);
+  EXPECT_EQ(replayed.targets[1].name, "dnnl_like");
+  EXPECT_DOUBLE_EQ(replayed.targets[1].weight, 1.5);
+}
+
+TEST(Knobs, UnknownKnobIsAnErrorNamingIt) {
+  GenPolicy policy;
+  try {
+    set_knob(policy, "p_no_such_thing", "0.5");
+    FAIL() << "no error";
+  } catch (const ir::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("p_no_such_thing"), std::string::npos);
+  }
+  EXPECT_THROW(knob_help("nope"), ir::Error);
+  EXPECT_THROW(get_knob(policy, "nope"), ir::Error);
+}
+
+TEST(Knobs, BadValuesAreErrorsAndLeaveThePolicyUnchanged) {
+  const std::vector<std::pair<const char*, const char*>> bad = {
+      {"p_tuple", "1.5"},        {"p_tuple", "-0.1"},      {"p_tuple", "abc"},
+      {"p_tuple", "0.5x"},       {"p_tuple", "nan"},       {"p_tuple", ""},
+      {"max_ops", "0"},          {"max_ops", "1.5"},       {"max_ops", "99999999999"},
+      {"merge_safe", "2"},       {"merge_safe", "yes"},    {"dtypes", "float64:1"},
+      {"ops", "annotation.compiler_begin:1"},              {"ops", "add:-1"},
+      {"targets", ""},           {"targets", "a:0"},       {"targets", "a:1,a:2"},
+      {"targets", "a b:1"},      {"targets", "ccompiler"}, {"targets", "ccompiler:1,"},
+      {"max_tuple_fields", "1"},
+  };
+  for (const auto& [name, value] : bad) {
+    GenPolicy policy;
+    const std::string before = describe(policy);
+    try {
+      set_knob(policy, name, value);
+      ADD_FAILURE() << name << "=" << value << " was accepted";
+    } catch (const ir::Error& e) {
+      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(describe(policy), before) << name << "=" << value;
+  }
+}
+
+TEST(Knobs, ValidateRejectsInvertedRangesAndGenerateChecksIt) {
+  GenPolicy policy = with({{"min_ops", "9"}, {"max_ops", "3"}});
+  EXPECT_THROW(validate(policy), ir::Error);
+  ir::Rng rng(1);
+  EXPECT_THROW(generate(policy, rng), ir::Error);
+  EXPECT_THROW(decode(policy, nullptr, 0), ir::Error);
+  GenPolicy no_targets;
+  no_targets.targets = {{"ccompiler", 0}};
+  EXPECT_THROW(validate(no_targets), ir::Error);
+  EXPECT_NO_THROW(validate(GenPolicy{}));
+  EXPECT_THROW(with_size(GenPolicy{}, 0), ir::Error);
+}
+
+// ---- swarm ----------------------------------------------------------------------------------
+
+TEST(Swarm, OnlySwitchesFeaturesOffAndKeepsOneEntryPerList) {
+  const GenPolicy base = with({{"targets", "ccompiler:3,dnnl_like:2,default:1"},
+                               {"ops", "add:1,subtract:1,multiply:0"}});
+  std::map<std::string, std::set<std::string>> seen_values;
+  for (std::uint64_t seed = 0; seed < 200; ++seed) {
+    ir::Rng rng(seed);
+    const GenPolicy p = swarm(base, rng);
+    EXPECT_NO_THROW(validate(p));
+    for (const auto& name : knob_names()) {
+      const std::string value = get_knob(p, name);
+      seen_values[name].insert(value);
+      if (name.rfind("p_", 0) == 0 && value != get_knob(base, name)) {
+        EXPECT_EQ(value, "0") << name;
+      }
+    }
+    for (const auto* list : {&p.targets, &p.dtypes, &p.ops}) {
+      bool positive = false;
+      for (const auto& e : *list) positive = positive || e.weight > 0;
+      EXPECT_TRUE(positive);
+    }
+    const WeightList* bases[] = {&base.targets, &base.dtypes, &base.ops};
+    const WeightList* lists[] = {&p.targets, &p.dtypes, &p.ops};
+    for (int l = 0; l < 3; ++l) {
+      ASSERT_EQ(lists[l]->size(), bases[l]->size());
+      for (std::size_t i = 0; i < lists[l]->size(); ++i) {
+        const double w = (*lists[l])[i].weight;
+        EXPECT_TRUE(w == 0 || w == (*bases[l])[i].weight);
+      }
+    }
+    EXPECT_EQ(p.max_ops, base.max_ops);
+    EXPECT_EQ(p.ops[2].weight, 0);  // off in the base stays off
+  }
+  // Each swarm feature is seen both on and off.
+  for (const char* name : {"p_host_op", "p_tuple", "p_multi_end", "p_broadcast", "targets", "ops"}) {
+    EXPECT_GE(seen_values[name].size(), 2u) << name;
+  }
+  EXPECT_EQ(seen_values["p_new_region"].size(), 1u);  // not a swarm feature
+}
+
+// ---- decision sources -----------------------------------------------------------------------
+
+TEST(Decisions, ExhaustedBytesGiveTheSmallestChoices) {
+  ByteDecisions d(nullptr, 0);
+  EXPECT_TRUE(d.exhausted());
+  EXPECT_EQ(d.below(10), 0u);
+  EXPECT_FALSE(d.chance(0.99));
+  EXPECT_TRUE(d.chance(1.0));
+  EXPECT_EQ(d.weighted({0, 2, 1}), 1u);
+  EXPECT_EQ(d.range(3, 9), 3);
+}
+
+TEST(Decisions, BytesAreReadFrontToBack) {
+  const std::uint8_t data[] = {7, 255, 0, 1, 0x80, 0x00};
+  ByteDecisions d(data, sizeof data);
+  EXPECT_EQ(d.below(10), 7u);
+  EXPECT_FALSE(d.chance(0.5));  // 255 is near 1
+  EXPECT_TRUE(d.chance(0.5));   // 0 is near 0
+  EXPECT_EQ(d.below(300), 0x8001u % 300);  // two bytes, little-endian
+  EXPECT_EQ(d.consumed(), 5u);
+  EXPECT_FALSE(d.exhausted());
+  EXPECT_EQ(d.weighted({1, 1}), 0u);  // 0x0000: the first half; reads past the end as 0
+  EXPECT_TRUE(d.exhausted());
+}
+
+TEST(Decisions, WeightedChoicesNeverPickAZeroWeight) {
+  ir::Rng rng(5);
+  RngDecisions r(rng);
+  std::vector<std::uint8_t> bytes(4000);
+  for (auto& b : bytes) b = static_cast<std::uint8_t>(rng.next());
+  ByteDecisions d(bytes.data(), bytes.size());
+  std::set<std::size_t> seen;
+  for (int i = 0; i < 1000; ++i) {
+    const std::size_t a = r.weighted({0, 1, 0, 3, 0});
+    const std::size_t b = d.weighted({0, 1, 0, 3, 0});
+    EXPECT_TRUE(a == 1 || a == 3);
+    EXPECT_TRUE(b == 1 || b == 3);
+    seen.insert(a);
+  }
+  EXPECT_EQ(seen.size(), 2u);
+}
+
+// ---- builder --------------------------------------------------------------------------------
+
+TEST(Builder, TheSameSeedGivesTheSameModule) {
+  const GenPolicy policy = with({{"max_ops", "40"}});
+  for (std::uint64_t seed = 0; seed < 100; ++seed) {
+    const ir::Module a = gen(policy, seed);
+    const ir::Module b = gen(policy, seed);
+    EXPECT_TRUE(ir::structural_equal(a, b)) << seed;
+    EXPECT_EQ(ir::structural_hash(a), ir::structural_hash(b)) << seed;
+  }
+}
+
+TEST(Builder, DifferentSeedsMostlyGiveDifferentModules) {
+  std::unordered_set<std::size_t> hashes;
+  for (std::uint64_t seed = 0; seed < 300; ++seed) hashes.insert(ir::structural_hash(gen({}, seed)));
+  EXPECT_GE(hashes.size(), 270u);
+}
+
+TEST(Builder, DefaultPolicyModulesVerifyAndKeepRegionsOutlinable) {
+  for (std::uint64_t seed = 0; seed < 1000; ++seed) {
+    const ir::Module m = gen({}, seed);
+    ASSERT_NO_THROW(ir::verify(m)) << seed;
+    EXPECT_TRUE(region_graph_is_acyclic(m)) << seed;
+    EXPECT_FALSE(has_host_path_inside_merge_group(m)) << seed;
+  }
+}
+
+TEST(Builder, SizeSetsTheNumberOfSteps) {
+  const GenPolicy plain = with_size(with({{"p_tuple", "0"}, {"p_tuple_get_item", "0"}}), 37);
+  for (std::uint64_t seed = 0; seed < 30; ++seed) {
+    const GraphStats s = graph_stats(gen(plain, seed));
+    EXPECT_EQ(s.ops, 37u) << seed;
+    EXPECT_EQ(s.tuple_get_items, 0u);
+    EXPECT_LE(s.tuples, 1u);  // at most @main's result tuple
+  }
+  const GenPolicy tuples = with_size(with({{"p_tuple", "0.3"}, {"p_tuple_get_item", "0.3"}}), 25);
+  for (std::uint64_t seed = 0; seed < 30; ++seed) {
+    const GraphStats s = graph_stats(gen(tuples, seed));
+    const std::size_t steps = s.ops + s.tuples + s.tuple_get_items;
+    EXPECT_GE(steps, 25u) << seed;
+    EXPECT_LE(steps, 26u) << seed;
+  }
+}
+
+TEST(Builder, EveryOpReachesTheResult) {
+  // Nothing a step makes can be dead: the values nobody uses become outputs. So the number of
+  // steps in the graph equals the number asked for, even with outputs gathered in a tuple.
+  const GenPolicy policy = with_size(with({{"p_tuple", "0"}, {"p_tuple_get_item", "0"},
+                                           {"p_prefer_unused", "0"}}), 20);
+  for (std::uint64_t seed = 0; seed < 50; ++seed) EXPECT_EQ(graph_stats(gen(policy, seed)).ops, 20u);
+}
+
+TEST(Builder, TargetsDtypesAndOpsFollowThePolicy) {
+  const GenPolicy policy = with({{"targets", "dnnl_like:1,my-target:1"},
+                                 {"dtypes", "int8:1"},
+                                 {"ops", "multiply:1,subtract:1"},
+                                 {"max_ops", "30"}});
+  std::set<std::string> targets;
+  std::set<std::string> ops;
+  for (std::uint64_t seed = 0; seed < 100; ++seed) {
+    const ir::Module m = gen(policy, seed);
+    ASSERT_NO_THROW(ir::verify(m));
+    for (const auto& t : graph_stats(m).targets) targets.insert(t);
+    for (const auto& o : op_names(m)) ops.insert(o);
+    for (const auto& t : tensor_types(m)) EXPECT_EQ(t->dtype(), ir::DType::kInt8);
+  }
+  EXPECT_EQ(targets, (std::set<std::string>{"dnnl_like", "my-target"}));
+  EXPECT_EQ(ops, (std::set<std::string>{"multiply", "subtract"}));
+}
+
+TEST(Builder, ShapesRespectRankAndDimLimitsAndBroadcastOnlyWhenAllowed) {
+  const GenPolicy flat = with({{"p_broadcast", "0"}, {"min_rank", "2"}, {"max_rank", "2"},
+                               {"min_dim", "3"}, {"max_dim", "5"}, {"max_ops", "30"}});
+  for (std::uint64_t seed = 0; seed < 100; ++seed) {
+    const auto types = tensor_types(gen(flat, seed));
+    for (const auto& t : types) {
+      EXPECT_EQ(t->shape(), types.front()->shape());
+      ASSERT_EQ(t->shape().size(), 2u);
+      for (auto d : t->shape()) {
+        EXPECT_GE(d, 3);
+        EXPECT_LE(d, 5);
+      }
+    }
+  }
+  const GenPolicy broadcast = with({{"p_broadcast", "1"}, {"min_dim", "2"}, {"max_ops", "30"}});
+  int graphs_with_several_shapes = 0;
+  for (std::uint64_t seed = 0; seed < 100; ++seed) {
+    std::set<std::vector<std::int64_t>> shapes;
+    for (const auto& t : tensor_types(gen(broadcast, seed))) shapes.insert(t->shape());
+    graphs_with_several_shapes += shapes.size() > 1;
+  }
+  EXPECT_GE(graphs_with_several_shapes, 50);
+}
+
+TEST(Builder, PlacementKnobsDecideWhereOpsGo) {
+  // No host ops: outside regions there are only @main's result tuple and TupleGetItems reading
+  // tuples that nothing else could read (host tuples, tuples ended by closed regions).
+  for (std::uint64_t seed = 0; seed < 100; ++seed) {
+    const ir::Module m = gen(with({{"p_host_op", "0"}, {"max_ops", "30"}}), seed);
+    const ir::Expr& body = m.main()->body();
+    const ir::RegionSet regions = ir::RegionSet::build(body);
+    for (const auto& n : ir::post_order(body)) {
+      if (regions.region_of(n.get()) != nullptr || n == body) continue;
+      const auto* call = ir::as<ir::CallNode>(n);
+      EXPECT_FALSE(call && call->op() && ir::is_elementwise(*call->op())) << seed;
+      EXPECT_FALSE(ir::as<ir::TupleNode>(n)) << seed;
+    }
+    EXPECT_EQ(graph_stats(m).host_ops, graph_stats(m).tuple_get_items -
+                                           count_in_regions<ir::TupleGetItemNode>(m) +
+                                           (body->kind() == ir::ExprKind::kTuple &&
+                                            regions.region_of(body.get()) == nullptr));
+  }
+  // All host ops: no regions at all.
+  for (std::uint64_t seed = 0; seed < 100; ++seed) {
+    const GraphStats s = graph_stats(gen(with({{"p_host_op", "1"}}), seed));
+    EXPECT_EQ(s.regions, 0u);
+    EXPECT_EQ(s.begins + s.ends, 0u);
+  }
+}
+
+TEST(Builder, OutputKnobsShapeTheResultOfMain) {
+  for (std::uint64_t seed = 0; seed < 100; ++seed) {
+    const ir::Module m = gen(with({{"p_duplicate_output", "1"}}), seed);
+    EXPECT_TRUE(graph_stats(m).duplicate_outputs) << seed;
+    const ir::Module t = gen(with({{"p_tuple_output", "1"}}), seed);
+    EXPECT_TRUE(t.main()->body()->type()->is_tuple()) << seed;
+  }
+}
+
+TEST(Builder, MultiEndKnobControlsSeveralEndsOnOneValue) {
+  int with_multi = 0;
+  for (std::uint64_t seed = 0; seed < 200; ++seed) {
+    EXPECT_EQ(graph_stats(gen(with({{"p_multi_end", "0"}, {"max_ops", "30"}}), seed)).multi_end_values, 0u);
+    with_multi += graph_stats(gen(with({{"p_multi_end", "1"}, {"max_ops", "30"}}), seed)).multi_end_values > 0;
+  }
+  EXPECT_GE(with_multi, 50);
+}
+
+TEST(Builder, TupleDepthStaysWithinTheLimit) {
+  const GenPolicy policy = with({{"p_tuple", "0.5"}, {"p_nested_tuple", "1"}, {"max_tuple_depth", "2"},
+                                 {"max_ops", "60"}});
+  int nested = 0;
+  for (std::uint64_t seed = 0; seed < 100; ++seed) {
+    const ir::Module m = gen(policy, seed);
+    for (const auto& n : ir::post_order(m.main()->body())) {
+      if (n == m.main()->body()) continue;  // @main's result may gather tuples
+      EXPECT_LE(n->type()->depth(), 2);
+      nested += n->type()->depth() == 2;
+    }
+  }
+  EXPECT_GT(nested, 0);
+}
+
+TEST(Builder, TuplesMayEnterRegionsOnlyWhenAllowed) {
+  auto tuple_begins = [](const ir::Module& m) {
+    int count = 0;
+    for (const auto& n : ir::post_order(m.main()->body())) {
+      const auto* call = ir::as<ir::CallNode>(n);
+      count += call && call->is_op(ir::Op::kCompilerBegin) && n->type()->is_tuple();
+    }
+    return count;
+  };
+  const GenPolicy off = with({{"p_tuple", "0.4"}, {"max_ops", "30"}});
+  const GenPolicy on = with({{"p_tuple", "0.4"}, {"p_begin_on_tuple", "1"}, {"max_ops", "30"}});
+  int seen = 0;
+  for (std::uint64_t seed = 0; seed < 100; ++seed) {
+    EXPECT_EQ(tuple_begins(gen(off, seed)), 0);
+    const ir::Module m = gen(on, seed);
+    EXPECT_NO_THROW(ir::verify(m));
+    seen += tuple_begins(m);
+  }
+  EXPECT_GT(seen, 0);
+}
+
+TEST(Builder, MergeSafetyCanBeSwitchedOffToReachTheCyclicMergeCase) {
+  const GenPolicy unsafe = with({{"merge_safe", "0"}, {"targets", "ccompiler:1"}, {"max_ops", "12"}});
+  const GenPolicy safe = with({{"targets", "ccompiler:1"}, {"max_ops", "12"}});
+  int risky = 0;
+  for (std::uint64_t seed = 0; seed < 2000; ++seed) {
+    const ir::Module m = gen(unsafe, seed);
+    ASSERT_NO_THROW(ir::verify(m));
+    risky += has_host_path_inside_merge_group(m);
+    EXPECT_FALSE(has_host_path_inside_merge_group(gen(safe, seed))) << seed;
+  }
+  EXPECT_GT(risky, 0);
+}
+
+TEST(Builder, ATenThousandStepGraphGeneratesQuicklyAndVerifies) {
+  const auto start = std::chrono::steady_clock::now();
+  const ir::Module m = gen(with_size(GenPolicy{}, 10'000), 42);
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_NO_THROW(ir::verify(m));
+  const GraphStats s = graph_stats(m);
+  EXPECT_GE(s.ops + s.tuples + s.tuple_get_items, 10'000u);
+  EXPECT_LT(ms, 5000.0);
+  std::printf("10,000 steps: %.1f ms, %zu regions, %zu outputs\n", ms, s.regions, s.outputs);
+}
+
+// ---- the conformance shapes are reachable -----------------------------------------------------
+
+// The first seed below `limit` whose module satisfies `pred`, or -1.
+template <class Pred>
+long first_seed(const GenPolicy& policy, Pred pred, std::uint64_t limit = 2000) {
+  for (std::uint64_t seed = 0; seed < limit; ++seed) {
+    if (pred(gen(policy, seed))) return static_cast<long>(seed);
+  }
+  return -1;
+}
+
+const GenPolicy kSmall = with({{"max_ops", "5"}});
+
+TEST(Reachability, The9036ShapeAppears) {
+  EXPECT_GE(first_seed(kSmall, has_9036_shape), 0);
+  EXPECT_GE(first_seed(GenPolicy{}, has_9036_shape), 0);
+}
+
+TEST(Reachability, AnEndOnATupleAppears) {
+  EXPECT_GE(first_seed(kSmall, has_end_on_tuple), 0);
+  EXPECT_GE(first_seed(GenPolicy{}, has_end_on_tuple), 0);
+}
+
+TEST(Reachability, AnExternalRegionFeedingTwoChainedHostAddsAppears) {
+  EXPECT_GE(first_seed(kSmall, has_extern_feeding_chained_host_adds), 0);
+  EXPECT_GE(first_seed(GenPolicy{}, has_extern_feeding_chained_host_adds), 0);
+}
+
+TEST(Reachability, ASingleOpRegionAppears) {
+  EXPECT_GE(first_seed(kSmall, has_single_op_region), 0);
+}
+
+TEST(Reachability, ShapePredicatesRecogniseTheHandWrittenConformanceGraphs) {
+  auto f32 = ir::TypeNode::tensor({10, 10}, ir::DType::kFloat32);
+  const std::string cc = "ccompiler";
+  auto x = ir::VarNode::make("x", f32);
+  auto w0 = ir::VarNode::make("w0", f32);
+  auto w1 = ir::VarNode::make("w1", f32);
+  ir::Expr z0 = ir::compiler_end(ir::CallNode::make(ir::Op::kAdd, {ir::compiler_begin(x, cc), ir::compiler_begin(w0, cc)}), cc);
+  ir::Expr z1 = ir::compiler_end(ir::CallNode::make(ir::Op::kAdd, {ir::compiler_begin(z0, cc), ir::compiler_begin(w1, cc)}), cc);
+  ir::Module seed;
+  seed.add("main", ir::FunctionNode::make({x, w0, w1}, ir::CallNode::make(ir::Op::kAdd, {z0, z1})));
+  EXPECT_TRUE(has_9036_shape(seed));
+  EXPECT_FALSE(has_end_on_tuple(seed));
+  EXPECT_FALSE(has_extern_feeding_chained_host_adds(seed));
+  EXPECT_TRUE(has_single_op_region(seed));
+  EXPECT_TRUE(region_graph_is_acyclic(seed));
+  EXPECT_FALSE(has_host_path_inside_merge_group(seed));
+  const GraphStats s = graph_stats(seed);
+  EXPECT_EQ(s.regions, 2u);
+  EXPECT_EQ(s.multi_output_regions, 0u);
+  EXPECT_EQ(s.host_ops, 1u);
+  EXPECT_EQ(s.host_ops_between_regions, 0u);
+
+  auto a = ir::VarNode::make("a", f32);
+  auto b = ir::VarNode::make("b", f32);
+  ir::Expr ba = ir::compiler_begin(a, cc);
+  ir::Expr e = ir::compiler_end(ir::CallNode::make(ir::Op::kAdd, {ba, ir::compiler_begin(b, cc)}), cc);
+  ir::Module chained;
+  chained.add("main", ir::FunctionNode::make({a, b}, ir::CallNode::make(ir::Op::kAdd, {ir::CallNode::make(ir::Op::kAdd, {e, e}), e})));
+  EXPECT_TRUE(has_extern_feeding_chained_host_adds(chained));
+  EXPECT_FALSE(has_9036_shape(chained));
+  EXPECT_EQ(graph_stats(chained).host_ops, 2u);
+
+  ir::Expr pair = ir::TupleNode::make({ir::CallNode::make(ir::Op::kAdd, {ba, ba}), ir::CallNode::make(ir::Op::kAdd, {ba, ba})});
+  ir::Module tuple_end;
+  tuple_end.add("main", ir::FunctionNode::make({a}, ir::compiler_end(pair, cc)));
+  EXPECT_TRUE(has_end_on_tuple(tuple_end));
+  EXPECT_FALSE(has_single_op_region(tuple_end));
+  EXPECT_EQ(graph_stats(tuple_end).multi_output_regions, 1u);
+
+  // A -> host add -> B and A -> B: the cyclic-merge case; plus a host op between regions.
+  ir::Expr ea = ir::compiler_end(ir::CallNode::make(ir::Op::kAdd, {ir::compiler_begin(a, cc), ir::compiler_begin(a, cc)}), cc);
+  ir::Expr host = ir::CallNode::make(ir::Op::kAdd, {ea, ea});
+  ir::Expr eb = ir::compiler_end(ir::CallNode::make(ir::Op::kAdd, {ir::compiler_begin(ea, cc), ir::compiler_begin(host, cc)}), cc);
+  ir::Module cyclic;
+  cyclic.add("main", ir::FunctionNode::make({a}, eb));
+  EXPECT_TRUE(has_host_path_inside_merge_group(cyclic));
+  EXPECT_TRUE(region_graph_is_acyclic(cyclic));
+  EXPECT_EQ(graph_stats(cyclic).host_ops_between_regions, 1u);
+}
+
+// ---- the byte decoder -----------------------------------------------------------------------
+
+TEST(Decoder, EmptyInputGivesASmallValidGraph) {
+  const ir::Module m = decode(GenPolicy{}, nullptr, 0);
+  EXPECT_NO_THROW(ir::verify(m));
+  const GraphStats s = graph_stats(m);
+  EXPECT_EQ(s.ops + s.tuples + s.tuple_get_items, 1u);
+}
+
+TEST(Decoder, RandomByteStringsGiveValidGraphsDeterministically) {
+  ir::Rng rng(99);
+  for (int i = 0; i < 1000; ++i) {
+    std::vector<std::uint8_t> bytes(rng.below(300));
+    for (auto& b : bytes) b = static_cast<std::uint8_t>(rng.next());
+    const ir::Module m = decode(GenPolicy{}, bytes.data(), bytes.size());
+    ASSERT_NO_THROW(ir::verify(m)) << i;
+    EXPECT_TRUE(region_graph_is_acyclic(m));
+    EXPECT_TRUE(ir::structural_equal(m, decode(GenPolicy{}, bytes.data(), bytes.size())));
+    // Every step reads at least one byte (the host-or-region choice), so the graph stays small.
+    const GraphStats s = graph_stats(m);
+    EXPECT_LE(s.ops + s.tuples + s.tuple_get_items, bytes.size() + 2) << i;
+  }
+}
+
+TEST(Decoder, LongInputsAreNotCutShort) {
+  ir::Rng rng(3);
+  std::vector<std::uint8_t> bytes(4096);
+  for (auto& b : bytes) b = static_cast<std::uint8_t>(rng.next());
+  const GenPolicy policy = with_size(GenPolicy{}, 30);
+  const GraphStats s = graph_stats(decode(policy, bytes.data(), bytes.size()));
+  EXPECT_GE(s.ops + s.tuples + s.tuple_get_items, 30u);
+  EXPECT_LE(s.ops + s.tuples + s.tuple_get_items, 31u);
+}
+
+}  // namespace
+}  // namespace aotfuzz::generator

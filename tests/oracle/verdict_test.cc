@@ -1,0 +1,174 @@
+// Tests of verdicts: names, JSON round trip, stable signatures free of varying values, exit codes.
+#include <gtest/gtest.h>
+
+#include <csignal>
+
+#include "oracle/verdict.h"
+
+namespace aotfuzz::oracle {
+namespace {
+
+using json = nlohmann::json;
+
+// One verdict of every kind, with details full of names, indices, values and addresses.
+std::vector<Verdict> examples() {
+  Crash crash;
+  crash.signal = SIGSEGV;
+  crash.callee_kind = CalleeKind::kExternal;
+  crash.callee = "tvmgen_default_ccompiler_main_4";
+  crash.stderr_tail = "fault at 0x7ffd1234\n";
+  return {
+      Verdict{Stage::kRun, Pass{}},
+      Verdict{Stage::kCodegen, Mismatch{1, 37, "0x1.8p+0", "0x0p+0"}},
+      Verdict{Stage::kCodegen, Arity{"tvmgen_default_fused_add_add_1", CalleeKind::kKernel, 3, 2,
+                                     ArityEvidence::kDynamic}},
+      Verdict{Stage::kRun, InputClobbered{2, 99, "1", "-7"}},
+      Verdict{Stage::kPartition, OutputUnwritten{0, 12345}},
+      Verdict{Stage::kRun, crash},
+      Verdict{Stage::kRun, Timeout{10000, "wall-clock limit of 10000 ms"}},
+      Verdict{Stage::kCodegen, CompileError{"gcc", "case_1234.c:7:3: error: x\n  7 | y\n"}},
+      Verdict{Stage::kMerge, PipelineError{"region 17 has a cycle via %42"}},
+      Verdict{Stage::kAnnotated, InvalidInput{"seed 987654: line 3 column 9: bad token"}},
+      Verdict{Stage::kCodegen, ToolchainError{"tcc crashed: signaled SIGSEGV (pid 31337)"}},
+  };
+}
+
+TEST(Verdict, ExamplesCoverEveryKindInOrder) {
+  auto all = examples();
+  ASSERT_EQ(static_cast<int>(all.size()), kNumVerdictKinds);
+  for (int i = 0; i < kNumVerdictKinds; ++i) EXPECT_EQ(static_cast<int>(all[i].kind()), i);
+}
+
+TEST(Verdict, NamesRoundTrip) {
+  for (int i = 0; i < kNumVerdictKinds; ++i) {
+    auto kind = static_cast<VerdictKind>(i);
+    EXPECT_EQ(parse_verdict_kind(verdict_kind_name(kind)), kind);
+  }
+  for (int i = 0; i < kNumStages; ++i) {
+    auto stage = static_cast<Stage>(i);
+    EXPECT_EQ(parse_stage(stage_name(stage)), stage);
+  }
+  for (int i = 0; i < kNumCalleeKinds; ++i) {
+    auto callee = static_cast<CalleeKind>(i);
+    EXPECT_EQ(parse_callee_kind(callee_kind_name(callee)), callee);
+  }
+  EXPECT_EQ(parse_verdict_kind("bogus"), std::nullopt);
+  EXPECT_EQ(parse_stage("link"), std::nullopt);
+  EXPECT_EQ(verdict_kind_name(VerdictKind::kInputClobbered), "input-clobbered");
+  EXPECT_EQ(stage_name(Stage::kPartition), "partition");
+}
+
+TEST(Verdict, JsonRoundTripsEveryKindThroughText) {
+  for (const Verdict& v : examples()) {
+    json j = to_json(v);
+    EXPECT_EQ(j.at("kind"), verdict_kind_name(v.kind()));
+    EXPECT_EQ(j.at("signature"), signature(v));
+    Verdict back = from_json(json::parse(j.dump()));
+    EXPECT_EQ(back, v) << j.dump();
+    EXPECT_EQ(to_json(back), j);
+  }
+}
+
+TEST(Verdict, CrashWithoutAKnownCalleeRoundTrips) {
+  Verdict v{Stage::kRun, Crash{SIGBUS, std::nullopt, "", ""}};
+  EXPECT_EQ(from_json(to_json(v)), v);
+  EXPECT_EQ(signature(v), "crash:run:SIGBUS");
+}
+
+TEST(Verdict, SignaturesNameKindStageAndCalleeKind) {
+  auto all = examples();
+  EXPECT_EQ(signature(all[0]), "pass:run");
+  EXPECT_EQ(signature(all[1]), "mismatch:codegen");
+  EXPECT_EQ(signature(all[2]), "arity:codegen:kernel");
+  EXPECT_EQ(signature(all[5]), "crash:run:external:SIGSEGV");
+  EXPECT_EQ(signature(all[7]), "compile-error:codegen");
+}
+
+TEST(Verdict, SignaturesContainNoDigitsFromSeedsIndicesOrAddresses) {
+  for (const Verdict& v : examples()) {
+    std::string sig = signature(v);
+    EXPECT_EQ(sig.find_first_of("0123456789"), std::string::npos) << sig;
+  }
+  Verdict odd{Stage::kRun, Crash{SIGRTMIN + 3, std::nullopt, "", ""}};
+  EXPECT_EQ(signature(odd), "crash:run:SIGOTHER");
+  Verdict abnormal{Stage::kRun, Crash{0, std::nullopt, "", "exited 1"}};
+  EXPECT_EQ(signature(abnormal), "crash:run:NOSIGNAL");
+  EXPECT_NE(summary(abnormal).find("abnormal exit"), std::string::npos) << summary(abnormal);
+}
+
+TEST(Verdict, SignaturesIgnoreEverythingButKindStageAndCalleeKind) {
+  Verdict a{Stage::kCodegen,
+            Arity{"tvmgen_default_fused_add", CalleeKind::kKernel, 3, 2, ArityEvidence::kStatic}};
+  Verdict b{Stage::kCodegen, Arity{"tvmgen_mod7_fused_add_add_2", CalleeKind::kKernel, 5, 4,
+                                   ArityEvidence::kDynamic}};
+  EXPECT_EQ(signature(a), signature(b));
+  Verdict c = a;
+  std::get<Arity>(c.detail).callee_kind = CalleeKind::kExternal;
+  EXPECT_NE(signature(a), signature(c));
+  Verdict d = a;
+  d.stage = Stage::kFuse;
+  EXPECT_NE(signature(a), signature(d));
+  Verdict m1{Stage::kRun, Mismatch{0, 1, "1", "2"}};
+  Verdict m2{Stage::kRun, Mismatch{3, 400, "nan", "0"}};
+  EXPECT_EQ(signature(m1), signature(m2));
+}
+
+TEST(Verdict, FindingsAndExitCodesFollowTheCommandLineContract) {
+  for (const Verdict& v : examples()) {
+    switch (v.kind()) {
+      case VerdictKind::kPass:
+        EXPECT_FALSE(is_finding(v));
+        EXPECT_EQ(exit_code(v), 0);
+        break;
+      case VerdictKind::kInvalidInput:
+        EXPECT_FALSE(is_finding(v));
+        EXPECT_EQ(exit_code(v), 2);
+        break;
+      case VerdictKind::kToolchainError:
+        EXPECT_FALSE(is_finding(v));
+        EXPECT_EQ(exit_code(v), 3);
+        break;
+      default:
+        EXPECT_TRUE(is_finding(v)) << signature(v);
+        EXPECT_EQ(exit_code(v), 1) << signature(v);
+    }
+  }
+}
+
+TEST(Verdict, SummariesAreSingleLinesThatSayWhatHappened) {
+  for (const Verdict& v : examples()) {
+    std::string s = summary(v);
+    EXPECT_EQ(s.find('\n'), std::string::npos) << s;
+    EXPECT_FALSE(s.empty());
+    EXPECT_EQ(s.rfind(std::string(verdict_kind_name(v.kind())), 0), 0u) << s;
+  }
+  auto all = examples();
+  EXPECT_EQ(summary(all[2]),
+            "arity at codegen: kernel tvmgen_default_fused_add_add_1 called with 2 arguments, "
+            "takes 3 (call trace)");
+  EXPECT_NE(summary(all[5]).find("SIGSEGV"), std::string::npos);
+}
+
+TEST(Verdict, MalformedJsonIsAVerdictErrorNamingTheField) {
+  EXPECT_THROW(from_json(json::array()), VerdictError);
+  EXPECT_THROW(from_json(json{{"kind", "bogus"}, {"stage", "run"}}), VerdictError);
+  json j = to_json(examples()[2]);
+  j.erase("expected_args");
+  try {
+    from_json(j);
+    FAIL() << "a missing field must be rejected";
+  } catch (const VerdictError& e) {
+    EXPECT_NE(std::string(e.what()).find("expected_args"), std::string::npos) << e.what();
+  }
+  json k = to_json(examples()[1]);
+  k["output_index"] = "one";
+  EXPECT_THROW(from_json(k), VerdictError);
+  json s = to_json(examples()[1]);
+  s["stage"] = "link";
+  EXPECT_THROW(from_json(s), VerdictError);
+  // ir::Error is the base of every bad-input error.
+  EXPECT_THROW(from_json(json::object()), ir::Error);
+}
+
+}  // namespace
+}  // namespace aotfuzz::oracle
