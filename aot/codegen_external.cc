@@ -20,8 +20,8 @@ void emit_external(CWriter& w, const Callee& callee, const CodegenOptions& optio
   const std::string inner = callee.name + "_";
   const auto target = callee.fn->attrs().get_string("Compiler").value_or("?");
   w.line("/* external function " + comment_text(callee.name) + " (Compiler=\"" +
-         comment_text(target) + "\"): " + std::to_string(n_in) + " inputs, " +
-         std::to_string(callee.outputs.size()) + " outputs */");
+         comment_text(target) + "\"): " + count_of(n_in, "input") + ", " +
+         count_of(callee.outputs.size(), "output") + " */");
   w.open("static int32_t " + inner + "(" + (n ? params : "void") + ")");
   CWriter body(1);
   std::vector<bool> used;

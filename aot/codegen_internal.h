@@ -16,6 +16,9 @@ namespace aotfuzz::aot::detail {
 /// "float", "int32_t", "int8_t".
 std::string_view c_type(ir::DType dtype);
 
+/// "1 input", "3 inputs" (for comments).
+std::string count_of(std::size_t n, const std::string& noun);
+
 /// The packed C signature `int32_t name(TVMValue* args, int* type_codes, int num_args, TVMValue*
 /// ret, int* ret_code, void* resource)`, without a trailing ';' or '{'.
 std::string packed_signature(const std::string& name);

@@ -83,6 +83,10 @@ std::string_view c_type(ir::DType dtype) {
   throw CodegenError("unsupported dtype");
 }
 
+std::string count_of(std::size_t n, const std::string& noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
 std::string packed_signature(const std::string& name) {
   return "int32_t " + name +
          "(TVMValue* args, int* type_codes, int num_args, TVMValue* ret, int* ret_code, "
@@ -265,8 +269,8 @@ void emit_kernel(CWriter& w, const Callee& callee, const CodegenOptions& options
   const auto out_names = numbered("out", callee.outputs.size());
   std::string proto = callee_prototype(callee, options);
   proto.pop_back();  // the ';'
-  w.line("/* host kernel " + comment_text(callee.name) + ": " + std::to_string(n_in) +
-         " inputs, " + std::to_string(callee.outputs.size()) + " outputs */");
+  w.line("/* host kernel " + comment_text(callee.name) + ": " + count_of(n_in, "input") + ", " +
+         count_of(callee.outputs.size(), "output") + " */");
   w.open(proto);
   if (packed) {
     w.line("AOTFUZZ_TRACE_CALL(\"" + callee.name + "\", num_args);");

@@ -58,11 +58,12 @@ struct Instance {
   int comp = 0;
   bool closed = false;
   std::vector<int> values;
-  std::vector<int> unused;  // lazily pruned
-  Bits anc;                 // instances upstream of this one, itself included
-  Bits taint;               // instances upstream through a path that crosses the host
-  Bits comp_members;        // at a comp root: the component's instances
-  Bits comp_taint;          // at a comp root: union of its instances' taint
+  std::vector<int> unused;      // lazily pruned
+  Bits anc;                     // instances upstream of this one, itself included
+  Bits taint;                   // instances upstream through a path that crosses the host
+  Bits comp_members;            // at a comp root: the component's instances
+  Bits comp_taint;              // at a comp root: union of its instances' taint
+  std::vector<int> comp_insts;  // at a comp root: the component's instances
 };
 
 // How a chosen value reaches the op being built.
@@ -76,7 +77,7 @@ struct Choice {
 // The kind of operand an op asks for.
 struct Want {
   bool tuple = false;
-  std::optional<ir::DType> dtype;  // tensors only; nullopt accepts any dtype
+  std::optional<ir::DType> dtype;     // tensors only; nullopt accepts any dtype
   int max_depth = ir::kMaxTypeDepth;  // tuples only: the deepest nesting accepted
 };
 
@@ -156,14 +157,18 @@ class Builder {
            !meets(insts_[cr].comp_members, insts_[cq].comp_taint);
   }
   void union_comps(int a, int b) {
-    const int ca = comp_root(a);
-    const int cb = comp_root(b);
+    int ca = comp_root(a);
+    int cb = comp_root(b);
     if (ca == cb) return;
+    // The larger member list absorbs the smaller: linear total work.
+    if (insts_[ca].comp_insts.size() > insts_[cb].comp_insts.size()) std::swap(ca, cb);
     Instance& from = insts_[ca];
     Instance& to = insts_[cb];
     from.comp = cb;
     or_into(to.comp_members, from.comp_members);
     or_into(to.comp_taint, from.comp_taint);
+    to.comp_insts.insert(to.comp_insts.end(), from.comp_insts.begin(), from.comp_insts.end());
+    std::vector<int>().swap(from.comp_insts);
   }
 
   int new_instance(const std::string& target) {
@@ -174,6 +179,7 @@ class Builder {
     inst.comp = id;
     set_bit(inst.anc, id);
     set_bit(inst.comp_members, id);
+    inst.comp_insts.push_back(id);
     insts_.push_back(std::move(inst));
     open_.push_back(id);
     return id;
@@ -331,8 +337,8 @@ class Builder {
     }
     if (type->is_tuple() && !d_.chance(p_.p_begin_on_tuple)) return std::nullopt;
     if (p_.merge_safe) {
-      const bool ok = same_target ? comps_compatible(q, r)
-                                  : !meets(insts_[q].taint, comp_of(r).comp_members);
+      const bool ok =
+          same_target ? comps_compatible(q, r) : !meets(insts_[q].taint, comp_of(r).comp_members);
       if (!ok) return std::nullopt;
     }
     return Choice{v, Via::kEndBegin};
@@ -394,6 +400,7 @@ class Builder {
         if (loc == kHost) or_into(pending_anc_, val.anc);
         return val.expr;
       case Via::kEnd: {
+        last_exit_ = c.value;
         const int q = root(val.inst);
         close(q);
         or_into(pending_anc_, insts_[q].anc);
@@ -407,6 +414,7 @@ class Builder {
         return begin_of(c.value, r, false);
       }
       case Via::kEndBegin: {
+        last_exit_ = c.value;
         const int q = root(val.inst);
         const int r = root(loc);
         close(q);
@@ -435,8 +443,27 @@ class Builder {
     return val.expr;
   }
 
+  // Another value of the merge group (same-target regions linked end->begin, which
+  // MergeCompilerRegions makes one region) of `first`, a value that just left its region.
+  std::optional<Choice> sibling(int loc, const Want& want, int first) {
+    const std::vector<int>& members = insts_[comp_root(root(values_[first].inst))].comp_insts;
+    for (int attempt = 0; attempt < kAttempts; ++attempt) {
+      const std::vector<int>& vals = insts_[root(members[d_.below(members.size())])].values;
+      if (vals.empty()) continue;
+      const int v = vals[d_.below(vals.size())];
+      if (v == first) continue;
+      if (auto c = admit(loc, v, want)) return c;
+    }
+    return std::nullopt;
+  }
+
   // An operand for an op at loc; a tensor request always succeeds (a parameter at worst).
   ir::Expr operand(int loc, const Want& want) {
+    // After an operand left a region, the next one may leave the same (merged) region too: one
+    // consumer of several outputs of one region, the TVM #9036 class.
+    if (last_exit_ >= 0 && d_.chance(p_.p_multi_output)) {
+      if (auto c = sibling(loc, want, last_exit_)) return access(loc, *c);
+    }
     if (auto c = sample(loc, want)) return access(loc, *c);
     auto v = pick_input(want);
     if (!v && !want.dtype) v = inputs_[d_.below(inputs_.size())];
@@ -474,10 +501,11 @@ class Builder {
   // ---- steps ----------------------------------------------------------------------------------
   void step() {
     pending_anc_.reset();
+    last_exit_ = -1;
     // Reading a tuple nobody reads yet consumes a value; a further read of a used tuple adds an
     // output, so it is as rare as any second use.
-    const double p_read = unused_tuples_ > 0 ? p_.p_tuple_get_item
-                                             : p_.p_tuple_get_item * (1 - p_.p_prefer_unused);
+    const double p_read =
+        unused_tuples_ > 0 ? p_.p_tuple_get_item : p_.p_tuple_get_item * (1 - p_.p_prefer_unused);
     if (!tuple_values_.empty() && d_.chance(p_read) && tuple_get_item()) return;
     const int loc = choose_location();
     if (d_.chance(p_.p_tuple)) {
@@ -586,6 +614,7 @@ class Builder {
   std::vector<int> open_;
   std::vector<int> tuple_values_, tuple_unused_;
   int unused_tuples_ = 0;
+  int last_exit_ = -1;  // the value whose end the current step took last, or -1
   Bits pending_anc_;
   // compiler_begin per (value, region), for sharing; looked up only, never iterated.
   std::unordered_map<std::uint64_t, ir::Expr> begins_;

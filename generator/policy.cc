@@ -17,8 +17,8 @@ namespace {
 
 enum class ListKind { kNone, kTarget, kDtype, kOp };
 
-using Member = std::variant<int GenPolicy::*, double GenPolicy::*, bool GenPolicy::*,
-                            WeightList GenPolicy::*>;
+using Member =
+    std::variant<int GenPolicy::*, double GenPolicy::*, bool GenPolicy::*, WeightList GenPolicy::*>;
 
 // One knob. `lo`/`hi` bound integers and probabilities; `swarm` marks a feature that swarm
 // testing switches on and off.
@@ -38,39 +38,72 @@ constexpr double kMaxOps = 10'000'000;
 const std::vector<Knob>& table() {
   // clang-format off
   static const std::vector<Knob> kTable = {
-    {"min_ops", &GenPolicy::min_ops, 1, kMaxOps, false, ListKind::kNone, "fewest builder steps (ops, tuples, TupleGetItems) per graph"},
-    {"max_ops", &GenPolicy::max_ops, 1, kMaxOps, false, ListKind::kNone, "most builder steps per graph"},
-    {"max_inputs", &GenPolicy::max_inputs, 1, 1'000'000, false, ListKind::kNone, "most parameters of @main"},
-    {"min_rank", &GenPolicy::min_rank, 0, 8, false, ListKind::kNone, "smallest rank of the per-graph shape"},
-    {"max_rank", &GenPolicy::max_rank, 0, 8, false, ListKind::kNone, "largest rank of the per-graph shape"},
-    {"min_dim", &GenPolicy::min_dim, 1, 1024, false, ListKind::kNone, "smallest dimension"},
-    {"max_dim", &GenPolicy::max_dim, 1, 1024, false, ListKind::kNone, "largest dimension"},
-    {"max_tuple_fields", &GenPolicy::max_tuple_fields, 2, 64, false, ListKind::kNone, "most fields of a built tuple (at least 2)"},
-    {"max_tuple_depth", &GenPolicy::max_tuple_depth, 1, 32, false, ListKind::kNone, "deepest tuple nesting (1: tuples of tensors only)"},
-    {"targets", &GenPolicy::targets, 0, 0, true, ListKind::kTarget, "region targets name:weight,... ('default' is left to the host)"},
-    {"dtypes", &GenPolicy::dtypes, 0, 0, true, ListKind::kDtype, "element types name:weight,... (float32, int32, int8)"},
-    {"ops", &GenPolicy::ops, 0, 0, true, ListKind::kOp, "elementwise ops name:weight,... (add, subtract, multiply)"},
-    {"p_host_op", &GenPolicy::p_host_op, 0, kP, true, ListKind::kNone, "an op is placed on the host, between regions"},
-    {"p_new_region", &GenPolicy::p_new_region, 0, kP, false, ListKind::kNone, "a region op starts a new region instead of growing an open one"},
-    {"p_region_join", &GenPolicy::p_region_join, 0, kP, true, ListKind::kNone, "a region op takes a value of another open same-target region directly (joining them)"},
-    {"p_multi_output", &GenPolicy::p_multi_output, 0, kP, true, ListKind::kNone, "an outside consumer takes a further value of an exited region (multi-output regions)"},
-    {"p_multi_end", &GenPolicy::p_multi_end, 0, kP, true, ListKind::kNone, "a further outside use of a region value gets its own compiler_end"},
-    {"p_tuple", &GenPolicy::p_tuple, 0, kP, true, ListKind::kNone, "a step builds a tuple"},
-    {"p_nested_tuple", &GenPolicy::p_nested_tuple, 0, kP, true, ListKind::kNone, "a tuple field is a tuple"},
-    {"p_tuple_get_item", &GenPolicy::p_tuple_get_item, 0, kP, true, ListKind::kNone, "a step takes a tuple field (TupleGetItem)"},
-    {"p_begin_on_tuple", &GenPolicy::p_begin_on_tuple, 0, kP, true, ListKind::kNone, "a tuple value may enter a region through compiler_begin"},
-    {"p_prefer_unused", &GenPolicy::p_prefer_unused, 0, kP, false, ListKind::kNone, "an operand is a value nobody uses yet (keeps @main's outputs few)"},
-    {"p_input_operand", &GenPolicy::p_input_operand, 0, kP, false, ListKind::kNone, "an operand not from that frontier is a parameter of @main"},
-    {"p_shared_input", &GenPolicy::p_shared_input, 0, kP, true, ListKind::kNone, "a parameter operand reuses an existing parameter"},
-    {"p_local_operand", &GenPolicy::p_local_operand, 0, kP, false, ListKind::kNone, "an operand comes from the op's own region (or the host)"},
-    {"p_repeat_operand", &GenPolicy::p_repeat_operand, 0, kP, true, ListKind::kNone, "both operands of a binary op are the same value"},
-    {"p_shared_begin", &GenPolicy::p_shared_begin, 0, kP, true, ListKind::kNone, "a second use of a value in one region shares its compiler_begin"},
-    {"p_broadcast", &GenPolicy::p_broadcast, 0, kP, true, ListKind::kNone, "a new parameter gets a broadcasting shape"},
-    {"p_mixed_dtypes", &GenPolicy::p_mixed_dtypes, 0, kP, true, ListKind::kNone, "a new parameter may get another dtype than the graph's"},
-    {"p_tuple_output", &GenPolicy::p_tuple_output, 0, kP, true, ListKind::kNone, "@main returns a tuple even with one natural output"},
-    {"p_duplicate_output", &GenPolicy::p_duplicate_output, 0, kP, true, ListKind::kNone, "@main's result tuple repeats a field"},
-    {"p_unused_input", &GenPolicy::p_unused_input, 0, kP, true, ListKind::kNone, "@main gets a parameter nobody uses"},
-    {"merge_safe", &GenPolicy::merge_safe, 0, 1, false, ListKind::kNone, "avoid host paths between regions MergeCompilerRegions would merge (0 to test its rejection)"},
+    {"min_ops", &GenPolicy::min_ops, 1, kMaxOps, false, ListKind::kNone,
+     "fewest builder steps (ops, tuples, TupleGetItems) per graph"},
+    {"max_ops", &GenPolicy::max_ops, 1, kMaxOps, false, ListKind::kNone,
+     "most builder steps per graph"},
+    {"max_inputs", &GenPolicy::max_inputs, 1, 1'000'000, false, ListKind::kNone,
+     "most parameters of @main"},
+    {"min_rank", &GenPolicy::min_rank, 0, 8, false, ListKind::kNone,
+     "smallest rank of the per-graph shape"},
+    {"max_rank", &GenPolicy::max_rank, 0, 8, false, ListKind::kNone,
+     "largest rank of the per-graph shape"},
+    {"min_dim", &GenPolicy::min_dim, 1, 1024, false, ListKind::kNone,
+     "smallest dimension"},
+    {"max_dim", &GenPolicy::max_dim, 1, 1024, false, ListKind::kNone,
+     "largest dimension"},
+    {"max_tuple_fields", &GenPolicy::max_tuple_fields, 2, 64, false, ListKind::kNone,
+     "most fields of a built tuple (at least 2)"},
+    {"max_tuple_depth", &GenPolicy::max_tuple_depth, 1, 32, false, ListKind::kNone,
+     "deepest tuple nesting (1: tuples of tensors only)"},
+    {"targets", &GenPolicy::targets, 0, 0, true, ListKind::kTarget,
+     "region targets name:weight,... ('default' is left to the host)"},
+    {"dtypes", &GenPolicy::dtypes, 0, 0, true, ListKind::kDtype,
+     "element types name:weight,... (float32, int32, int8)"},
+    {"ops", &GenPolicy::ops, 0, 0, true, ListKind::kOp,
+     "elementwise ops name:weight,... (add, subtract, multiply)"},
+    {"p_host_op", &GenPolicy::p_host_op, 0, kP, true, ListKind::kNone,
+     "an op is placed on the host, between regions"},
+    {"p_new_region", &GenPolicy::p_new_region, 0, kP, false, ListKind::kNone,
+     "a region op starts a new region instead of growing an open one"},
+    {"p_region_join", &GenPolicy::p_region_join, 0, kP, true, ListKind::kNone,
+     "a region op takes a value of another open same-target region directly (joining them)"},
+    {"p_multi_output", &GenPolicy::p_multi_output, 0, kP, true, ListKind::kNone,
+     "the operand after one that left a region leaves the same merge group: multi-output"},
+    {"p_multi_end", &GenPolicy::p_multi_end, 0, kP, true, ListKind::kNone,
+     "a further outside use of a region value gets its own compiler_end"},
+    {"p_tuple", &GenPolicy::p_tuple, 0, kP, true, ListKind::kNone,
+     "a step builds a tuple"},
+    {"p_nested_tuple", &GenPolicy::p_nested_tuple, 0, kP, true, ListKind::kNone,
+     "a tuple field is a tuple"},
+    {"p_tuple_get_item", &GenPolicy::p_tuple_get_item, 0, kP, true, ListKind::kNone,
+     "a step takes a tuple field (TupleGetItem)"},
+    {"p_begin_on_tuple", &GenPolicy::p_begin_on_tuple, 0, kP, true, ListKind::kNone,
+     "a tuple value may enter a region through compiler_begin"},
+    {"p_prefer_unused", &GenPolicy::p_prefer_unused, 0, kP, false, ListKind::kNone,
+     "an operand is a value nobody uses yet (keeps @main's outputs few)"},
+    {"p_input_operand", &GenPolicy::p_input_operand, 0, kP, false, ListKind::kNone,
+     "an operand not from that frontier is a parameter of @main"},
+    {"p_shared_input", &GenPolicy::p_shared_input, 0, kP, true, ListKind::kNone,
+     "a parameter operand reuses an existing parameter"},
+    {"p_local_operand", &GenPolicy::p_local_operand, 0, kP, false, ListKind::kNone,
+     "an operand comes from the op's own region (or the host)"},
+    {"p_repeat_operand", &GenPolicy::p_repeat_operand, 0, kP, true, ListKind::kNone,
+     "both operands of a binary op are the same value"},
+    {"p_shared_begin", &GenPolicy::p_shared_begin, 0, kP, true, ListKind::kNone,
+     "a second use of a value in one region shares its compiler_begin"},
+    {"p_broadcast", &GenPolicy::p_broadcast, 0, kP, true, ListKind::kNone,
+     "a new parameter gets a broadcasting shape"},
+    {"p_mixed_dtypes", &GenPolicy::p_mixed_dtypes, 0, kP, true, ListKind::kNone,
+     "a new parameter may get another dtype than the graph's"},
+    {"p_tuple_output", &GenPolicy::p_tuple_output, 0, kP, true, ListKind::kNone,
+     "@main returns a tuple even with one natural output"},
+    {"p_duplicate_output", &GenPolicy::p_duplicate_output, 0, kP, true, ListKind::kNone,
+     "@main's result tuple repeats a field"},
+    {"p_unused_input", &GenPolicy::p_unused_input, 0, kP, true, ListKind::kNone,
+     "@main gets a parameter nobody uses"},
+    {"merge_safe", &GenPolicy::merge_safe, 0, 1, false, ListKind::kNone,
+     "no host path between regions MergeCompilerRegions merges (0: test its rejection)"},
   };
   // clang-format on
   return kTable;
@@ -90,8 +123,8 @@ std::string format_double(double v) {
 }
 
 [[noreturn]] void bad_value(const Knob& k, std::string_view value, const std::string& why) {
-  throw ir::Error("knob " + std::string(k.name) + ": bad value '" + std::string(value) + "': " +
-                  why);
+  throw ir::Error("knob " + std::string(k.name) + ": bad value '" + std::string(value) +
+                  "': " + why);
 }
 
 std::optional<double> parse_double(std::string_view s) {
@@ -126,12 +159,14 @@ bool valid_target_name(std::string_view name) {
 std::string check_entry_name(ListKind kind, std::string_view name) {
   switch (kind) {
     case ListKind::kTarget:
-      return valid_target_name(name) ? "" : "target name must be non-empty, without , : = \" or spaces";
+      return valid_target_name(name) ? ""
+                                     : "target name must be non-empty, without , : = \" or spaces";
     case ListKind::kDtype:
       return ir::parse_dtype(name) ? "" : "unknown dtype '" + std::string(name) + "'";
     case ListKind::kOp: {
       auto op = ir::parse_op(name);
-      return op && ir::is_elementwise(*op) ? "" : "not an elementwise op: '" + std::string(name) + "'";
+      return op && ir::is_elementwise(*op) ? ""
+                                           : "not an elementwise op: '" + std::string(name) + "'";
     }
     case ListKind::kNone:
       break;
@@ -147,10 +182,12 @@ WeightList parse_weights(const Knob& k, std::string_view text) {
     if (comma == std::string_view::npos) comma = text.size();
     std::string_view item = text.substr(pos, comma - pos);
     std::size_t colon = item.rfind(':');
-    if (colon == std::string_view::npos) bad_value(k, text, "expected name:weight in '" + std::string(item) + "'");
+    if (colon == std::string_view::npos)
+      bad_value(k, text, "expected name:weight in '" + std::string(item) + "'");
     std::string_view name = item.substr(0, colon);
     auto w = parse_double(item.substr(colon + 1));
-    if (!w || *w < 0) bad_value(k, text, "weight of '" + std::string(name) + "' is not a number >= 0");
+    if (!w || *w < 0)
+      bad_value(k, text, "weight of '" + std::string(name) + "' is not a number >= 0");
     if (std::string why = check_entry_name(k.list, name); !why.empty()) bad_value(k, text, why);
     for (const auto& e : out) {
       if (e.name == name) bad_value(k, text, "'" + std::string(name) + "' is listed twice");
@@ -242,14 +279,16 @@ void set_knob(GenPolicy& policy, std::string_view name, std::string_view value) 
           auto v = parse_int(value);
           if (!v) bad_value(k, value, "expected an integer");
           if (*v < k.lo || *v > k.hi) {
-            bad_value(k, value, "outside [" + format_double(k.lo) + ", " + format_double(k.hi) + "]");
+            bad_value(k, value,
+                      "outside [" + format_double(k.lo) + ", " + format_double(k.hi) + "]");
           }
           slot = static_cast<int>(*v);
         } else {
           auto v = parse_double(value);
           if (!v) bad_value(k, value, "expected a number");
           if (*v < k.lo || *v > k.hi) {
-            bad_value(k, value, "outside [" + format_double(k.lo) + ", " + format_double(k.hi) + "]");
+            bad_value(k, value,
+                      "outside [" + format_double(k.lo) + ", " + format_double(k.hi) + "]");
           }
           slot = *v;
         }
@@ -304,7 +343,8 @@ GenPolicy swarm(const GenPolicy& base, Decisions& decisions) {
         }
       }
       // Keep at least one entry so the feature space stays non-empty.
-      if (kept.empty() && !positive.empty()) kept.push_back(positive[decisions.below(positive.size())]);
+      if (kept.empty() && !positive.empty())
+        kept.push_back(positive[decisions.below(positive.size())]);
       for (std::size_t i : positive) {
         bool keep = false;
         for (std::size_t j : kept) keep = keep || i == j;

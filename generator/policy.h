@@ -64,8 +64,10 @@ struct GenPolicy {
   double p_region_join = 0.05;
 
   // --- region outputs --------------------------------------------------------------------------
-  /// A consumer outside a region prefers a value of an already-exited region that does not leave
-  /// it yet, so that region gets several outputs.
+  /// Several outputs per region: after an operand left a region, the op's next operand is another
+  /// value of that region or of a same-target region linked to it end->begin (one region after
+  /// MergeCompilerRegions), as in TVM #9036; other outside consumers also prefer values of exited
+  /// regions that do not leave them yet.
   double p_multi_output = 0.35;
   /// A further use outside a region gets its own compiler_end instead of sharing an existing one
   /// (several ends on one value).

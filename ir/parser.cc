@@ -449,9 +449,14 @@ class Parser {
         }
         if (t.kind == Tok::kLocal) ++info.names;
       };
-      while (peek().kind != Tok::kLBrace && peek().kind != Tok::kEof) note(take());
+      // `def @name` cannot occur inside a def, so it ends an unclosed one: the real parse then
+      // reports the missing '}' there instead of the swallowed defs looking recursive.
+      auto next_def = [&] { return is_word(peek(), "def") && peek(1).kind == Tok::kGlobal; };
+      while (peek().kind != Tok::kLBrace && peek().kind != Tok::kEof && !next_def()) {
+        note(take());
+      }
       int depth = 0;
-      while (peek().kind != Tok::kEof) {
+      while (peek().kind != Tok::kEof && !next_def()) {
         const Token t = take();
         note(t);
         if (t.kind == Tok::kLBrace) ++depth;

@@ -41,8 +41,9 @@ class HarnessError : public ir::Error {
   using ir::Error::Error;
 };
 
-/// The C source of main.c for `module`'s @main (only its signature is used, so the original or
-/// the fused module serve equally) compiled with `options` (mod_name, interface; the packed
+/// The C source of main.c for `module`'s @main (only its signature is used: the fused module, or
+/// any module whose @main has the same parameters, names included, since the c interface's
+/// struct fields are named after them) compiled with `options` (mod_name, interface; the packed
 /// interface passes DLTensor handles, the c interface fills the structs of tvmgen_<mod>.h).
 /// `inputs` has one value per parameter of @main (tuples are flattened). The program:
 ///  - places every input in its own page-aligned mapping, made read-only after filling, with a

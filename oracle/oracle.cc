@@ -182,7 +182,7 @@ CaseResult run_case(const ir::Module& annotated, const CaseOptions& options) {
     return r;
   }
   try {
-    TempDir dir("aotfuzz-case-");
+    TempDir dir("aotfuzz-case");
     if (options.keep_files) dir.keep();
     r.work_dir = dir.path().string();
     std::vector<std::string> c_files;

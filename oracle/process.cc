@@ -454,8 +454,9 @@ RunResult run_process(const std::vector<std::string>& argv, const RunLimits& lim
 
   if (!reaped) {
     // SIGCHLD set to ignore by someone else: the kernel reaped the child, its status is lost.
+    // An unknown status must never read as success: report exit code -1.
     result.kind = timed_out ? ExitKind::kTimedOut : ExitKind::kExited;
-    result.exit_code = timed_out ? -1 : 0;
+    result.exit_code = -1;
     result.message = timed_out
                          ? "wall-clock limit of " + std::to_string(limits.timeout.count()) + " ms"
                          : "exit status unavailable (child reaped elsewhere)";

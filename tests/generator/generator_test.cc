@@ -23,8 +23,8 @@ namespace {
 using testing::has_9036_shape;
 using testing::has_end_on_tuple;
 using testing::has_extern_feeding_chained_host_adds;
-using testing::has_single_op_region;
 using testing::has_host_path_inside_merge_group;
+using testing::has_single_op_region;
 using testing::region_graph_is_acyclic;
 
 ir::Module gen(const GenPolicy& policy, std::uint64_t seed) {
@@ -51,7 +51,8 @@ std::vector<ir::Type> tensor_types(const ir::Module& m) {
 std::set<std::string> op_names(const ir::Module& m) {
   std::set<std::string> out;
   for (const auto& n : ir::post_order(m.main()->body())) {
-    if (const auto* call = ir::as<ir::CallNode>(n); call && call->op() && !ir::is_annotation(*call->op())) {
+    if (const auto* call = ir::as<ir::CallNode>(n);
+        call && call->op() && !ir::is_annotation(*call->op())) {
       out.insert(std::string(ir::op_name(*call->op())));
     }
   }
@@ -128,13 +129,26 @@ TEST(Knobs, UnknownKnobIsAnErrorNamingIt) {
 
 TEST(Knobs, BadValuesAreErrorsAndLeaveThePolicyUnchanged) {
   const std::vector<std::pair<const char*, const char*>> bad = {
-      {"p_tuple", "1.5"},        {"p_tuple", "-0.1"},      {"p_tuple", "abc"},
-      {"p_tuple", "0.5x"},       {"p_tuple", "nan"},       {"p_tuple", ""},
-      {"max_ops", "0"},          {"max_ops", "1.5"},       {"max_ops", "99999999999"},
-      {"merge_safe", "2"},       {"merge_safe", "yes"},    {"dtypes", "float64:1"},
-      {"ops", "annotation.compiler_begin:1"},              {"ops", "add:-1"},
-      {"targets", ""},           {"targets", "a:0"},       {"targets", "a:1,a:2"},
-      {"targets", "a b:1"},      {"targets", "ccompiler"}, {"targets", "ccompiler:1,"},
+      {"p_tuple", "1.5"},
+      {"p_tuple", "-0.1"},
+      {"p_tuple", "abc"},
+      {"p_tuple", "0.5x"},
+      {"p_tuple", "nan"},
+      {"p_tuple", ""},
+      {"max_ops", "0"},
+      {"max_ops", "1.5"},
+      {"max_ops", "99999999999"},
+      {"merge_safe", "2"},
+      {"merge_safe", "yes"},
+      {"dtypes", "float64:1"},
+      {"ops", "annotation.compiler_begin:1"},
+      {"ops", "add:-1"},
+      {"targets", ""},
+      {"targets", "a:0"},
+      {"targets", "a:1,a:2"},
+      {"targets", "a b:1"},
+      {"targets", "ccompiler"},
+      {"targets", "ccompiler:1,"},
       {"max_tuple_fields", "1"},
   };
   for (const auto& [name, value] : bad) {
@@ -166,8 +180,8 @@ TEST(Knobs, ValidateRejectsInvertedRangesAndGenerateChecksIt) {
 // ---- swarm ----------------------------------------------------------------------------------
 
 TEST(Swarm, OnlySwitchesFeaturesOffAndKeepsOneEntryPerList) {
-  const GenPolicy base = with({{"targets", "ccompiler:3,dnnl_like:2,default:1"},
-                               {"ops", "add:1,subtract:1,multiply:0"}});
+  const GenPolicy base = with(
+      {{"targets", "ccompiler:3,dnnl_like:2,default:1"}, {"ops", "add:1,subtract:1,multiply:0"}});
   std::map<std::string, std::set<std::string>> seen_values;
   for (std::uint64_t seed = 0; seed < 200; ++seed) {
     ir::Rng rng(seed);
@@ -198,7 +212,8 @@ TEST(Swarm, OnlySwitchesFeaturesOffAndKeepsOneEntryPerList) {
     EXPECT_EQ(p.ops[2].weight, 0);  // off in the base stays off
   }
   // Each swarm feature is seen both on and off.
-  for (const char* name : {"p_host_op", "p_tuple", "p_multi_end", "p_broadcast", "targets", "ops"}) {
+  for (const char* name :
+       {"p_host_op", "p_tuple", "p_multi_end", "p_broadcast", "targets", "ops"}) {
     EXPECT_GE(seen_values[name].size(), 2u) << name;
   }
   EXPECT_EQ(seen_values["p_new_region"].size(), 1u);  // not a swarm feature
@@ -220,8 +235,8 @@ TEST(Decisions, BytesAreReadFrontToBack) {
   const std::uint8_t data[] = {7, 255, 0, 1, 0x80, 0x00};
   ByteDecisions d(data, sizeof data);
   EXPECT_EQ(d.below(10), 7u);
-  EXPECT_FALSE(d.chance(0.5));  // 255 is near 1
-  EXPECT_TRUE(d.chance(0.5));   // 0 is near 0
+  EXPECT_FALSE(d.chance(0.5));             // 255 is near 1
+  EXPECT_TRUE(d.chance(0.5));              // 0 is near 0
   EXPECT_EQ(d.below(300), 0x8001u % 300);  // two bytes, little-endian
   EXPECT_EQ(d.consumed(), 5u);
   EXPECT_FALSE(d.exhausted());
@@ -260,7 +275,8 @@ TEST(Builder, TheSameSeedGivesTheSameModule) {
 
 TEST(Builder, DifferentSeedsMostlyGiveDifferentModules) {
   std::unordered_set<std::size_t> hashes;
-  for (std::uint64_t seed = 0; seed < 300; ++seed) hashes.insert(ir::structural_hash(gen({}, seed)));
+  for (std::uint64_t seed = 0; seed < 300; ++seed)
+    hashes.insert(ir::structural_hash(gen({}, seed)));
   EXPECT_GE(hashes.size(), 270u);
 }
 
@@ -293,9 +309,10 @@ TEST(Builder, SizeSetsTheNumberOfSteps) {
 TEST(Builder, EveryOpReachesTheResult) {
   // Nothing a step makes can be dead: the values nobody uses become outputs. So the number of
   // steps in the graph equals the number asked for, even with outputs gathered in a tuple.
-  const GenPolicy policy = with_size(with({{"p_tuple", "0"}, {"p_tuple_get_item", "0"},
-                                           {"p_prefer_unused", "0"}}), 20);
-  for (std::uint64_t seed = 0; seed < 50; ++seed) EXPECT_EQ(graph_stats(gen(policy, seed)).ops, 20u);
+  const GenPolicy policy =
+      with_size(with({{"p_tuple", "0"}, {"p_tuple_get_item", "0"}, {"p_prefer_unused", "0"}}), 20);
+  for (std::uint64_t seed = 0; seed < 50; ++seed)
+    EXPECT_EQ(graph_stats(gen(policy, seed)).ops, 20u);
 }
 
 TEST(Builder, TargetsDtypesAndOpsFollowThePolicy) {
@@ -317,8 +334,12 @@ TEST(Builder, TargetsDtypesAndOpsFollowThePolicy) {
 }
 
 TEST(Builder, ShapesRespectRankAndDimLimitsAndBroadcastOnlyWhenAllowed) {
-  const GenPolicy flat = with({{"p_broadcast", "0"}, {"min_rank", "2"}, {"max_rank", "2"},
-                               {"min_dim", "3"}, {"max_dim", "5"}, {"max_ops", "30"}});
+  const GenPolicy flat = with({{"p_broadcast", "0"},
+                               {"min_rank", "2"},
+                               {"max_rank", "2"},
+                               {"min_dim", "3"},
+                               {"max_dim", "5"},
+                               {"max_ops", "30"}});
   for (std::uint64_t seed = 0; seed < 100; ++seed) {
     const auto types = tensor_types(gen(flat, seed));
     for (const auto& t : types) {
@@ -353,10 +374,10 @@ TEST(Builder, PlacementKnobsDecideWhereOpsGo) {
       EXPECT_FALSE(call && call->op() && ir::is_elementwise(*call->op())) << seed;
       EXPECT_FALSE(ir::as<ir::TupleNode>(n)) << seed;
     }
-    EXPECT_EQ(graph_stats(m).host_ops, graph_stats(m).tuple_get_items -
-                                           count_in_regions<ir::TupleGetItemNode>(m) +
-                                           (body->kind() == ir::ExprKind::kTuple &&
-                                            regions.region_of(body.get()) == nullptr));
+    EXPECT_EQ(
+        graph_stats(m).host_ops,
+        graph_stats(m).tuple_get_items - count_in_regions<ir::TupleGetItemNode>(m) +
+            (body->kind() == ir::ExprKind::kTuple && regions.region_of(body.get()) == nullptr));
   }
   // All host ops: no regions at all.
   for (std::uint64_t seed = 0; seed < 100; ++seed) {
@@ -378,15 +399,19 @@ TEST(Builder, OutputKnobsShapeTheResultOfMain) {
 TEST(Builder, MultiEndKnobControlsSeveralEndsOnOneValue) {
   int with_multi = 0;
   for (std::uint64_t seed = 0; seed < 200; ++seed) {
-    EXPECT_EQ(graph_stats(gen(with({{"p_multi_end", "0"}, {"max_ops", "30"}}), seed)).multi_end_values, 0u);
-    with_multi += graph_stats(gen(with({{"p_multi_end", "1"}, {"max_ops", "30"}}), seed)).multi_end_values > 0;
+    EXPECT_EQ(
+        graph_stats(gen(with({{"p_multi_end", "0"}, {"max_ops", "30"}}), seed)).multi_end_values,
+        0u);
+    with_multi +=
+        graph_stats(gen(with({{"p_multi_end", "1"}, {"max_ops", "30"}}), seed)).multi_end_values >
+        0;
   }
   EXPECT_GE(with_multi, 50);
 }
 
 TEST(Builder, TupleDepthStaysWithinTheLimit) {
-  const GenPolicy policy = with({{"p_tuple", "0.5"}, {"p_nested_tuple", "1"}, {"max_tuple_depth", "2"},
-                                 {"max_ops", "60"}});
+  const GenPolicy policy = with(
+      {{"p_tuple", "0.5"}, {"p_nested_tuple", "1"}, {"max_tuple_depth", "2"}, {"max_ops", "60"}});
   int nested = 0;
   for (std::uint64_t seed = 0; seed < 100; ++seed) {
     const ir::Module m = gen(policy, seed);
@@ -421,7 +446,8 @@ TEST(Builder, TuplesMayEnterRegionsOnlyWhenAllowed) {
 }
 
 TEST(Builder, MergeSafetyCanBeSwitchedOffToReachTheCyclicMergeCase) {
-  const GenPolicy unsafe = with({{"merge_safe", "0"}, {"targets", "ccompiler:1"}, {"max_ops", "12"}});
+  const GenPolicy unsafe =
+      with({{"merge_safe", "0"}, {"targets", "ccompiler:1"}, {"max_ops", "12"}});
   const GenPolicy safe = with({{"targets", "ccompiler:1"}, {"max_ops", "12"}});
   int risky = 0;
   for (std::uint64_t seed = 0; seed < 2000; ++seed) {
@@ -436,7 +462,8 @@ TEST(Builder, MergeSafetyCanBeSwitchedOffToReachTheCyclicMergeCase) {
 TEST(Builder, ATenThousandStepGraphGeneratesQuicklyAndVerifies) {
   const auto start = std::chrono::steady_clock::now();
   const ir::Module m = gen(with_size(GenPolicy{}, 10'000), 42);
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   EXPECT_NO_THROW(ir::verify(m));
   const GraphStats s = graph_stats(m);
   EXPECT_GE(s.ops + s.tuples + s.tuple_get_items, 10'000u);
@@ -482,8 +509,12 @@ TEST(Reachability, ShapePredicatesRecogniseTheHandWrittenConformanceGraphs) {
   auto x = ir::VarNode::make("x", f32);
   auto w0 = ir::VarNode::make("w0", f32);
   auto w1 = ir::VarNode::make("w1", f32);
-  ir::Expr z0 = ir::compiler_end(ir::CallNode::make(ir::Op::kAdd, {ir::compiler_begin(x, cc), ir::compiler_begin(w0, cc)}), cc);
-  ir::Expr z1 = ir::compiler_end(ir::CallNode::make(ir::Op::kAdd, {ir::compiler_begin(z0, cc), ir::compiler_begin(w1, cc)}), cc);
+  ir::Expr z0 = ir::compiler_end(
+      ir::CallNode::make(ir::Op::kAdd, {ir::compiler_begin(x, cc), ir::compiler_begin(w0, cc)}),
+      cc);
+  ir::Expr z1 = ir::compiler_end(
+      ir::CallNode::make(ir::Op::kAdd, {ir::compiler_begin(z0, cc), ir::compiler_begin(w1, cc)}),
+      cc);
   ir::Module seed;
   seed.add("main", ir::FunctionNode::make({x, w0, w1}, ir::CallNode::make(ir::Op::kAdd, {z0, z1})));
   EXPECT_TRUE(has_9036_shape(seed));
@@ -501,14 +532,19 @@ TEST(Reachability, ShapePredicatesRecogniseTheHandWrittenConformanceGraphs) {
   auto a = ir::VarNode::make("a", f32);
   auto b = ir::VarNode::make("b", f32);
   ir::Expr ba = ir::compiler_begin(a, cc);
-  ir::Expr e = ir::compiler_end(ir::CallNode::make(ir::Op::kAdd, {ba, ir::compiler_begin(b, cc)}), cc);
+  ir::Expr e =
+      ir::compiler_end(ir::CallNode::make(ir::Op::kAdd, {ba, ir::compiler_begin(b, cc)}), cc);
   ir::Module chained;
-  chained.add("main", ir::FunctionNode::make({a, b}, ir::CallNode::make(ir::Op::kAdd, {ir::CallNode::make(ir::Op::kAdd, {e, e}), e})));
+  chained.add(
+      "main",
+      ir::FunctionNode::make(
+          {a, b}, ir::CallNode::make(ir::Op::kAdd, {ir::CallNode::make(ir::Op::kAdd, {e, e}), e})));
   EXPECT_TRUE(has_extern_feeding_chained_host_adds(chained));
   EXPECT_FALSE(has_9036_shape(chained));
   EXPECT_EQ(graph_stats(chained).host_ops, 2u);
 
-  ir::Expr pair = ir::TupleNode::make({ir::CallNode::make(ir::Op::kAdd, {ba, ba}), ir::CallNode::make(ir::Op::kAdd, {ba, ba})});
+  ir::Expr pair = ir::TupleNode::make(
+      {ir::CallNode::make(ir::Op::kAdd, {ba, ba}), ir::CallNode::make(ir::Op::kAdd, {ba, ba})});
   ir::Module tuple_end;
   tuple_end.add("main", ir::FunctionNode::make({a}, ir::compiler_end(pair, cc)));
   EXPECT_TRUE(has_end_on_tuple(tuple_end));
@@ -516,9 +552,12 @@ TEST(Reachability, ShapePredicatesRecogniseTheHandWrittenConformanceGraphs) {
   EXPECT_EQ(graph_stats(tuple_end).multi_output_regions, 1u);
 
   // A -> host add -> B and A -> B: the cyclic-merge case; plus a host op between regions.
-  ir::Expr ea = ir::compiler_end(ir::CallNode::make(ir::Op::kAdd, {ir::compiler_begin(a, cc), ir::compiler_begin(a, cc)}), cc);
+  ir::Expr ea = ir::compiler_end(
+      ir::CallNode::make(ir::Op::kAdd, {ir::compiler_begin(a, cc), ir::compiler_begin(a, cc)}), cc);
   ir::Expr host = ir::CallNode::make(ir::Op::kAdd, {ea, ea});
-  ir::Expr eb = ir::compiler_end(ir::CallNode::make(ir::Op::kAdd, {ir::compiler_begin(ea, cc), ir::compiler_begin(host, cc)}), cc);
+  ir::Expr eb = ir::compiler_end(
+      ir::CallNode::make(ir::Op::kAdd, {ir::compiler_begin(ea, cc), ir::compiler_begin(host, cc)}),
+      cc);
   ir::Module cyclic;
   cyclic.add("main", ir::FunctionNode::make({a}, eb));
   EXPECT_TRUE(has_host_path_inside_merge_group(cyclic));

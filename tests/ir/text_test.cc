@@ -553,6 +553,14 @@ TEST(ParserErrors, TruncatedInputIsReportedAtTheEndWithWhatWasExpected) {
   expect_error_at("def", std::pair{1, 4}, "expected a function name");
 }
 
+TEST(ParserErrors, AnUnclosedDefIsReportedAtTheNextDefNotAsRecursion) {
+  const std::string text =
+      "def @main(%x: float32) {\n  %x\n\ndef @f(%y: float32) {\n  @main(%y)\n}\n";
+  expect_error_at(text, "def @f", "expected '}' to close the body of @main, found 'def'");
+  expect_error_at("def @main(%x: float32)\ndef @f(%y: float32) { %y }", "def @f",
+                  "expected '{' to open the body of @main");
+}
+
 TEST(ParserErrors, AnUnknownOperatorIsReportedAtItsName) {
   expect_error_at("def @main(%x: float32) {\n  %0 = nn.conv2d(%x, %x);\n  %0\n}", "nn.conv2d",
                   "unknown operator 'nn.conv2d'");

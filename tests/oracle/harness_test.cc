@@ -150,6 +150,17 @@ TEST(Harness, RepeatedAndPassThroughOutputsAreCopied) {
   }
 }
 
+TEST(Harness, AMainThatReturnsItsInputCopiesItIntoTheOutput) {
+  const ir::Module m = parse_fused("def @main(%x: Tensor[(3, 2), int32]) { %x }\n");
+  const auto inputs = reference::make_inputs(m.main(), 8);
+  CodegenOptions o;
+  o.api = CodegenOptions::Api::kUnpacked;
+  o.interface = CodegenOptions::Interface::kC;
+  const auto r = compile_and_run(m, o, inputs);
+  expect_matches(r, expected_outputs(m, inputs), m.main());
+  EXPECT_TRUE(r.sources.expected_arity.empty());
+}
+
 TEST(Harness, DroppedDuplicateOutputBugIsReportedAsUnwritten) {
   const ir::Module m = repeated_outputs();
   const auto inputs = reference::make_inputs(m.main(), 2);

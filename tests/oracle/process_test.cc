@@ -105,13 +105,15 @@ TEST_F(Process, AnInfiniteLoopIsKilledAtTheTimeout) {
 }
 
 TEST_F(Process, TheCpuLimitEndsABusyLoopAsATimeout) {
+  // A generous wall clock: on a loaded machine one CPU second can take many wall seconds. The
+  // signal shows which limit fired.
   RunLimits limits;
-  limits.timeout = 10s;
+  limits.timeout = 120s;
   limits.cpu_seconds = 1;
   RunResult r = child({"spin"}, limits);
   EXPECT_EQ(r.kind, ExitKind::kTimedOut) << r.describe();
   EXPECT_EQ(r.signal, SIGXCPU);
-  EXPECT_LT(r.elapsed, 5s);
+  EXPECT_NE(r.message.find("CPU"), std::string::npos) << r.message;
 }
 
 TEST_F(Process, AFloodOfOutputIsCappedAndStillTerminates) {

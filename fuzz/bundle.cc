@@ -1,0 +1,205 @@
+// Atomic finding bundles and their discovery on resume.
+#include "fuzz/bundle.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+#include "fuzz/replay.h"
+#include "ir/dot.h"
+#include "ir/printer.h"
+#include "oracle/process.h"
+#include "oracle/toolchain.h"
+
+namespace aotfuzz::fuzz {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::string_view kTempPrefix = ".tmp-";
+constexpr std::size_t kMaxElementsShown = 4096;
+
+void write_text(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) {
+    throw std::system_error(errno ? errno : EIO, std::generic_category(),
+                            "cannot write " + path.string());
+  }
+}
+
+std::string values_text(const std::string& what, const std::vector<reference::Value>& values,
+                        const std::vector<std::string>& names = {}) {
+  std::string out;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    out += what + " " + std::to_string(i);
+    if (i < names.size()) out += " (%" + names[i] + ")";
+    out += ": " + values[i].to_string(kMaxElementsShown) + "\n";
+  }
+  if (values.empty()) out += "(none)\n";
+  return out;
+}
+
+// The pid in `.tmp-<pid>-XXXXXX`, or 0.
+pid_t temp_owner(const std::string& name) {
+  if (name.rfind(kTempPrefix, 0) != 0) return 0;
+  std::size_t pos = kTempPrefix.size();
+  std::size_t end = name.find('-', pos);
+  if (end == std::string::npos || end == pos) return 0;
+  std::string digits = name.substr(pos, end - pos);
+  if (digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 9) return 0;
+  return static_cast<pid_t>(std::stol(digits));
+}
+
+void remove_stale_temps(const fs::path& dir) {
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator();
+       it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    const pid_t owner = temp_owner(name);
+    if (owner <= 0) continue;
+    if (owner == ::getpid()) continue;
+    if (::kill(owner, 0) == 0 || errno != ESRCH) continue;  // still running (or not ours)
+    std::error_code ignored;
+    fs::remove_all(it->path(), ignored);
+  }
+}
+
+}  // namespace
+
+std::string bundle_dir_name(std::string_view signature) {
+  std::string out;
+  for (char c : signature) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '-';
+    out += ok ? c : '_';
+  }
+  return out.empty() ? "_" : out;
+}
+
+std::string relay_with_header(const ir::Module& module, const std::vector<std::string>& header) {
+  std::string out;
+  for (const auto& line : header) out += "// " + line + "\n";
+  out += ir::print_module(module);
+  if (out.empty() || out.back() != '\n') out += '\n';
+  return out;
+}
+
+std::string replay_command(const std::string& relay_path, const oracle::CaseOptions& options) {
+  return "aotfuzz run " + relay_path + " " + oracle::replay_flags(options);
+}
+
+BundleWriteResult write_bundle(const fs::path& findings_dir, const Bundle& b) {
+  BundleWriteResult result;
+  result.dir = findings_dir / bundle_dir_name(b.signature);
+  fs::create_directories(findings_dir);
+  if (fs::exists(result.dir)) return result;
+
+  std::string templ =
+      (findings_dir / (std::string(kTempPrefix) + std::to_string(::getpid()) + "-XXXXXX")).string();
+  std::vector<char> buf(templ.begin(), templ.end());
+  buf.push_back('\0');
+  if (::mkdtemp(buf.data()) == nullptr) {
+    throw std::system_error(errno, std::generic_category(), "mkdtemp(" + templ + ")");
+  }
+  const fs::path tmp(buf.data());
+  try {
+    const std::string flags = oracle::replay_flags(b.options);
+    const std::string reduced_rel = (result.dir / "reduced.relay").string();
+    const std::string command = replay_command(reduced_rel, b.options);
+
+    std::vector<std::string> header = b.header;
+    header.push_back("finding: " + b.signature);
+    std::vector<std::string> original_header = header;
+    original_header.push_back("verdict: " + oracle::summary(b.original_verdict));
+    original_header.push_back(format_replay_line(flags, oracle::signature(b.original_verdict))
+                                  .substr(3));
+    std::vector<std::string> reduced_header = header;
+    reduced_header.push_back("verdict: " + oracle::summary(b.reduced_result.verdict));
+    reduced_header.push_back(
+        format_replay_line(flags, oracle::signature(b.reduced_result.verdict)).substr(3));
+    for (const auto& [f, sig] : b.extra_replays) {
+      reduced_header.push_back(format_replay_line(f, sig).substr(3));
+    }
+    write_text(tmp / "original.relay", relay_with_header(b.original, original_header));
+    write_text(tmp / "reduced.relay", relay_with_header(b.reduced, reduced_header));
+
+    nlohmann::json j;
+    j["signature"] = b.signature;
+    j["verdict"] = oracle::to_json(b.reduced_result.verdict);
+    j["original_verdict"] = oracle::to_json(b.original_verdict);
+    j["flags"] = flags;
+    j["replay"] = command;
+    j["info"] = b.info;
+    write_text(tmp / "verdict.json", j.dump(2) + "\n");
+
+    std::vector<std::string> names;
+    for (const auto& p : b.reduced.main()->params()) names.push_back(p->name());
+    const auto& r = b.reduced_result;
+    write_text(tmp / "inputs.txt", values_text("input", r.inputs, names));
+    write_text(tmp / "expected.txt", values_text("output", r.expected));
+    write_text(tmp / "actual.txt",
+               r.actual.empty() ? std::string("(the program did not produce outputs: " +
+                                              oracle::summary(r.verdict) + ")\n")
+                                : values_text("output", r.actual));
+    fs::create_directory(tmp / "c");
+    for (const auto& [name, text] : r.files) write_text(tmp / "c" / name, text);
+
+    write_text(tmp / "original.dot", ir::to_dot(b.original));
+    const std::string dot = ir::to_dot(b.reduced);
+    write_text(tmp / "reduced.dot", dot);
+    if (auto dot_exe = oracle::find_in_path("dot")) {
+      oracle::RunLimits limits;
+      limits.timeout = std::chrono::seconds(20);
+      auto run = oracle::run_process(
+          {*dot_exe, "-Tsvg", "-o", (tmp / "reduced.svg").string(), (tmp / "reduced.dot").string()},
+          limits);
+      if (!run.exited_ok()) {
+        std::error_code ignored;
+        fs::remove(tmp / "reduced.svg", ignored);
+      }
+    }
+    write_text(tmp / "replay.txt", command + "\n");
+  } catch (...) {
+    std::error_code ignored;
+    fs::remove_all(tmp, ignored);
+    throw;
+  }
+  std::error_code ec;
+  fs::rename(tmp, result.dir, ec);
+  if (ec) {
+    std::error_code ignored;
+    fs::remove_all(tmp, ignored);
+    if (fs::exists(result.dir)) return result;  // another campaign got there first
+    throw std::system_error(ec, "rename to " + result.dir.string());
+  }
+  result.written = true;
+  return result;
+}
+
+std::set<std::string> load_bundle_signatures(const fs::path& findings_dir) {
+  std::set<std::string> out;
+  std::error_code ec;
+  if (!fs::is_directory(findings_dir, ec)) return out;
+  remove_stale_temps(findings_dir);
+  for (auto it = fs::directory_iterator(findings_dir, ec); !ec && it != fs::directory_iterator();
+       it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.empty() || name[0] == '.' || !it->is_directory()) continue;
+    std::ifstream in(it->path() / "verdict.json");
+    if (!in) continue;
+    auto j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (j.is_object() && j.contains("signature") && j["signature"].is_string()) {
+      out.insert(j["signature"].get<std::string>());
+    }
+  }
+  return out;
+}
+
+}  // namespace aotfuzz::fuzz

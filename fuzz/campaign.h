@@ -1,0 +1,190 @@
+// Fuzzing campaigns: deterministic cases (generated graph + pipeline options) from (seed, index),
+// worker threads over an atomic case counter, de-duplication of findings by verdict signature,
+// automatic reduction and atomic bundles, progress snapshots and statistics.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fuzz/reducer.h"
+#include "generator/policy.h"
+#include "ir/error.h"
+#include "ir/module.h"
+#include "oracle/oracle.h"
+#include "oracle/verdict.h"
+
+namespace aotfuzz::fuzz {
+
+/// Bad campaign options (a malformed shard, an impossible option combination).
+class CampaignError : public ir::Error {
+ public:
+  using ir::Error::Error;
+};
+
+/// `--shard i/n`: this run takes the cases k with k ≡ i (mod n).
+struct Shard {
+  std::uint64_t index = 0;
+  std::uint64_t count = 1;
+};
+/// Parses "i/n" with 0 <= i < n; throws CampaignError otherwise.
+Shard parse_shard(std::string_view text);
+/// The global index of the k-th case of `shard`: k * count + index.
+std::uint64_t shard_case(const Shard& shard, std::uint64_t k);
+
+/// Pipeline options fixed on the command line; the others are drawn per case.
+struct PipelineChoice {
+  std::optional<bool> merge;
+  std::optional<aot::CodegenOptions::Api> api;
+  std::optional<aot::CodegenOptions::Interface> interface;
+  std::optional<bool> storage_reuse;
+};
+
+/// Everything a campaign is run with.
+struct CampaignOptions {
+  std::uint64_t seed = 1;
+  /// Stop after this many cases of this shard (nullopt: no case budget).
+  std::optional<std::uint64_t> max_cases;
+  /// Stop taking new cases after this long (nullopt: no time budget). Reductions of findings
+  /// already seen still finish (each within reduce_time).
+  std::optional<std::chrono::milliseconds> time_limit;
+  /// Worker threads (at least 1).
+  int jobs = 1;
+  Shard shard;
+  generator::GenPolicy policy;
+  /// Swarm testing: each case switches policy features off at random (generator::swarm).
+  bool swarm = true;
+  /// The `--knob` flags that produced `policy`, repeated in origin lines (`aotfuzz gen` syntax).
+  std::string knob_flags;
+  PipelineChoice fixed;
+  /// mod_name, injected bugs, compiler, sanitize, ulp, num_args checks, input seed, limits.
+  oracle::CaseOptions base;
+  /// Where bundles go; empty: findings are reported but not reduced nor written.
+  std::filesystem::path findings_dir;
+  bool reduce = true;
+  /// Time limit of one finding's reduction.
+  std::chrono::milliseconds reduce_time{120'000};
+  /// Threads of a reduction (0: jobs).
+  int reduce_jobs = 0;
+  /// Stop request (SIGINT): no new cases, reductions return their best so far.
+  const std::atomic<bool>* stop = nullptr;
+};
+
+/// One generated case: fully determined by (seed, index) and the options.
+struct CaseSpec {
+  std::uint64_t index = 0;
+  /// `aotfuzz gen --seed <gen_seed> [--swarm] <knobs>` prints the same graph.
+  std::uint64_t gen_seed = 0;
+  ir::Module module;
+  oracle::CaseOptions options;
+};
+
+/// The generator seed of case `index` of campaign `seed` (a 64-bit mix of both).
+std::uint64_t case_seed(std::uint64_t seed, std::uint64_t index);
+/// Case `index`: the graph from Rng(case_seed) (swarm policy first, as `aotfuzz gen --swarm`
+/// does), then the pipeline options not fixed in `options.fixed` from a second stream: merge,
+/// api, interface (c only with the unpacked api), storage reuse.
+CaseSpec make_case(const CampaignOptions& options, std::uint64_t index);
+/// `aotfuzz gen --seed <gen_seed> [--swarm] <knobs>` for a case (its origin).
+std::string gen_command(const CampaignOptions& options, std::uint64_t gen_seed);
+
+/// A unique finding, after reduction and bundling.
+struct Finding {
+  std::string signature;
+  std::uint64_t case_index = 0;
+  std::uint64_t gen_seed = 0;
+  std::string summary;  ///< oracle::summary of the original verdict
+  std::string flags;    ///< replay flags (after canonicalizing options)
+  /// The bundle directory ("" when no findings directory was given or writing failed).
+  std::string bundle_dir;
+  bool bundle_written = false;  ///< false: another campaign wrote this signature first
+  std::string replay;           ///< the one-line replay command
+  std::string error;            ///< why the bundle could not be written
+  double found_after_s = 0;
+  ReduceResult reduction;  ///< (module dropped to save memory; sizes, steps, time kept)
+};
+
+/// Counters of a campaign (all cases of this run).
+struct CampaignStats {
+  std::uint64_t cases = 0;
+  std::uint64_t generator_errors = 0;
+  /// verdicts[kind][stage]
+  std::array<std::array<std::uint64_t, oracle::kNumStages>, oracle::kNumVerdictKinds> verdicts{};
+  /// Cases whose verdict was a finding (not only the unique ones).
+  std::uint64_t finding_cases = 0;
+  /// Generated graph features, summed over cases (generator::graph_stats).
+  std::uint64_t ops = 0, inputs = 0, regions = 0, multi_output_regions = 0, tuples = 0,
+                tuple_get_items = 0, host_ops_between_regions = 0, ends_on_tuples = 0,
+                multi_end_values = 0, outputs = 0;
+  /// Cases with at least one multi-output region / duplicate outputs.
+  std::uint64_t cases_with_multi_output_region = 0, cases_with_duplicate_outputs = 0;
+  /// Tuple-typed parameters of fused primitive functions (the #9036 shape), and cases with one.
+  std::uint64_t fused_tuple_params = 0, cases_with_fused_tuple_param = 0;
+  /// Tuple-typed parameters of @main.
+  std::uint64_t main_tuple_params = 0;
+  /// Pipeline options drawn.
+  std::uint64_t merge_on = 0, api_unpacked = 0, interface_c = 0, storage_reuse_on = 0;
+  /// Summed stage times, microseconds.
+  std::uint64_t pipeline_us = 0, compile_us = 0, run_us = 0;
+
+  std::uint64_t count(oracle::VerdictKind kind) const;
+};
+
+/// What a run did.
+struct CampaignResult {
+  CampaignStats stats;
+  /// Unique findings new to this run, in the order they were found.
+  std::vector<Finding> findings;
+  /// Signatures seen again that bundles from an earlier run already hold.
+  std::set<std::string> known_seen;
+  /// Signatures of the bundles present at the start.
+  std::set<std::string> preexisting;
+  std::chrono::milliseconds elapsed{0};
+  bool interrupted = false;
+  /// 1 if any finding (new or known), 3 if every case was a toolchain error, else 0.
+  int exit_code() const;
+  /// Unique signatures seen (new and known).
+  std::size_t unique_signatures() const { return findings.size() + known_seen.size(); }
+};
+
+/// The --stats JSON: options, counts per verdict kind and stage, throughput, features, findings.
+nlohmann::json to_json(const CampaignResult& result, const CampaignOptions& options);
+
+/// A snapshot for the progress line.
+struct Progress {
+  double elapsed_s = 0;
+  std::uint64_t cases = 0;
+  std::uint64_t finding_cases = 0;
+  std::size_t unique_signatures = 0;
+  std::uint64_t toolchain_errors = 0;
+};
+/// "12.3s  1234 cases  98.7/s  3 findings  1 unique".
+std::string format_progress(const Progress& progress);
+/// The closing summary (several lines, no trailing newline).
+std::string format_summary(const CampaignResult& result, const CampaignOptions& options);
+
+/// Observers of a running campaign.
+struct CampaignCallbacks {
+  /// Called on the calling thread every `progress_interval`, and once at the end.
+  std::function<void(const Progress&)> on_progress;
+  std::chrono::milliseconds progress_interval{250};
+  /// A new unique finding, once its bundle is written (calls are serialized).
+  std::function<void(const Finding&)> on_finding;
+  /// Informational lines ("new signature ... at case k; reducing") (calls are serialized).
+  std::function<void(const std::string&)> on_log;
+};
+
+/// Runs a campaign until its budget is spent or `options.stop` is set. Throws CampaignError on
+/// bad options (a shard out of range, jobs < 1).
+CampaignResult run_campaign(const CampaignOptions& options, const CampaignCallbacks& callbacks = {});
+
+}  // namespace aotfuzz::fuzz

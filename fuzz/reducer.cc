@@ -1,0 +1,622 @@
+// The graph-aware reducer: candidate steps per pass, a verdict cache keyed by structural hash, and
+// batches of candidates evaluated on several threads with a deterministic choice.
+#include "fuzz/reducer.h"
+
+#include <algorithm>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ir/error.h"
+#include "ir/regions.h"
+#include "ir/structural.h"
+#include "ir/traversal.h"
+#include "ir/verify.h"
+
+namespace aotfuzz::fuzz {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+/// Builds one candidate; may throw ir::Error when the step does not apply.
+using CandidateFn = std::function<ir::Module()>;
+
+const ir::Function& main_of(const ir::Module& m) { return m.main(); }
+
+ir::Module with_main(const ir::Module& m, std::vector<ir::Var> params, ir::Expr body) {
+  ir::Module out = m;
+  out.replace("main", ir::FunctionNode::make(std::move(params), std::move(body),
+                                             main_of(m)->attrs()));
+  return out;
+}
+
+ir::Module with_body(const ir::Module& m, ir::Expr body) {
+  return with_main(m, main_of(m)->params(), std::move(body));
+}
+
+bool is_value_node(const ir::Expr& e) {
+  return e->kind() != ir::ExprKind::kVar && e->kind() != ir::ExprKind::kGlobalVar &&
+         e->kind() != ir::ExprKind::kFunction;
+}
+
+bool is_call_of(const ir::ExprNode* node, ir::Op op) {
+  const auto* call = ir::as<ir::CallNode>(node);
+  return call != nullptr && call->is_op(op);
+}
+
+// The non-variable nodes of @main's body, closest to the result first (big cuts first).
+std::vector<ir::Expr> nodes_root_first(const ir::Module& m) {
+  auto order = ir::post_order(main_of(m)->body());
+  std::vector<ir::Expr> out;
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    if (is_value_node(*it)) out.push_back(*it);
+  }
+  return out;
+}
+
+std::optional<ir::RegionSet> regions_of(const ir::Module& m) {
+  try {
+    return ir::RegionSet::build(main_of(m)->body());
+  } catch (const ir::Error&) {
+    return std::nullopt;
+  }
+}
+
+// A parameter name not used by any parameter of `params`.
+std::string fresh_param_name(const std::vector<ir::Var>& params, const std::string& stem) {
+  std::set<std::string> used;
+  for (const auto& p : params) used.insert(p->name());
+  for (int k = 0;; ++k) {
+    std::string name = stem + std::to_string(k);
+    if (!used.count(name)) return name;
+  }
+}
+
+// `type` with every tensor rewritten by `fn` (tuple nesting is bounded by kMaxTypeDepth).
+ir::Type map_tensors(const ir::Type& type, const std::function<ir::Type(const ir::Type&)>& fn) {
+  if (type->is_tensor()) return fn(type);
+  std::vector<ir::Type> fields;
+  for (const auto& f : type->fields()) fields.push_back(map_tensors(f, fn));
+  return ir::TypeNode::tuple(std::move(fields));
+}
+
+// @main with every parameter retyped by `fn`, the body rebuilt (and re-typed) on top.
+ir::Module retype_params(const ir::Module& m, const std::function<ir::Type(const ir::Type&)>& fn) {
+  const auto& main = main_of(m);
+  std::unordered_map<const ir::ExprNode*, ir::Expr> map;
+  std::vector<ir::Var> params;
+  bool changed = false;
+  for (const auto& p : main->params()) {
+    ir::Type t = map_tensors(p->type(), fn);
+    if (ir::type_equal(t, p->type())) {
+      params.push_back(p);
+      continue;
+    }
+    changed = true;
+    ir::Var np = ir::VarNode::make(p->name(), t);
+    map[p.get()] = np;
+    params.push_back(np);
+  }
+  if (!changed) throw ir::Error("no parameter changes");
+  return with_main(m, std::move(params), ir::substitute(main->body(), map));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The passes: each appends its candidates for `m`, in the order they are tried.
+
+void drop_outputs(const ir::Module& m, std::vector<CandidateFn>& out) {
+  auto tup = ir::as_ptr<ir::TupleNode>(main_of(m)->body());
+  if (!tup) return;
+  const auto fields = tup->fields();
+  if (fields.size() == 1) {
+    out.push_back([m, fields] { return with_body(m, fields[0]); });
+    return;
+  }
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    out.push_back([m, fields, i] { return with_body(m, fields[i]); });
+  }
+  if (fields.size() < 3) return;
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    out.push_back([m, fields, i] {
+      std::vector<ir::Expr> kept = fields;
+      kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(i));
+      return with_body(m, ir::TupleNode::make(std::move(kept)));
+    });
+  }
+}
+
+void replace_with_input(const ir::Module& m, std::vector<CandidateFn>& out) {
+  auto rs = regions_of(m);
+  if (!rs) return;
+  const auto& params = main_of(m)->params();
+  for (const auto& node : nodes_root_first(m)) {
+    if (!node->type()->is_tensor()) continue;
+    if (is_call_of(node.get(), ir::Op::kCompilerBegin)) continue;
+    const bool is_end = is_call_of(node.get(), ir::Op::kCompilerEnd);
+    if (!is_end && rs->region_of(node.get()) != nullptr) continue;
+    ir::Var existing;
+    for (const auto& p : params) {
+      if (ir::type_equal(p->type(), node->type())) {
+        existing = p;
+        break;
+      }
+    }
+    out.push_back([m, node, existing] {
+      const auto& main = main_of(m);
+      std::vector<ir::Var> ps = main->params();
+      ir::Var with = existing;
+      if (!with) {
+        with = ir::VarNode::make(fresh_param_name(ps, "r"), node->type());
+        ps.push_back(with);
+      }
+      auto body = ir::substitute(main->body(), {{node.get(), with}});
+      return with_main(m, std::move(ps), std::move(body));
+    });
+  }
+}
+
+void remove_region(const ir::Module& m, std::vector<CandidateFn>& out) {
+  auto rs = regions_of(m);
+  if (!rs) return;
+  for (const ir::Region* r : rs->regions()) {
+    auto drop = std::make_shared<std::unordered_set<const ir::ExprNode*>>();
+    for (const auto& e : r->ins) drop->insert(e.get());
+    for (const auto& e : r->outs) drop->insert(e.get());
+    out.push_back([m, drop] {
+      auto body = ir::rewrite(main_of(m)->body(),
+                              [&](const ir::Expr& old, std::vector<ir::Expr> kids) -> ir::Expr {
+                                if (drop->count(old.get())) return kids.at(0);
+                                return ir::with_children(old, std::move(kids));
+                              });
+      return with_body(m, body);
+    });
+  }
+}
+
+void replace_with_operand(const ir::Module& m, std::vector<CandidateFn>& out) {
+  for (const auto& node : nodes_root_first(m)) {
+    std::vector<ir::Expr> replacements;
+    if (const auto* call = ir::as<ir::CallNode>(node)) {
+      if (!call->op() || !ir::is_elementwise(*call->op())) continue;
+      for (const auto& arg : call->args()) {
+        if (!ir::type_equal(arg->type(), node->type())) continue;
+        if (std::find(replacements.begin(), replacements.end(), arg) != replacements.end()) {
+          continue;
+        }
+        replacements.push_back(arg);
+      }
+    } else if (const auto* tgi = ir::as<ir::TupleGetItemNode>(node)) {
+      if (const auto* tup = ir::as<ir::TupleNode>(tgi->tuple())) {
+        replacements.push_back(tup->fields().at(static_cast<std::size_t>(tgi->index())));
+      }
+    }
+    for (const auto& with : replacements) {
+      out.push_back([m, node, with] {
+        return with_body(m, ir::substitute(main_of(m)->body(), {{node.get(), with}}));
+      });
+    }
+  }
+}
+
+// How TupleGetItems on a rewritten tuple are renumbered: old index -> new index (-1: dropped),
+// or `unwrap` when the one-field tuple became its field.
+struct Remap {
+  bool unwrap = false;
+  std::vector<int> index;
+};
+
+ir::Module drop_field(const ir::Module& m, const ir::ExprNode* target, int drop, bool unwrap) {
+  std::unordered_map<const ir::ExprNode*, Remap> remap;
+  auto body = ir::rewrite(
+      main_of(m)->body(), [&](const ir::Expr& old, std::vector<ir::Expr> kids) -> ir::Expr {
+        if (old.get() == target) {
+          Remap r;
+          if (unwrap) {
+            r.unwrap = true;
+            remap[old.get()] = r;
+            return kids.at(0);
+          }
+          int next = 0;
+          for (int i = 0; i < static_cast<int>(kids.size()); ++i) {
+            r.index.push_back(i == drop ? -1 : next++);
+          }
+          kids.erase(kids.begin() + drop);
+          remap[old.get()] = r;
+          return ir::TupleNode::make(std::move(kids));
+        }
+        if (const auto* call = ir::as<ir::CallNode>(old)) {
+          if (call->op() && ir::is_annotation(*call->op())) {
+            auto it = remap.find(call->args()[0].get());
+            if (it != remap.end()) {
+              Remap r = it->second;
+              remap[old.get()] = r;
+            }
+          }
+        }
+        if (const auto* tgi = ir::as<ir::TupleGetItemNode>(old)) {
+          auto it = remap.find(tgi->tuple().get());
+          if (it != remap.end()) {
+            if (it->second.unwrap) return kids.at(0);
+            int idx = it->second.index.at(static_cast<std::size_t>(tgi->index()));
+            if (idx < 0) throw ir::Error("the dropped field is used");
+            return ir::TupleGetItemNode::make(kids.at(0), idx);
+          }
+        }
+        return ir::with_children(old, std::move(kids));
+      });
+  return with_body(m, body);
+}
+
+void drop_tuple_field(const ir::Module& m, std::vector<CandidateFn>& out) {
+  const ir::Expr& root = main_of(m)->body();
+  for (const auto& node : nodes_root_first(m)) {
+    const auto* tup = ir::as<ir::TupleNode>(node);
+    if (tup == nullptr || node == root) continue;
+    const int n = static_cast<int>(tup->fields().size());
+    if (n == 1) {
+      out.push_back([m, node] { return drop_field(m, node.get(), 0, true); });
+      continue;
+    }
+    for (int i = 0; i < n; ++i) {
+      out.push_back([m, node, i] { return drop_field(m, node.get(), i, false); });
+    }
+  }
+}
+
+void merge_inputs(const ir::Module& m, std::vector<CandidateFn>& out) {
+  const auto& params = main_of(m)->params();
+  for (std::size_t j = 1; j < params.size(); ++j) {
+    for (std::size_t i = 0; i < j; ++i) {
+      if (!ir::type_equal(params[i]->type(), params[j]->type())) continue;
+      out.push_back([m, i, j] {
+        const auto& main = main_of(m);
+        std::vector<ir::Var> ps = main->params();
+        auto body = ir::substitute(main->body(), {{ps[j].get(), ps[i]}});
+        ps.erase(ps.begin() + static_cast<std::ptrdiff_t>(j));
+        return with_main(m, std::move(ps), std::move(body));
+      });
+      break;  // the earliest match is enough: the others have the same type
+    }
+  }
+}
+
+void remove_unused_inputs(const ir::Module& m, std::vector<CandidateFn>& out) {
+  const auto& main = main_of(m);
+  std::unordered_set<const ir::ExprNode*> used;
+  for (const auto& n : ir::post_order(main->body())) used.insert(n.get());
+  std::vector<std::size_t> unused;
+  for (std::size_t i = 0; i < main->params().size(); ++i) {
+    if (!used.count(main->params()[i].get())) unused.push_back(i);
+  }
+  if (unused.empty()) return;
+  auto without = [m](std::vector<std::size_t> drop) {
+    return [m, drop] {
+      std::vector<ir::Var> ps;
+      const auto& all = main_of(m)->params();
+      for (std::size_t i = 0; i < all.size(); ++i) {
+        if (std::find(drop.begin(), drop.end(), i) == drop.end()) ps.push_back(all[i]);
+      }
+      return with_main(m, std::move(ps), main_of(m)->body());
+    };
+  };
+  out.push_back(without(unused));
+  if (unused.size() < 2) return;
+  for (auto i : unused) out.push_back(without({i}));
+}
+
+std::set<std::string> targets_of(const ir::Module& m) {
+  std::set<std::string> targets;
+  for (const auto& n : ir::post_order(main_of(m)->body())) {
+    if (auto t = ir::annotation_target(n.get())) targets.insert(*t);
+  }
+  return targets;
+}
+
+void unify_targets(const ir::Module& m, std::vector<CandidateFn>& out) {
+  const auto targets = targets_of(m);
+  std::string canonical;
+  if (targets.count("ccompiler")) {
+    canonical = "ccompiler";
+  } else {
+    for (const auto& t : targets) {
+      if (t != "default") {
+        canonical = t;
+        break;
+      }
+    }
+  }
+  if (canonical.empty()) return;
+  std::vector<std::string> order;
+  for (const auto& t : targets) {
+    if (t != canonical && t != "default") order.push_back(t);
+  }
+  if (targets.count("default")) order.push_back("default");
+  for (const auto& from : order) {
+    out.push_back([m, from, canonical] {
+      auto body = ir::rewrite(main_of(m)->body(),
+                              [&](const ir::Expr& old, std::vector<ir::Expr> kids) -> ir::Expr {
+                                auto t = ir::annotation_target(old.get());
+                                if (!t || *t != from) return ir::with_children(old, kids);
+                                const auto* call = ir::as<ir::CallNode>(old);
+                                return ir::CallNode::make(*call->op(), std::move(kids),
+                                                          call->attrs().with("compiler", canonical));
+                              });
+      return with_body(m, body);
+    });
+  }
+}
+
+void convert_dtype(const ir::Module& m, std::vector<CandidateFn>& out) {
+  bool any = false;
+  for (const auto& p : main_of(m)->params()) {
+    for (const auto& t : ir::flatten_tensors(p->type())) any |= t->dtype() != ir::DType::kFloat32;
+  }
+  if (!any) return;
+  out.push_back([m] {
+    return retype_params(m, [](const ir::Type& t) {
+      return ir::TypeNode::tensor(t->shape(), ir::DType::kFloat32);
+    });
+  });
+}
+
+void shrink_shapes(const ir::Module& m, std::vector<CandidateFn>& out) {
+  std::size_t max_rank = 0;
+  bool all_unit = true;
+  for (const auto& p : main_of(m)->params()) {
+    for (const auto& t : ir::flatten_tensors(p->type())) {
+      max_rank = std::max(max_rank, t->shape().size());
+      all_unit &= t->shape() == std::vector<std::int64_t>{1};
+    }
+  }
+  if (all_unit) return;
+  out.push_back([m] {
+    return retype_params(m, [](const ir::Type& t) { return ir::TypeNode::tensor({1}, t->dtype()); });
+  });
+  if (max_rank > 1) {
+    out.push_back([m, max_rank] {
+      return retype_params(m, [max_rank](const ir::Type& t) {
+        if (t->shape().size() != max_rank) return t;
+        std::vector<std::int64_t> s(t->shape().begin() + 1, t->shape().end());
+        return ir::TypeNode::tensor(std::move(s), t->dtype());
+      });
+    });
+  }
+  // Axis `a` counts from the right, so broadcasting partners change together.
+  for (std::size_t a = 0; a < max_rank; ++a) {
+    for (bool halve : {false, true}) {
+      out.push_back([m, a, halve] {
+        return retype_params(m, [a, halve](const ir::Type& t) {
+          auto s = t->shape();
+          if (s.size() <= a) return t;
+          auto& d = s[s.size() - 1 - a];
+          d = halve ? (d + 1) / 2 : std::min<std::int64_t>(d, 1);
+          return ir::TypeNode::tensor(std::move(s), t->dtype());
+        });
+      });
+    }
+  }
+}
+
+void enumerate(const ir::Module& m, ReductionPass pass, std::vector<CandidateFn>& out) {
+  switch (pass) {
+    case ReductionPass::kDropOutputs: return drop_outputs(m, out);
+    case ReductionPass::kReplaceWithInput: return replace_with_input(m, out);
+    case ReductionPass::kRemoveRegion: return remove_region(m, out);
+    case ReductionPass::kReplaceWithOperand: return replace_with_operand(m, out);
+    case ReductionPass::kDropTupleField: return drop_tuple_field(m, out);
+    case ReductionPass::kMergeInputs: return merge_inputs(m, out);
+    case ReductionPass::kRemoveUnusedInputs: return remove_unused_inputs(m, out);
+    case ReductionPass::kUnifyTargets: return unify_targets(m, out);
+    case ReductionPass::kConvertDtype: return convert_dtype(m, out);
+    case ReductionPass::kShrinkShapes: return shrink_shapes(m, out);
+    case ReductionPass::kCount: break;
+  }
+}
+
+// Builds and verifies a candidate; nullopt when the step does not apply.
+std::optional<ir::Module> materialize(const CandidateFn& fn) {
+  try {
+    ir::Module c = fn();
+    ir::verify(c);
+    return c;
+  } catch (const ir::Error&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+const std::vector<ReductionPassInfo>& reduction_pass_table() {
+  static const std::vector<ReductionPassInfo> kTable = {
+#define AOTFUZZ_REDUCTION(id, name, description) {ReductionPass::id, name, description},
+#include "fuzz/reduction_passes.def"
+#undef AOTFUZZ_REDUCTION
+  };
+  return kTable;
+}
+
+std::optional<ReductionPass> parse_reduction_pass(std::string_view name) {
+  for (const auto& row : reduction_pass_table()) {
+    if (row.name == name) return row.pass;
+  }
+  return std::nullopt;
+}
+
+ModuleSize module_size(const ir::Module& module) {
+  ModuleSize s;
+  s.inputs = module.main()->params().size();
+  for (const auto& [name, fn] : module.functions()) {
+    for (const auto& n : ir::post_order(fn->body(), /*enter_functions=*/true)) {
+      const auto* call = ir::as<ir::CallNode>(n);
+      if (call == nullptr || !call->op()) continue;
+      if (ir::is_elementwise(*call->op())) ++s.ops;
+      if (ir::is_annotation(*call->op())) ++s.annotations;
+    }
+  }
+  for (const auto& n : ir::post_order(module.main()->body())) s.nodes += is_value_node(n) ? 1 : 0;
+  return s;
+}
+
+Complexity complexity(const ir::Module& module) {
+  Complexity c{};
+  const auto& main = module.main();
+  for (const auto& n : ir::post_order(main->body())) {
+    if (n->kind() == ir::ExprKind::kVar) continue;
+    c[0] += 1 + ir::children(*n).size();
+  }
+  c[1] = main->params().size();
+  c[2] = targets_of(module).size();
+  for (const auto& p : main->params()) {
+    for (const auto& t : ir::flatten_tensors(p->type())) {
+      c[3] += t->dtype() != ir::DType::kFloat32 ? 1 : 0;
+      c[4] += t->shape().size();
+      c[5] += static_cast<std::uint64_t>(std::max<std::int64_t>(t->num_elements(), 0));
+    }
+  }
+  return c;
+}
+
+std::vector<ir::Module> reduction_candidates(const ir::Module& module, ReductionPass pass) {
+  std::vector<CandidateFn> fns;
+  enumerate(module, pass, fns);
+  std::vector<ir::Module> out;
+  for (const auto& fn : fns) {
+    if (auto c = materialize(fn)) out.push_back(std::move(*c));
+  }
+  return out;
+}
+
+ReduceResult reduce(const ir::Module& module, const Predicate& keep,
+                    const ReduceOptions& options) {
+  const auto t0 = Clock::now();
+  ReduceResult result;
+  result.module = module;
+  result.before = result.after = module_size(module);
+  const std::size_t jobs = static_cast<std::size_t>(std::max(1, options.jobs));
+  auto eval = [&keep](const ir::Module& m) {
+    try {
+      return keep(m);
+    } catch (...) {
+      return false;
+    }
+  };
+  auto should_stop = [&] {
+    if (options.stop != nullptr && options.stop->load()) return true;
+    return options.time_limit.count() > 0 && Clock::now() - t0 >= options.time_limit;
+  };
+  auto finish = [&] {
+    result.after = module_size(result.module);
+    result.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0);
+    return result;
+  };
+
+  std::unordered_map<std::size_t, bool> cache;
+  ++result.evaluated;
+  if (!eval(module)) return finish();
+  cache[ir::structural_hash(module)] = true;
+
+  std::vector<ReductionPass> passes = options.passes;
+  if (passes.empty()) {
+    for (const auto& row : reduction_pass_table()) passes.push_back(row.pass);
+  }
+  ir::Module current = module;
+  Complexity current_cx = complexity(current);
+  bool cut = false;
+  for (bool changed = true; changed && !cut;) {
+    changed = false;
+    for (ReductionPass pass : passes) {
+      std::size_t resume = 0;  // after a step, go on near where the last one was found
+      while (!cut) {
+        std::vector<CandidateFn> fns;
+        enumerate(current, pass, fns);
+        std::size_t idx = std::min(resume, fns.size());
+        std::optional<ir::Module> chosen;
+        std::size_t chosen_at = 0;
+        while (idx < fns.size() && !chosen) {
+          if (should_stop()) {
+            cut = true;
+            break;
+          }
+          // A batch: up to `jobs` candidates the cache cannot answer, or ending at a cached hit.
+          struct Item {
+            ir::Module module;
+            std::size_t hash;
+            std::size_t pos;
+            std::optional<bool> verdict;
+          };
+          std::vector<Item> batch;
+          std::size_t pending = 0;
+          while (idx < fns.size() && pending < jobs) {
+            const std::size_t pos = idx++;
+            auto c = materialize(fns[pos]);
+            if (!c) {
+              ++result.rejected;
+              continue;
+            }
+            Complexity cx = complexity(*c);
+            if (!(cx < current_cx)) {
+              ++result.rejected;
+              continue;
+            }
+            const std::size_t h = ir::structural_hash(*c);
+            auto hit = cache.find(h);
+            if (hit != cache.end()) {
+              ++result.cache_hits;
+              if (!hit->second) continue;
+              batch.push_back({std::move(*c), h, pos, true});
+              break;
+            }
+            batch.push_back({std::move(*c), h, pos, std::nullopt});
+            ++pending;
+          }
+          std::vector<std::thread> threads;
+          std::vector<std::size_t> todo;
+          for (std::size_t k = 0; k < batch.size(); ++k) {
+            if (!batch[k].verdict) todo.push_back(k);
+          }
+          std::vector<char> answers(todo.size(), 0);
+          for (std::size_t t = 1; t < todo.size(); ++t) {
+            threads.emplace_back(
+                [&, t] { answers[t] = eval(batch[todo[t]].module) ? 1 : 0; });
+          }
+          if (!todo.empty()) answers[0] = eval(batch[todo[0]].module) ? 1 : 0;
+          for (auto& th : threads) th.join();
+          for (std::size_t t = 0; t < todo.size(); ++t) {
+            batch[todo[t]].verdict = answers[t] != 0;
+            cache[batch[todo[t]].hash] = answers[t] != 0;
+          }
+          result.evaluated += todo.size();
+          for (auto& item : batch) {
+            if (*item.verdict) {
+              chosen = std::move(item.module);
+              chosen_at = item.pos;
+              break;
+            }
+          }
+        }
+        if (!chosen) break;
+        current = std::move(*chosen);
+        current_cx = complexity(current);
+        result.module = current;
+        ++result.steps;
+        ++result.steps_per_pass[std::string(reduction_pass_table()[static_cast<unsigned>(pass)].name)];
+        changed = true;
+        resume = chosen_at;
+        if (options.on_step) options.on_step(pass, current);
+      }
+      if (cut) break;
+    }
+  }
+  result.minimal = !cut;
+  return finish();
+}
+
+Predicate same_signature(const oracle::CaseOptions& options, std::string signature) {
+  return [options, signature = std::move(signature)](const ir::Module& m) {
+    return oracle::signature(oracle::run_case(m, options).verdict) == signature;
+  };
+}
+
+}  // namespace aotfuzz::fuzz

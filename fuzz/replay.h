@@ -1,0 +1,94 @@
+// Regression replay: the `// replay: <flags> => <signature>` header lines of corpus files, the
+// pipeline flags they carry, and replaying files against them (`aotfuzz replay`, `aotfuzz check`
+// and the ctest corpus tier share this code path).
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/error.h"
+#include "ir/module.h"
+#include "oracle/oracle.h"
+
+namespace aotfuzz::fuzz {
+
+/// A malformed replay line or flag string; what() names the file and line when known.
+class ReplayError : public ir::Error {
+ public:
+  using ir::Error::Error;
+};
+
+/// Splits a flag string on whitespace.
+std::vector<std::string> split_flags(std::string_view flags);
+
+/// The case options a flag string selects, with the same flags and defaults as `aotfuzz run`:
+/// --merge/--no-merge, --mod-name M, --api packed|unpacked, --interface packed|c,
+/// --storage-reuse/--no-storage-reuse, --check-num-args, --inject BUG (repeatable),
+/// --cc tcc|gcc|clang, --sanitize, --input-seed N, --ulp N; `--flag=value` works too. Throws
+/// ReplayError on an unknown flag, a missing or bad value, an unknown bug, or --interface c with
+/// the packed API.
+oracle::CaseOptions parse_case_flags(std::string_view flags);
+
+/// One expectation: run_case with `flags` must give a verdict whose signature matches `expected`.
+struct ReplayLine {
+  int line = 0;  ///< 1-based line in the file (0 for the implicit defaults)
+  std::string flags;
+  std::string expected;
+};
+
+/// The header marker: a line `// replay: <flags> => <signature>`.
+inline constexpr std::string_view kReplayMarker = "// replay:";
+
+/// `// replay: <flags> => <signature>` (flags may be empty: `// replay: => pass`).
+std::string format_replay_line(std::string_view flags, std::string_view signature);
+
+/// The replay lines of a file's header (the `//` comment lines before the first other line).
+/// Throws ReplayError (file:line) on a marker line without `=>` or without a signature, or with
+/// flags parse_case_flags rejects.
+std::vector<ReplayLine> parse_replay_lines(std::string_view text, const std::string& file);
+
+/// What a file without replay lines expects: pass with `--merge` and with `--no-merge`.
+std::vector<ReplayLine> default_replay_lines();
+
+/// Whether an actual signature satisfies an expected one: equal, or `expected` is a prefix of it
+/// ending at a `:` (so `pass` matches `pass:run`, `invalid-input` matches `invalid-input:merge`).
+bool signature_matches(std::string_view expected, std::string_view actual);
+
+/// One replayed line.
+struct ReplayRun {
+  ReplayLine line;
+  std::string actual;   ///< the verdict's signature
+  std::string summary;  ///< oracle::summary of the verdict
+  bool ok = false;
+  std::chrono::milliseconds elapsed{0};
+};
+
+/// One replayed file.
+struct FileReplay {
+  std::string path;
+  /// A file that cannot be read or whose header is malformed (no runs then).
+  std::string error;
+  std::vector<ReplayRun> runs;
+  std::chrono::milliseconds elapsed{0};
+  bool ok() const;
+  /// One line per failed expectation (or the error), for reports.
+  std::string failure_text() const;
+};
+
+/// Replays one file: every replay line (or the defaults) is one run_case. A file that does not
+/// parse or verify is judged as the verdict invalid-input:annotated, so a header may expect it.
+FileReplay replay_file(const std::string& path);
+/// The same on text already read.
+FileReplay replay_text(std::string_view text, const std::string& path);
+
+/// The .relay files named by `paths`: files as given, directories searched recursively, sorted
+/// by path within each directory argument. Throws ReplayError on a path that does not exist.
+std::vector<std::string> collect_relay_files(const std::vector<std::string>& paths);
+
+/// Replays `files` on `jobs` threads; the results are in `files` order.
+std::vector<FileReplay> replay_files(const std::vector<std::string>& files, int jobs);
+
+}  // namespace aotfuzz::fuzz
