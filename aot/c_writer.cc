@@ -36,11 +36,11 @@ bool ident_char(char c) {
 }
 
 constexpr std::array<std::string_view, 37> kKeywords = {
-    "auto",     "break",   "case",     "char",   "const",    "continue", "default",  "do",
-    "double",   "else",    "enum",     "extern", "float",    "for",      "goto",     "if",
-    "inline",   "int",     "long",     "register", "restrict", "return", "short",    "signed",
-    "sizeof",   "static",  "struct",   "switch", "typedef",  "union",    "unsigned", "void",
-    "volatile", "while",   "_Bool",    "_Complex", "_Imaginary"};
+    "auto",     "break",  "case",   "char",     "const",     "continue", "default",  "do",
+    "double",   "else",   "enum",   "extern",   "float",     "for",      "goto",     "if",
+    "inline",   "int",    "long",   "register", "restrict",  "return",   "short",    "signed",
+    "sizeof",   "static", "struct", "switch",   "typedef",   "union",    "unsigned", "void",
+    "volatile", "while",  "_Bool",  "_Complex", "_Imaginary"};
 
 }  // namespace
 
@@ -58,7 +58,8 @@ std::string comment_text(std::string_view text) {
     const bool printable = c >= 0x20 && c < 0x7f;
     if (!printable) {
       out.push_back('?');
-    } else if (!out.empty() && ((c == '/' && out.back() == '*') || (c == '*' && out.back() == '/'))) {
+    } else if (!out.empty() &&
+               ((c == '/' && out.back() == '*') || (c == '*' && out.back() == '/'))) {
       // "*/" would end the comment and "/*" inside one trips -Wcomment.
       out.push_back(' ');
       out.push_back(c);

@@ -45,7 +45,7 @@ void emit_executor(CWriter& w, const StoragePlan& plan, const std::vector<const 
                    const CodegenOptions& options) {
   const std::string prefix = symbol_prefix(options);
   const bool packed_api = options.api == CodegenOptions::Api::kPacked;
-  std::set<std::string> used;                     // buffer names referenced by some statement
+  std::set<std::string> used;                       // buffer names referenced by some statement
   std::map<std::vector<std::int64_t>, int> shapes;  // shape -> static array index
   std::vector<const std::vector<std::int64_t>*> shape_order;
   std::vector<std::size_t> dl_count(plan.steps.size(), 0);
@@ -120,8 +120,8 @@ void emit_executor(CWriter& w, const StoragePlan& plan, const std::vector<const 
     const std::string src = buffer_name(copy.source.buffer);
     used.insert(dst);
     used.insert(src);
-    calls.line("memcpy(" + dst + ", " + src + ", " + std::to_string(tensor_bytes(copy.source.type)) +
-               ");");
+    calls.line("memcpy(" + dst + ", " + src + ", " +
+               std::to_string(tensor_bytes(copy.source.type)) + ");");
   }
   calls.line("return 0;");
 

@@ -22,7 +22,8 @@ std::vector<std::string> input_field_names(const ir::Function& main) {
       continue;
     }
     const std::size_t n = ir::flat_count(p->type());
-    for (std::size_t k = 0; k < n; ++k) add(sanitize_identifier(p->name() + "_" + std::to_string(k)));
+    for (std::size_t k = 0; k < n; ++k)
+      add(sanitize_identifier(p->name() + "_" + std::to_string(k)));
   }
   return out;
 }

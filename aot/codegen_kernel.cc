@@ -257,7 +257,8 @@ std::string callee_prototype(const Callee& callee, const CodegenOptions& options
   }
   const std::size_t n = callee.inputs.size() + callee.outputs.size();
   std::string params;
-  for (std::size_t i = 0; i < n; ++i) params += (i ? ", void* arg" : "void* arg") + std::to_string(i);
+  for (std::size_t i = 0; i < n; ++i)
+    params += (i ? ", void* arg" : "void* arg") + std::to_string(i);
   return "int32_t " + callee.name + "(" + (n ? params : "void") + ");";
 }
 
@@ -288,11 +289,11 @@ void emit_kernel(CWriter& w, const Callee& callee, const CodegenOptions& options
     const auto& type = is_in ? callee.inputs[i] : callee.outputs[i - n_in];
     const std::string ct(c_type(type->dtype()));
     const std::string ptr = is_in ? "const " + ct + "*" : ct + "*";
-    const std::string source = packed ? "(((DLTensor*)args[" + std::to_string(i) +
-                                            "].v_handle)->data)"
-                                      : "arg" + std::to_string(i);
-    w.line(ptr + " " + (is_in ? in_names[i] : out_names[i - n_in]) + " = (" + ptr + ")" +
-           source + ";");
+    const std::string source = packed
+                                   ? "(((DLTensor*)args[" + std::to_string(i) + "].v_handle)->data)"
+                                   : "arg" + std::to_string(i);
+    w.line(ptr + " " + (is_in ? in_names[i] : out_names[i - n_in]) + " = (" + ptr + ")" + source +
+           ";");
   }
   CWriter body(1);
   std::vector<bool> used;

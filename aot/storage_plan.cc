@@ -111,9 +111,9 @@ class Planner {
           std::size_t begin = 0;
           for (int i = 0; i < tgi.index(); ++i) begin += ir::flat_count(fields[i]);
           std::size_t count = ir::flat_count(fields[tgi.index()]);
-          store_[node.get()] = std::vector<Slot>(whole.begin() + static_cast<std::ptrdiff_t>(begin),
-                                                 whole.begin() +
-                                                     static_cast<std::ptrdiff_t>(begin + count));
+          store_[node.get()] =
+              std::vector<Slot>(whole.begin() + static_cast<std::ptrdiff_t>(begin),
+                                whole.begin() + static_cast<std::ptrdiff_t>(begin + count));
           break;
         }
       }

@@ -65,5 +65,9 @@ Command register_show(CLI::App& parent);
 Command register_bugs(CLI::App& parent);
 Command register_compile(CLI::App& parent);
 Command register_run(CLI::App& parent);
+Command register_fuzz(CLI::App& parent);
+Command register_reduce(CLI::App& parent);
+Command register_replay(CLI::App& parent);
+Command register_check(CLI::App& parent);
 
 }  // namespace aotfuzz::cli

@@ -17,6 +17,10 @@ constexpr aotfuzz::cli::Registrar kCommands[] = {
     aotfuzz::cli::register_compile,
     aotfuzz::cli::register_run,
     aotfuzz::cli::register_bugs,
+    aotfuzz::cli::register_fuzz,
+    aotfuzz::cli::register_reduce,
+    aotfuzz::cli::register_replay,
+    aotfuzz::cli::register_check,
 };
 
 }  // namespace

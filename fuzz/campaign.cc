@@ -165,6 +165,10 @@ class Runner {
     }
     oracle::CaseResult r = oracle::run_case(spec.module, spec.options);
     const double found_at = elapsed_s();
+    if (cb_.on_case) {
+      std::lock_guard out(out_mu_);
+      cb_.on_case(spec, r);
+    }
     std::optional<generator::GraphStats> gs;
     try {
       gs = generator::graph_stats(spec.module);

@@ -179,6 +179,8 @@ struct CampaignCallbacks {
   std::chrono::milliseconds progress_interval{250};
   /// A new unique finding, once its bundle is written (calls are serialized).
   std::function<void(const Finding&)> on_finding;
+  /// Every case once run (calls are serialized; for tests and tracing).
+  std::function<void(const CaseSpec&, const oracle::CaseResult&)> on_case;
   /// Informational lines ("new signature ... at case k; reducing") (calls are serialized).
   std::function<void(const std::string&)> on_log;
 };

@@ -56,6 +56,8 @@ struct GenPolicy {
 
   // --- placement -------------------------------------------------------------------------------
   /// An op is placed on the host (outside every region, between regions) instead of in a region.
+  /// (A TupleGetItem of a host tuple, or of a tuple ended by a closed region, is always on the
+  /// host: nothing else could read it.)
   double p_host_op = 0.3;
   /// A region op starts a new region rather than growing an open one.
   double p_new_region = 0.4;
@@ -78,7 +80,8 @@ struct GenPolicy {
   double p_tuple = 0.12;
   /// A tuple field is itself a tuple (nested tuples).
   double p_nested_tuple = 0.2;
-  /// A step takes a field of a tuple (TupleGetItem), when a tuple is available.
+  /// A step takes a field of a tuple nobody reads yet (TupleGetItem); a further read of an
+  /// already-read tuple has probability p_tuple_get_item * (1 - p_prefer_unused).
   double p_tuple_get_item = 0.3;
   /// A tuple-typed value may enter a region through compiler_begin (0 keeps region parameters
   /// tensors, as TVM's C codegen expects).

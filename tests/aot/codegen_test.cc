@@ -8,8 +8,8 @@
 
 #include "aot/codegen.h"
 #include "aot/storage_plan.h"
-#include "tests/aot/codegen_test_support.h"
 #include "oracle/static_arity.h"
+#include "tests/aot/codegen_test_support.h"
 
 namespace aotfuzz::aot {
 namespace {
@@ -72,12 +72,11 @@ std::vector<SeedCase> seed_cases() {
   return out;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Codegen, SeedOnEveryCompiler, ::testing::ValuesIn(seed_cases()),
-    [](const ::testing::TestParamInfo<SeedCase>& info) {
-      return std::string(oracle::compiler_kind_name(info.param.compiler)) + "_" +
-             combo_name(info.param.api, info.param.interface);
-    });
+INSTANTIATE_TEST_SUITE_P(Codegen, SeedOnEveryCompiler, ::testing::ValuesIn(seed_cases()),
+                         [](const ::testing::TestParamInfo<SeedCase>& info) {
+                           return std::string(oracle::compiler_kind_name(info.param.compiler)) +
+                                  "_" + combo_name(info.param.api, info.param.interface);
+                         });
 
 TEST(Codegen, ConformanceGraphsMatchTheReferenceWithAndWithoutMerging) {
   const std::filesystem::path dir = std::filesystem::path(AOTFUZZ_SHARED_DIR) / "conformance";
@@ -336,25 +335,23 @@ TEST(Codegen, RejectsConstructsOutsideTheFusedModuleShape) {
                                       ") { add(%y, %y) }")),
                CodegenError);
   // A local function that is not primitive.
-  EXPECT_THROW(
-      generate_c(parse_fused("def @main(%x: " + t + ") { %0 = fn (%p0: " + t +
-                             ") { add(%p0, %p0) }; %0(%x) }")),
-      ir::Error);
+  EXPECT_THROW(generate_c(parse_fused("def @main(%x: " + t + ") { %0 = fn (%p0: " + t +
+                                      ") { add(%p0, %p0) }; %0(%x) }")),
+               ir::Error);
 }
 
 TEST(Codegen, CInterfaceFieldNamesAreSanitisedAndUnique) {
   const auto t = ir::TypeNode::tensor({2}, ir::DType::kFloat32);
   std::vector<ir::Var> params = {
-      ir::VarNode::make("in-put", t), ir::VarNode::make("int", t), ir::VarNode::make("0x", t),
-      ir::VarNode::make("a", t),      ir::VarNode::make("a", t),
-      ir::VarNode::make("pair", ir::TypeNode::tuple({t, t}))};
+      ir::VarNode::make("in-put", t), ir::VarNode::make("int", t),
+      ir::VarNode::make("0x", t),     ir::VarNode::make("a", t),
+      ir::VarNode::make("a", t),      ir::VarNode::make("pair", ir::TypeNode::tuple({t, t}))};
   const auto main1 = ir::FunctionNode::make(params, params[0]);
   EXPECT_EQ(input_field_names(main1),
             (std::vector<std::string>{"in_put", "int_", "_0x", "a", "a_1", "pair_0", "pair_1"}));
   EXPECT_EQ(output_field_names(main1), (std::vector<std::string>{"output"}));
   const auto main2 = ir::FunctionNode::make(params, ir::TupleNode::make({params[0], params[5]}));
-  EXPECT_EQ(output_field_names(main2),
-            (std::vector<std::string>{"output0", "output1", "output2"}));
+  EXPECT_EQ(output_field_names(main2), (std::vector<std::string>{"output0", "output1", "output2"}));
 }
 
 TEST(Codegen, CInterfaceHeaderDeclaresTheStructsAndTheEntryPoint) {

@@ -32,7 +32,8 @@ inline std::string read_text(const std::string& path) {
 
 /// The annotated seed graph of TVM #9036.
 inline ir::Module seed_annotated() {
-  const std::string path = std::string(AOTFUZZ_SOURCE_DIR) + "/corpus/seed/tvm_9036_annotated.relay";
+  const std::string path =
+      std::string(AOTFUZZ_SOURCE_DIR) + "/corpus/seed/tvm_9036_annotated.relay";
   return ir::parse_module(read_text(path), path);
 }
 
@@ -53,8 +54,10 @@ inline ir::Module parse_fused(const std::string& text) {
 }
 
 inline const std::optional<oracle::Toolchain>& compiler(oracle::CompilerKind kind) {
-  static const std::optional<oracle::Toolchain> kTcc = oracle::find_toolchain(oracle::CompilerKind::kTcc);
-  static const std::optional<oracle::Toolchain> kGcc = oracle::find_toolchain(oracle::CompilerKind::kGcc);
+  static const std::optional<oracle::Toolchain> kTcc =
+      oracle::find_toolchain(oracle::CompilerKind::kTcc);
+  static const std::optional<oracle::Toolchain> kGcc =
+      oracle::find_toolchain(oracle::CompilerKind::kGcc);
   static const std::optional<oracle::Toolchain> kClang =
       oracle::find_toolchain(oracle::CompilerKind::kClang);
   return kind == oracle::CompilerKind::kTcc   ? kTcc

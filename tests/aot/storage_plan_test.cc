@@ -20,53 +20,52 @@ constexpr const char* kT = "Tensor[(4, 4), float32]";
 
 // A local primitive function of two (4, 4) floats applying `op`.
 std::string prim(const std::string& op) {
-  return std::string("fn (%p0: ") + kT + ", %p1: " + kT + ", Primitive=1) { " + op +
-         "(%p0, %p1) }";
+  return std::string("fn (%p0: ") + kT + ", %p1: " + kT + ", Primitive=1) { " + op + "(%p0, %p1) }";
 }
 
 // x, y -> a = x + y; b = a * x; c = b - y; out = c + x: each intermediate dies at its only use.
 std::string chain_module() {
   return std::string("def @main(%x: ") + kT + ", %y: " + kT + ") {\n" +  //
-         "  %0 = " + prim("add") + ";\n" +                                  //
-         "  %1 = %0(%x, %y);\n" +                                           //
-         "  %2 = " + prim("multiply") + ";\n" +                             //
-         "  %3 = %2(%1, %x);\n" +                                           //
-         "  %4 = " + prim("subtract") + ";\n" +                             //
-         "  %5 = %4(%3, %y);\n" +                                           //
-         "  %6 = " + prim("add") + ";\n" +                                  //
+         "  %0 = " + prim("add") + ";\n" +                               //
+         "  %1 = %0(%x, %y);\n" +                                        //
+         "  %2 = " + prim("multiply") + ";\n" +                          //
+         "  %3 = %2(%1, %x);\n" +                                        //
+         "  %4 = " + prim("subtract") + ";\n" +                          //
+         "  %5 = %4(%3, %y);\n" +                                        //
+         "  %6 = " + prim("add") + ";\n" +                               //
          "  %6(%5, %x)\n}\n";
 }
 
 // a = x + y; b = a * x; c = b - y; out = a + c: `a` is still live when `c` is computed.
 std::string diamond_module() {
   return std::string("def @main(%x: ") + kT + ", %y: " + kT + ") {\n" +  //
-         "  %0 = " + prim("add") + ";\n" +                                  //
-         "  %1 = %0(%x, %y);\n" +                                           //
-         "  %2 = " + prim("multiply") + ";\n" +                             //
-         "  %3 = %2(%1, %x);\n" +                                           //
-         "  %4 = " + prim("subtract") + ";\n" +                             //
-         "  %5 = %4(%3, %y);\n" +                                           //
-         "  %6 = " + prim("add") + ";\n" +                                  //
+         "  %0 = " + prim("add") + ";\n" +                               //
+         "  %1 = %0(%x, %y);\n" +                                        //
+         "  %2 = " + prim("multiply") + ";\n" +                          //
+         "  %3 = %2(%1, %x);\n" +                                        //
+         "  %4 = " + prim("subtract") + ";\n" +                          //
+         "  %5 = %4(%3, %y);\n" +                                        //
+         "  %6 = " + prim("add") + ";\n" +                               //
          "  %6(%1, %5)\n}\n";
 }
 
 // a = x + y; o0 = a * x; o1 = a - y; returns (o0, o1).
 std::string two_outputs_module() {
   return std::string("def @main(%x: ") + kT + ", %y: " + kT + ") {\n" +  //
-         "  %0 = " + prim("add") + ";\n" +                                  //
-         "  %1 = %0(%x, %y);\n" +                                           //
-         "  %2 = " + prim("multiply") + ";\n" +                             //
-         "  %3 = %2(%1, %x);\n" +                                           //
-         "  %4 = " + prim("subtract") + ";\n" +                             //
-         "  %5 = %4(%1, %y);\n" +                                           //
+         "  %0 = " + prim("add") + ";\n" +                               //
+         "  %1 = %0(%x, %y);\n" +                                        //
+         "  %2 = " + prim("multiply") + ";\n" +                          //
+         "  %3 = %2(%1, %x);\n" +                                        //
+         "  %4 = " + prim("subtract") + ";\n" +                          //
+         "  %5 = %4(%1, %y);\n" +                                        //
          "  (%3, %5)\n}\n";
 }
 
 // out = x + y returned twice, and x itself as a third output.
 std::string repeated_outputs_module() {
   return std::string("def @main(%x: ") + kT + ", %y: " + kT + ") {\n" +  //
-         "  %0 = " + prim("add") + ";\n" +                                  //
-         "  %1 = %0(%x, %y);\n" +                                           //
+         "  %0 = " + prim("add") + ";\n" +                               //
+         "  %1 = %0(%x, %y);\n" +                                        //
          "  (%1, %1, %x)\n}\n";
 }
 
@@ -75,7 +74,8 @@ std::string repeated_outputs_module() {
 // calls, or TupleGetItems of calls), independently of how the plan numbered its buffers.
 bool no_buffer_overwritten_before_read(const StoragePlan& plan) {
   std::map<const ir::ExprNode*, int> step_of;
-  for (std::size_t s = 0; s < plan.steps.size(); ++s) step_of[plan.steps[s].call.get()] = static_cast<int>(s);
+  for (std::size_t s = 0; s < plan.steps.size(); ++s)
+    step_of[plan.steps[s].call.get()] = static_cast<int>(s);
   for (std::size_t s = 0; s < plan.steps.size(); ++s) {
     const auto& args = plan.steps[s].call->args();
     for (std::size_t a = 0; a < args.size(); ++a) {
@@ -238,11 +238,11 @@ TEST(StoragePlan, FlattensTupleParametersAndTupleResults) {
 TEST(StoragePlan, WorkspaceOffsetsAreAlignedAndDoNotOverlap) {
   const std::string small = "Tensor[(3), int8]";
   const ir::Module m = parse_fused(
-      std::string("def @main(%x: ") + small + ", %y: " + kT + ") {\n" +
-      "  %0 = fn (%p0: " + small + ", Primitive=1) { add(%p0, %p0) };\n" +  //
-      "  %1 = %0(%x);\n" +                                                  //
-      "  %2 = fn (%p0: " + kT + ", Primitive=1) { add(%p0, %p0) };\n" +     //
-      "  %3 = %2(%y);\n" +                                                  //
+      std::string("def @main(%x: ") + small + ", %y: " + kT + ") {\n" + "  %0 = fn (%p0: " + small +
+      ", Primitive=1) { add(%p0, %p0) };\n" +                            //
+      "  %1 = %0(%x);\n" +                                               //
+      "  %2 = fn (%p0: " + kT + ", Primitive=1) { add(%p0, %p0) };\n" +  //
+      "  %3 = %2(%y);\n" +                                               //
       "  %4 = fn (%p0: " + small + ", %p1: " + kT + ", Primitive=1) { %5 = add(%p0, %p0); " +
       "%6 = add(%p1, %p1); (%5, %6) };\n" +  //
       "  %4(%1, %3)\n}\n");

@@ -26,6 +26,16 @@ std::optional<ir::Module> fused_or_discard(const ir::Module& annotated, bool mer
   }
 }
 
+// Swarm policies over every op, tuples entering regions, duplicate outputs and unused inputs.
+generator::GenPolicy policy_for(ir::Rng& rng) {
+  generator::GenPolicy base;
+  base.ops = {{"add", 2}, {"subtract", 1}, {"multiply", 1}};
+  base.p_begin_on_tuple = 0.1;
+  base.p_duplicate_output = 0.2;
+  base.p_unused_input = 0.1;
+  return generator::swarm(base, rng);
+}
+
 CodegenOptions options_for(int combo) {
   CodegenOptions o;
   o.api = combo == 0 ? CodegenOptions::Api::kPacked : CodegenOptions::Api::kUnpacked;
@@ -39,7 +49,8 @@ RC_GTEST_PROP(GeneratedGraphs, CompileRunAndMatchTheReferenceWithIrArities, ()) 
   const int combo = *rc::gen::inRange(0, 3);
   const bool reuse = *rc::gen::arbitrary<bool>();
   ir::Rng rng(seed);
-  const ir::Module annotated = generator::generate(generator::GenPolicy{}, rng);
+  const generator::GenPolicy policy = policy_for(rng);
+  const ir::Module annotated = generator::generate(policy, rng);
   const auto fused = fused_or_discard(annotated, merge);
   RC_PRE(fused.has_value());
   CodegenOptions options = options_for(combo);
@@ -71,7 +82,8 @@ RC_GTEST_PROP(GeneratedGraphs, CompileRunAndMatchTheReferenceWithIrArities, ()) 
 RC_GTEST_PROP(GeneratedGraphs, Bug9036SwitchChangesTheStaticArityExactlyWhenACallTakesATuple, ()) {
   const auto seed = *rc::gen::arbitrary<std::uint64_t>();
   ir::Rng rng(seed);
-  const ir::Module annotated = generator::generate(generator::GenPolicy{}, rng);
+  const generator::GenPolicy policy = policy_for(rng);
+  const ir::Module annotated = generator::generate(policy, rng);
   const auto fused = fused_or_discard(annotated, true);
   RC_PRE(fused.has_value());
   bool tuple_arg = false;

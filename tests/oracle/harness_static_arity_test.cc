@@ -44,9 +44,9 @@ TEST(StaticArity, ThrowsWithoutAnExecutorOrOnAMalformedCallSite) {
                             "return -1;\n}\n",
                             "m"),
                StaticArityError);
-  EXPECT_THROW(static_arity("int32_t tvmgen_m_run_model(void) {\n  if (f(a, (b != 0) return -1;\n}\n",
-                            "m"),
-               StaticArityError);
+  EXPECT_THROW(
+      static_arity("int32_t tvmgen_m_run_model(void) {\n  if (f(a, (b != 0) return -1;\n}\n", "m"),
+      StaticArityError);
   EXPECT_THROW(static_arity("int32_t tvmgen_m_run_model(void) {\n  return 0;\n", "m"),
                StaticArityError);
 }

@@ -23,8 +23,7 @@ using codegen_testing::seed_annotated;
 constexpr const char* kT = "Tensor[(4, 4), float32]";
 
 std::string prim(const std::string& op) {
-  return std::string("fn (%p0: ") + kT + ", %p1: " + kT + ", Primitive=1) { " + op +
-         "(%p0, %p1) }";
+  return std::string("fn (%p0: ") + kT + ", %p1: " + kT + ", Primitive=1) { " + op + "(%p0, %p1) }";
 }
 
 // a = x + y; b = a * x; c = b - y; out = a + c.
@@ -90,7 +89,7 @@ TEST(Harness, Bug9036WritesIntoAnInputAndTheHarnessReportsItClobbered) {
   EXPECT_FALSE(r.parsed.completed);
   ASSERT_EQ(r.parsed.traces.size(), 1u);
   EXPECT_EQ(r.parsed.traces[0], (std::vector<TraceCall>{{"tvmgen_default_ccompiler_main_0", 5},
-                                                         {"tvmgen_default_fused_add", 2}}));
+                                                        {"tvmgen_default_fused_add", 2}}));
 }
 
 TEST(Harness, WithArgumentChecksBug9036FailsTheRunAndLeavesTheOutputUnwritten) {
@@ -252,7 +251,8 @@ TEST(Harness, AWriteIntoAnInputIsReportedWithItsElement) {
 }
 
 TEST(Harness, AWritePastTheEndOfAnOutputHitsItsGuardPage) {
-  const auto r = run_fake_model("  int i; for (i = 0; i <= 4; ++i) out[i] = in[i < 4 ? i : 0]; return 0;");
+  const auto r =
+      run_fake_model("  int i; for (i = 0; i <= 4; ++i) out[i] = in[i < 4 ? i : 0]; return 0;");
   EXPECT_EQ(r.run.kind, ExitKind::kSignaled) << r.run.describe();
   EXPECT_EQ(r.run.signal, SIGSEGV);
   ASSERT_TRUE(r.parsed.out_of_bounds.has_value()) << r.run.stdout_text;
@@ -302,8 +302,7 @@ TEST(ParseHarnessOutput, KeepsWhatATruncatedReportSaysAndSetsAsideTheRest) {
   EXPECT_TRUE(r.outputs.empty());  // odd hex digits: not an output
   EXPECT_EQ(r.other_lines,
             (std::vector<std::string>{"stray 1", "AOTFUZZ output 0 abc", "AOTFUZZ bogus",
-                                      "AOTFUZZ rc x", "hello world again",
-                                      "AOTFUZZ input-clo"}));
+                                      "AOTFUZZ rc x", "hello world again", "AOTFUZZ input-clo"}));
 }
 
 TEST(ParseHarnessOutput, ReadsClobberAndHarnessErrors) {
@@ -317,16 +316,15 @@ TEST(OutputValues, ConvertsPrintedOutputsAndRefusesMissingOrMisSizedOnes) {
   const auto t = ir::TypeNode::tensor({2}, ir::DType::kInt8);
   const auto x = ir::VarNode::make("x", t);
   const auto main = ir::FunctionNode::make({x}, ir::TupleNode::make({x, x}));
-  const auto ok = output_values(
-      parse_harness_output("AOTFUZZ output 0 0102\nAOTFUZZ output 1 ff80\n"), main);
+  const auto ok =
+      output_values(parse_harness_output("AOTFUZZ output 0 0102\nAOTFUZZ output 1 ff80\n"), main);
   ASSERT_EQ(ok.size(), 2u);
   EXPECT_EQ(ok[1].i8(0), -1);
   EXPECT_EQ(ok[1].i8(1), -128);
-  EXPECT_THROW(output_values(parse_harness_output("AOTFUZZ output 0 0102\n"), main),
-               HarnessError);
-  EXPECT_THROW(output_values(parse_harness_output("AOTFUZZ output 0 01\nAOTFUZZ output 1 0102\n"),
-                             main),
-               HarnessError);
+  EXPECT_THROW(output_values(parse_harness_output("AOTFUZZ output 0 0102\n"), main), HarnessError);
+  EXPECT_THROW(
+      output_values(parse_harness_output("AOTFUZZ output 0 01\nAOTFUZZ output 1 0102\n"), main),
+      HarnessError);
 }
 
 }  // namespace

@@ -1,0 +1,83 @@
+// `aotfuzz check`: the pre-merge gate. Replays the corpus, then runs a fixed-seed fuzz budget;
+// a JUnit report and exit 1 on any unmet expectation or finding.
+#include <cstdio>
+#include <filesystem>
+
+#include "cli/cmd_fuzz.h"
+#include "cli/common.h"
+#include "fuzz/check.h"
+#include "fuzz/interrupt.h"
+#include "fuzz/junit.h"
+#include "fuzz/replay.h"
+
+namespace aotfuzz::cli {
+
+namespace {
+
+/// The gate's fixed default seed (TVM issue #9036).
+constexpr std::uint64_t kCheckSeed = 9036;
+
+}  // namespace
+
+Command register_check(CLI::App& parent) {
+  struct Opts {
+    std::string corpus = "corpus";
+    std::string junit;
+    int shards = 1;
+    FuzzFlags fuzz;
+  };
+  auto opts = std::make_shared<Opts>();
+  opts->fuzz.time = 60;
+  opts->fuzz.seed = kCheckSeed;
+  opts->fuzz.findings = "check-findings";
+  Command c;
+  c.app = parent.add_subcommand(
+      "check", "Pre-merge gate: replay the corpus, then fuzz a fixed-seed budget (JUnit report)");
+  c.app->add_option("--corpus", opts->corpus, "Corpus directory to replay (default: corpus)");
+  c.app->add_option("--junit", opts->junit, "Write a JUnit XML report");
+  c.app->add_option("--shards", opts->shards,
+                    "Split the fuzz budget into this many shards (one test case each)")
+      ->check(CLI::Range(1, 1024));
+  add_fuzz_flags(c.app, opts->fuzz, /*full=*/false);
+  CLI::App* app = c.app;
+  c.run = [opts, app] {
+    if (!std::filesystem::is_directory(opts->corpus)) {
+      throw CommandError(kBadInput, "check: no corpus directory '" + opts->corpus +
+                                        "' (run from the repository root or pass --corpus)");
+    }
+    const auto& stop = fuzz::install_interrupt_handler();
+    std::printf("aotfuzz check: replaying %s\n", opts->corpus.c_str());
+    auto replays = replay_and_print({opts->corpus}, opts->fuzz.jobs, /*quiet=*/true);
+    bool failed = false;
+    for (const auto& r : replays) failed |= !r.ok();
+    std::vector<fuzz::JUnitSuite> suites = {fuzz::replay_suite(replays)};
+    fuzz::JUnitSuite fuzz_suite;
+    fuzz_suite.name = "fuzz";
+    bool all_toolchain = opts->fuzz.time > 0;
+    if (opts->fuzz.time > 0 && !stop.load()) {
+      FuzzFlags f = opts->fuzz;
+      f.time = opts->fuzz.time / opts->shards;
+      for (int i = 0; i < opts->shards && !stop.load(); ++i) {
+        f.shard = std::to_string(i) + "/" + std::to_string(opts->shards);
+        fuzz::CampaignOptions o = campaign_options(app, f, /*seed_given=*/true);
+        fuzz::CampaignResult r = run_campaign_with_output(o);
+        fuzz_suite.cases.push_back(fuzz::fuzz_shard_case(r, o));
+        failed |= r.exit_code() == kFinding;
+        all_toolchain &= r.exit_code() == kInternal;
+      }
+      suites.push_back(fuzz_suite);
+    } else {
+      all_toolchain = false;
+    }
+    if (!opts->junit.empty()) {
+      write_junit(opts->junit, suites);
+      std::printf("aotfuzz check: wrote %s\n", opts->junit.c_str());
+    }
+    std::printf("aotfuzz check: %s\n", failed ? "FAILED" : "passed");
+    if (failed) return static_cast<int>(kFinding);
+    return static_cast<int>(all_toolchain ? kInternal : kOk);
+  };
+  return c;
+}
+
+}  // namespace aotfuzz::cli

@@ -1,0 +1,220 @@
+// `aotfuzz fuzz`: a campaign of generated cases on all cores, with live progress, automatic
+// reduction of unique findings into bundles, a closing summary and optional JSON statistics.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <thread>
+
+#include "cli/cmd_fuzz.h"
+#include "cli/common.h"
+#include "fuzz/campaign.h"
+#include "fuzz/interrupt.h"
+#include "generator/policy.h"
+#include "ir/error.h"
+
+namespace aotfuzz::cli {
+
+namespace {
+
+std::string knob_flags(const generator::GenPolicy& policy) {
+  generator::GenPolicy defaults;
+  std::string out;
+  for (const auto& name : generator::knob_names()) {
+    std::string v = generator::get_knob(policy, name);
+    if (v != generator::get_knob(defaults, name)) out += " --knob " + name + "=" + v;
+  }
+  return out;
+}
+
+std::uint64_t seed_from_time() {
+  auto t = static_cast<std::uint64_t>(
+      std::chrono::system_clock::now().time_since_epoch().count());
+  std::uint64_t z = t ^ (static_cast<std::uint64_t>(::getpid()) << 32);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return (z ^ (z >> 31)) % 1'000'000'000'000ULL;  // short enough to type
+}
+
+}  // namespace
+
+bool given(CLI::App* app, const std::string& name) {
+  auto* opt = app->get_option_no_throw(name);
+  return opt != nullptr && opt->count() > 0;
+}
+
+fuzz::CampaignOptions campaign_options(CLI::App* app, FuzzFlags f, bool seed_given) {
+  fuzz::CampaignOptions o;
+  try {
+    for (const auto& kv : f.knobs) {
+      auto eq = kv.find('=');
+      if (eq == std::string::npos) throw ir::Error("--knob expects NAME=VALUE, got '" + kv + "'");
+      generator::set_knob(o.policy, kv.substr(0, eq), kv.substr(eq + 1));
+    }
+    if (f.size > 0) o.policy = generator::with_size(o.policy, f.size);
+    generator::validate(o.policy);
+    o.shard = fuzz::parse_shard(f.shard);
+  } catch (const ir::Error& e) {
+    throw CommandError(kBadInput, std::string(app->get_name()) + ": " + e.what());
+  }
+  o.knob_flags = knob_flags(o.policy);
+  o.seed = seed_given ? f.seed : seed_from_time();
+  if (f.time > 0) {
+    o.time_limit = std::chrono::milliseconds(static_cast<std::int64_t>(f.time * 1000));
+  }
+  if (f.cases > 0) o.max_cases = f.cases;
+  if (!o.time_limit && !o.max_cases) o.time_limit = std::chrono::seconds(60);
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  o.jobs = f.jobs > 0 ? f.jobs : static_cast<int>(cores);
+  o.swarm = f.swarm;
+  o.reduce = f.reduce;
+  o.reduce_time = std::chrono::milliseconds(static_cast<std::int64_t>(f.reduce_time * 1000));
+  o.findings_dir = f.findings;
+
+  // Options given on the command line are fixed; the rest are drawn per case.
+  if (given(app, "--merge")) o.fixed.merge = f.flags.merge;
+  if (given(app, "--api")) {
+    o.fixed.api = f.flags.api == "unpacked" ? aot::CodegenOptions::Api::kUnpacked
+                                            : aot::CodegenOptions::Api::kPacked;
+  }
+  if (given(app, "--interface")) {
+    o.fixed.interface = f.flags.interface == "c" ? aot::CodegenOptions::Interface::kC
+                                                 : aot::CodegenOptions::Interface::kPacked;
+    if (f.flags.interface == "c" && !given(app, "--api")) f.flags.api = "unpacked";
+  }
+  if (given(app, "--storage-reuse")) o.fixed.storage_reuse = f.flags.storage_reuse;
+  o.base = case_options(f.flags);  // validates bug names and api/interface
+  // Resolve the compiler once, so that every case uses the same one.
+  if (!o.base.compiler) {
+    auto tc = oracle::default_toolchain();
+    if (!tc) throw CommandError(kInternal, "no C compiler found (tcc, gcc or clang)");
+    o.base.compiler = tc->kind;
+  } else if (!oracle::find_toolchain(*o.base.compiler)) {
+    throw CommandError(kInternal, std::string(oracle::compiler_kind_name(*o.base.compiler)) +
+                                      " is not installed");
+  }
+  return o;
+}
+
+void add_fuzz_flags(CLI::App* app, FuzzFlags& f, bool full) {
+  app->add_option("--time", f.time, "Seconds to fuzz (default 60 when --cases is not given)");
+  app->add_option("--jobs,-j", f.jobs, "Worker threads (default: all cores)");
+  app->add_option("--seed", f.seed, "Campaign seed (default: from the clock; always printed)");
+  app->add_option("--findings", f.findings, "Findings directory (bundles; resumable)");
+  if (!full) return;
+  app->add_option("--cases", f.cases, "Number of cases of this shard");
+  app->add_option("--shard", f.shard, "Run the cases k with k = i (mod n)");
+  app->add_option("--knob", f.knobs, "Policy knob NAME=VALUE (see `aotfuzz gen --list-knobs`)");
+  app->add_option("--size", f.size, "Builder steps per graph (0: the policy's range)");
+  app->add_flag("--swarm,!--no-swarm", f.swarm, "Swarm testing: features on/off per case (default on)");
+  app->add_flag("--reduce,!--no-reduce", f.reduce, "Reduce each unique finding (default on)");
+  app->add_option("--reduce-time", f.reduce_time, "Seconds one reduction may take (default 120)");
+  app->add_option("--stats", f.stats, "Write statistics as JSON to this file");
+  add_pipeline_flags(app, f.flags, /*toolchain=*/true);
+}
+
+/// Terminal output of a running campaign: a \r-updated line on a terminal, a plain line every
+/// 10 s otherwise; findings and logs interleave cleanly with it.
+class ProgressPrinter {
+ public:
+  ProgressPrinter() : tty_(::isatty(STDERR_FILENO) != 0) {}
+
+  void progress(const fuzz::Progress& p) {
+    std::lock_guard lock(mu_);
+    if (tty_) {
+      std::fprintf(stderr, "\r%s\033[K", fuzz::format_progress(p).c_str());
+      dirty_ = true;
+    } else if (p.elapsed_s >= next_plain_) {
+      std::fprintf(stderr, "aotfuzz: %s\n", fuzz::format_progress(p).c_str());
+      next_plain_ = p.elapsed_s + 10;
+    }
+    std::fflush(stderr);
+  }
+
+  void line(std::FILE* stream, const std::string& text) {
+    std::lock_guard lock(mu_);
+    clear_locked();
+    std::fprintf(stream, "%s\n", text.c_str());
+    std::fflush(stream);
+  }
+
+  void finish() {
+    std::lock_guard lock(mu_);
+    if (tty_ && dirty_) std::fprintf(stderr, "\n");
+    dirty_ = false;
+  }
+
+ private:
+  void clear_locked() {
+    if (tty_ && dirty_) {
+      std::fprintf(stderr, "\r\033[K");
+      std::fflush(stderr);
+      dirty_ = false;
+    }
+  }
+  bool tty_;
+  bool dirty_ = false;
+  double next_plain_ = 10;
+  std::mutex mu_;
+};
+
+fuzz::CampaignResult run_campaign_with_output(fuzz::CampaignOptions options) {
+  options.stop = &fuzz::install_interrupt_handler();
+  ProgressPrinter printer;
+  fuzz::CampaignCallbacks cb;
+  cb.on_progress = [&](const fuzz::Progress& p) { printer.progress(p); };
+  cb.on_log = [&](const std::string& s) { printer.line(stderr, "aotfuzz: " + s); };
+  cb.on_finding = [&](const fuzz::Finding& f) {
+    std::string text = "finding: " + f.signature + " (case " + std::to_string(f.case_index) +
+                       "): " + f.summary;
+    if (!f.bundle_dir.empty()) {
+      text += "\n  bundle: " + f.bundle_dir + (f.bundle_written ? "" : " (written by another run)");
+    }
+    if (!f.error.empty()) text += "\n  bundle not written: " + f.error;
+    text += "\nreplay: " + f.replay;
+    printer.line(stdout, text);
+  };
+  std::string budget;
+  if (options.time_limit) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, " %gs", options.time_limit->count() / 1000.0);
+    budget += buf;
+  }
+  if (options.max_cases) budget += " " + std::to_string(*options.max_cases) + " cases";
+  std::printf("aotfuzz fuzz: seed %llu (shard %llu/%llu, %d jobs,%s, compiler %s, findings %s)\n",
+              static_cast<unsigned long long>(options.seed),
+              static_cast<unsigned long long>(options.shard.index),
+              static_cast<unsigned long long>(options.shard.count), options.jobs, budget.c_str(),
+              std::string(oracle::compiler_kind_name(*options.base.compiler)).c_str(),
+              options.findings_dir.empty() ? "(none)" : options.findings_dir.string().c_str());
+  std::fflush(stdout);
+  fuzz::CampaignResult r = fuzz::run_campaign(options, cb);
+  printer.finish();
+  std::printf("%s\n", fuzz::format_summary(r, options).c_str());
+  std::fflush(stdout);
+  return r;
+}
+
+Command register_fuzz(CLI::App& parent) {
+  auto f = std::make_shared<FuzzFlags>();
+  Command c;
+  c.app = parent.add_subcommand("fuzz", "Run a fuzzing campaign (default: 60 s on all cores)");
+  add_fuzz_flags(c.app, *f, /*full=*/true);
+  CLI::App* app = c.app;
+  c.run = [f, app] {
+    fuzz::CampaignOptions o = campaign_options(app, *f, given(app, "--seed"));
+    fuzz::CampaignResult r = run_campaign_with_output(o);
+    if (!f->stats.empty()) {
+      std::ofstream out(f->stats);
+      out << fuzz::to_json(r, o).dump(2) << "\n";
+      if (!out) throw CommandError(kInternal, "cannot write " + f->stats);
+    }
+    return r.exit_code();
+  };
+  return c;
+}
+
+}  // namespace aotfuzz::cli

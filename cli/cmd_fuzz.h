@@ -1,0 +1,60 @@
+// Pieces shared by `aotfuzz fuzz`, `replay` and `check`: campaign flags (cmd_fuzz.cc), corpus
+// replay with output and JUnit writing (cmd_replay.cc).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cli/common.h"
+#include "fuzz/campaign.h"
+#include "fuzz/junit.h"
+#include "fuzz/replay.h"
+
+namespace aotfuzz::cli {
+
+/// The campaign's command-line flags.
+struct FuzzFlags {
+  double time = 0;
+  std::uint64_t cases = 0;
+  int jobs = 0;
+  std::uint64_t seed = 0;
+  std::string shard = "0/1";
+  std::string findings = "findings";
+  std::vector<std::string> knobs;
+  int size = 0;
+  bool swarm = true;
+  bool reduce = true;
+  double reduce_time = 120;
+  std::string stats;
+  PipelineFlags flags;
+};
+
+/// Registers the campaign flags on `app`: --time, --jobs, --seed, --findings, and with `full`
+/// also --cases, --shard, --knob, --size, --swarm, --reduce, --reduce-time, --stats and the
+/// pipeline flags.
+void add_fuzz_flags(CLI::App* app, FuzzFlags& flags, bool full);
+
+/// Whether option `name` of `app` was given on the command line.
+bool given(CLI::App* app, const std::string& name);
+
+/// The campaign options the flags describe: pipeline flags given on the command line are fixed,
+/// the others drawn per case; the seed comes from the clock unless `seed_given`; the C compiler
+/// is resolved once. Throws CommandError on bad flags or a missing compiler.
+fuzz::CampaignOptions campaign_options(CLI::App* app, FuzzFlags flags, bool seed_given);
+
+/// Runs a campaign with SIGINT/SIGTERM handling, the progress line on stderr, findings and
+/// their replay lines on stdout, and the summary on stdout.
+fuzz::CampaignResult run_campaign_with_output(fuzz::CampaignOptions options);
+
+/// Replays the .relay files under `paths` on `jobs` threads (0: all cores), printing a status
+/// line per file (only failures when `quiet`), the failures' details and a total (in
+/// cmd_replay.cc). Throws CommandError for a path that does not exist.
+std::vector<fuzz::FileReplay> replay_and_print(const std::vector<std::string>& paths, int jobs,
+                                               bool quiet);
+
+/// Writes a JUnit XML report; throws CommandError when the file cannot be written.
+void write_junit(const std::string& path, const std::vector<fuzz::JUnitSuite>& suites);
+
+}  // namespace aotfuzz::cli

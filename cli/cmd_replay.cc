@@ -1,0 +1,69 @@
+// `aotfuzz replay FILE|DIR...`: replay corpus files against the verdicts their headers expect.
+#include <cstdio>
+#include <fstream>
+#include <thread>
+
+#include "cli/cmd_fuzz.h"
+#include "cli/common.h"
+#include "fuzz/check.h"
+#include "fuzz/junit.h"
+#include "fuzz/replay.h"
+
+namespace aotfuzz::cli {
+
+std::vector<fuzz::FileReplay> replay_and_print(const std::vector<std::string>& paths, int jobs,
+                                               bool quiet) {
+  std::vector<std::string> files;
+  try {
+    files = fuzz::collect_relay_files(paths);
+  } catch (const fuzz::ReplayError& e) {
+    throw CommandError(kBadInput, std::string("replay: ") + e.what());
+  }
+  if (jobs <= 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  auto results = fuzz::replay_files(files, jobs);
+  std::size_t failed = 0;
+  for (const auto& r : results) {
+    if (!r.ok()) ++failed;
+    if (!quiet || !r.ok()) std::printf("%s\n", fuzz::replay_status_line(r).c_str());
+    if (!r.ok()) std::printf("%s", r.failure_text().c_str());
+  }
+  std::printf("replay: %zu files, %zu passed, %zu failed\n", results.size(),
+              results.size() - failed, failed);
+  std::fflush(stdout);
+  return results;
+}
+
+void write_junit(const std::string& path, const std::vector<fuzz::JUnitSuite>& suites) {
+  std::ofstream out(path, std::ios::binary);
+  out << fuzz::junit_xml(suites);
+  if (!out) throw CommandError(kInternal, "cannot write " + path);
+}
+
+Command register_replay(CLI::App& parent) {
+  struct Opts {
+    std::vector<std::string> paths;
+    std::string junit;
+    int jobs = 0;
+    bool quiet = false;
+  };
+  auto opts = std::make_shared<Opts>();
+  Command c;
+  c.app = parent.add_subcommand(
+      "replay", "Replay corpus files against their `// replay: <flags> => <signature>` lines");
+  c.app->add_option("PATHS", opts->paths, "Files or directories (searched for *.relay)")
+      ->required();
+  c.app->add_option("--junit", opts->junit, "Write a JUnit XML report");
+  c.app->add_option("--jobs,-j", opts->jobs, "Files replayed in parallel (default: cores)");
+  c.app->add_flag("--quiet,-q", opts->quiet, "Print only failures and the total");
+  c.run = [opts] {
+    auto results = replay_and_print(opts->paths, opts->jobs, opts->quiet);
+    if (!opts->junit.empty()) write_junit(opts->junit, {fuzz::replay_suite(results)});
+    for (const auto& r : results) {
+      if (!r.ok()) return static_cast<int>(kFinding);
+    }
+    return static_cast<int>(kOk);
+  };
+  return c;
+}
+
+}  // namespace aotfuzz::cli

@@ -1,0 +1,64 @@
+// JUnit cases of the pre-merge gate.
+#include "fuzz/check.h"
+
+#include <filesystem>
+
+namespace aotfuzz::fuzz {
+
+JUnitSuite replay_suite(const std::vector<FileReplay>& files, const std::string& name) {
+  JUnitSuite suite;
+  suite.name = name;
+  for (const auto& f : files) {
+    JUnitCase c;
+    std::filesystem::path p(f.path);
+    std::string cls = p.parent_path().lexically_normal().generic_string();
+    for (auto& ch : cls) ch = ch == '/' ? '.' : ch;
+    while (!cls.empty() && cls.front() == '.') cls.erase(cls.begin());
+    c.classname = cls.empty() ? "corpus" : cls;
+    c.name = p.filename().string();
+    c.seconds = f.elapsed.count() / 1000.0;
+    c.failed = !f.ok();
+    if (c.failed) {
+      std::size_t bad = 0;
+      for (const auto& r : f.runs) bad += !r.ok;
+      c.message = f.error.empty() ? std::to_string(bad) + " of " + std::to_string(f.runs.size()) +
+                                        " replay expectations failed"
+                                  : f.error;
+      c.details = f.failure_text();
+    }
+    for (const auto& r : f.runs) {
+      c.output += "'" + r.line.flags + "' => " + r.actual + (r.ok ? "" : " (expected " + r.line.expected + ")") + "\n";
+    }
+    suite.cases.push_back(std::move(c));
+  }
+  return suite;
+}
+
+JUnitCase fuzz_shard_case(const CampaignResult& result, const CampaignOptions& options) {
+  JUnitCase c;
+  c.classname = "fuzz";
+  c.name = "fuzz shard " + std::to_string(options.shard.index) + "/" +
+           std::to_string(options.shard.count) + " (seed " + std::to_string(options.seed) + ")";
+  c.seconds = result.elapsed.count() / 1000.0;
+  c.failed = result.exit_code() == 1;
+  if (c.failed) {
+    c.message = std::to_string(result.unique_signatures()) + " unique findings in " +
+                std::to_string(result.stats.cases) + " cases";
+    for (const auto& f : result.findings) {
+      c.details += f.signature + ": " + f.summary + "\n  replay: " + f.replay + "\n";
+    }
+    for (const auto& sig : result.known_seen) c.details += sig + " (bundle exists)\n";
+  }
+  c.output = format_summary(result, options);
+  return c;
+}
+
+std::string replay_status_line(const FileReplay& f) {
+  if (f.ok()) {
+    return "ok    " + f.path + " (" + std::to_string(f.runs.size()) + " runs, " +
+           std::to_string(f.elapsed.count()) + " ms)";
+  }
+  return "FAIL  " + f.path;
+}
+
+}  // namespace aotfuzz::fuzz

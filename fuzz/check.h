@@ -1,0 +1,24 @@
+// The pre-merge gate's reports: JUnit test cases for replayed corpus files and fuzz shards.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "fuzz/campaign.h"
+#include "fuzz/junit.h"
+#include "fuzz/replay.h"
+
+namespace aotfuzz::fuzz {
+
+/// One test case per replayed file: classname from its directory (`corpus.conformance`), name
+/// the file name, failed with the unmet expectations and their replay commands.
+JUnitSuite replay_suite(const std::vector<FileReplay>& files, const std::string& name = "replay");
+
+/// The test case of one fuzz shard: `fuzz shard i/n (seed S)`, failed when the campaign found
+/// anything (details: signatures and replay lines), its summary as output.
+JUnitCase fuzz_shard_case(const CampaignResult& result, const CampaignOptions& options);
+
+/// A one-line status for a replayed file: `ok   path (2 runs, 31 ms)` or `FAIL path`.
+std::string replay_status_line(const FileReplay& file);
+
+}  // namespace aotfuzz::fuzz

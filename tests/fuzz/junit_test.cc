@@ -1,0 +1,67 @@
+// Unit tests for the JUnit XML report: escaping, totals, and well-formedness as judged by an XML
+// parser (Python's xml.dom.minidom).
+#include <gtest/gtest.h>
+
+#include "fuzz/check.h"
+#include "fuzz/junit.h"
+#include "oracle/tempdir.h"
+#include "tests/fuzz/test_support.h"
+
+namespace aotfuzz::fuzz {
+namespace {
+
+TEST(JUnit, EscapesMarkupQuotesAndForbiddenCharacters) {
+  EXPECT_EQ(xml_escape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&apos;");
+  EXPECT_EQ(xml_escape(std::string("x\x01y\tz\n", 6)), "x?y\tz\n");
+  EXPECT_EQ(xml_escape("\xff"), "?");
+  EXPECT_EQ(xml_escape("\xc3\xa9"), "\xc3\xa9");  // é stays
+}
+
+TEST(JUnit, ReportIsWellFormedXmlWithTheRightTotals) {
+  JUnitSuite replay;
+  replay.name = "replay";
+  replay.cases.push_back({"corpus.conformance", "ok.relay", 0.25, false, "", "", ""});
+  replay.cases.push_back({"corpus.regressions", "bad<&>.relay", 0.5, true,
+                          "expected \"pass\", got <arity>", "replay: aotfuzz run x --merge\n\x02",
+                          "'--merge' => arity:codegen:kernel\n"});
+  JUnitSuite fuzz;
+  fuzz.name = "fuzz";
+  fuzz.cases.push_back({"fuzz", "fuzz shard 0/1 (seed 9036)", 60, false, "", "", "summary"});
+  const std::string xml = junit_xml({replay, fuzz});
+  oracle::TempDir dir("aotfuzz-junit-test");
+  const std::string path = dir.file("report.xml").string();
+  std::ofstream(path) << xml;
+  auto r = testing::python(
+      {"-c",
+       "import sys, xml.dom.minidom as m\n"
+       "d = m.parse(sys.argv[1])\n"
+       "top = d.documentElement\n"
+       "cases = d.getElementsByTagName('testcase')\n"
+       "fails = d.getElementsByTagName('failure')\n"
+       "print(top.tagName, top.getAttribute('tests'), top.getAttribute('failures'), len(cases),"
+       " len(fails), fails[0].getAttribute('message'))\n",
+       path});
+  ASSERT_TRUE(r.exited_ok()) << r.describe() << r.message << r.stderr_text;
+  EXPECT_EQ(r.stdout_text, "testsuites 3 1 3 1 expected \"pass\", got <arity>\n");
+}
+
+TEST(JUnit, ReplaySuiteHasOneCasePerFileNamedByDirectory) {
+  FileReplay ok;
+  ok.path = "corpus/conformance/single_op.relay";
+  ok.runs.push_back({ReplayLine{0, "--merge", "pass"}, "pass:run", "pass", true, {}});
+  FileReplay bad;
+  bad.path = "corpus/regressions/x.relay";
+  bad.runs.push_back(
+      {ReplayLine{3, "--no-merge", "pass"}, "arity:codegen:kernel", "arity ...", false, {}});
+  auto suite = replay_suite({ok, bad});
+  ASSERT_EQ(suite.cases.size(), 2u);
+  EXPECT_EQ(suite.cases[0].classname, "corpus.conformance");
+  EXPECT_EQ(suite.cases[0].name, "single_op.relay");
+  EXPECT_FALSE(suite.cases[0].failed);
+  EXPECT_TRUE(suite.cases[1].failed);
+  EXPECT_NE(suite.cases[1].details.find("aotfuzz run corpus/regressions/x.relay --no-merge"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace aotfuzz::fuzz

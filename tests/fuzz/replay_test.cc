@@ -1,0 +1,175 @@
+// Unit tests for replay lines: their syntax, the flags they carry (the same as `aotfuzz run`),
+// signature matching, and replaying files against them.
+#include <gtest/gtest.h>
+
+#include "fuzz/replay.h"
+#include "oracle/tempdir.h"
+#include "tests/fuzz/test_support.h"
+
+namespace aotfuzz::fuzz {
+namespace {
+
+constexpr const char* kGraph = R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(3), float32]) {
+  %0 = annotation.compiler_begin(%x, compiler="ccompiler");
+  %1 = add(%0, %0);
+  annotation.compiler_end(%1, compiler="ccompiler")
+}
+)";
+
+std::string write_temp(const oracle::TempDir& dir, const std::string& name,
+                       const std::string& text) {
+  const std::string path = dir.file(name).string();
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+TEST(ReplayLines, ParseFlagsAndExpectedSignatureFromTheHeader) {
+  const std::string text = std::string("// origin: test\n") +
+                           "// replay: --no-merge --api unpacked => pass\n" +
+                           "//replay-like comment that is not a marker\n" +
+                           "// replay: => arity:codegen:kernel\n" + kGraph;
+  auto lines = parse_replay_lines(text, "f.relay");
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].line, 2);
+  EXPECT_EQ(lines[0].flags, "--no-merge --api unpacked");
+  EXPECT_EQ(lines[0].expected, "pass");
+  EXPECT_EQ(lines[1].line, 4);
+  EXPECT_EQ(lines[1].flags, "");
+  EXPECT_EQ(lines[1].expected, "arity:codegen:kernel");
+}
+
+TEST(ReplayLines, OnlyTheHeaderBeforeTheModuleCounts) {
+  const std::string text = std::string(kGraph) + "// replay: --no-merge => crash\n";
+  EXPECT_TRUE(parse_replay_lines(text, "f.relay").empty());
+}
+
+TEST(ReplayLines, MalformedLinesAreErrorsNamingFileAndLine) {
+  try {
+    parse_replay_lines("// origin: x\n// replay: --merge pass\n", "bad.relay");
+    FAIL() << "no error";
+  } catch (const ReplayError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.relay:2:"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(parse_replay_lines("// replay: --merge =>\n", "f"), ReplayError);
+  EXPECT_THROW(parse_replay_lines("// replay: --bogus => pass\n", "f"), ReplayError);
+  EXPECT_THROW(parse_replay_lines("// replay: --inject no-such-bug => pass\n", "f"), ReplayError);
+}
+
+TEST(ReplayLines, FormatParsesBack) {
+  const std::string line = format_replay_line("--no-merge --inject tuple-arg-first-field",
+                                              "arity:codegen:kernel");
+  auto lines = parse_replay_lines(line + "\n", "f");
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0].flags, "--no-merge --inject tuple-arg-first-field");
+  EXPECT_EQ(lines[0].expected, "arity:codegen:kernel");
+  EXPECT_EQ(parse_replay_lines(format_replay_line("", "pass") + "\n", "f").at(0).flags, "");
+}
+
+TEST(CaseFlags, DefaultsAreThoseOfTheRunCommand) {
+  oracle::CaseOptions o = parse_case_flags("");
+  oracle::CaseOptions defaults;
+  EXPECT_EQ(oracle::replay_flags(o), oracle::replay_flags(defaults));
+  EXPECT_TRUE(o.pipeline.merge);
+  EXPECT_FALSE(o.pipeline.bugs.any());
+}
+
+TEST(CaseFlags, ReplayFlagsOfAnyOptionsParseBackToTheSameOptions) {
+  using Api = aot::CodegenOptions::Api;
+  using Interface = aot::CodegenOptions::Interface;
+  for (int bits = 0; bits < 16; ++bits) {
+    oracle::CaseOptions o;
+    o.pipeline.merge = bits & 1;
+    o.codegen.api = bits & 2 ? Api::kUnpacked : Api::kPacked;
+    o.codegen.interface = (bits & 2) && (bits & 4) ? Interface::kC : Interface::kPacked;
+    o.codegen.storage_reuse = bits & 8;
+    o.pipeline.mod_name = bits & 4 ? "m1" : "default";
+    o.input_seed = static_cast<std::uint64_t>(bits) + 1;
+    if (bits & 1) o.pipeline.bugs.enable(aot::Bug::kSwappedOutputOrder);
+    if (bits & 8) o.compiler = oracle::CompilerKind::kGcc;
+    const std::string flags = oracle::replay_flags(o);
+    oracle::CaseOptions back = parse_case_flags(flags);
+    EXPECT_EQ(oracle::replay_flags(back), flags);
+    EXPECT_EQ(back.codegen.mod_name, o.pipeline.mod_name);
+    EXPECT_EQ(back.codegen.bugs.on(aot::Bug::kSwappedOutputOrder),
+              o.pipeline.bugs.on(aot::Bug::kSwappedOutputOrder));
+  }
+}
+
+TEST(CaseFlags, RejectsWhatTheRunCommandRejects) {
+  EXPECT_THROW(parse_case_flags("--interface c"), ReplayError);  // needs --api unpacked
+  EXPECT_THROW(parse_case_flags("--api"), ReplayError);
+  EXPECT_THROW(parse_case_flags("--api fast"), ReplayError);
+  EXPECT_THROW(parse_case_flags("--sanitize"), ReplayError);  // tcc cannot
+  EXPECT_THROW(parse_case_flags("--input-seed -1"), ReplayError);
+  EXPECT_NO_THROW(parse_case_flags("--interface=c --api=unpacked --ulp 2"));
+}
+
+TEST(SignatureMatching, AcceptsEqualityAndPrefixesEndingAtAColon) {
+  EXPECT_TRUE(signature_matches("pass", "pass:run"));
+  EXPECT_TRUE(signature_matches("invalid-input", "invalid-input:merge"));
+  EXPECT_TRUE(signature_matches("arity:codegen:kernel", "arity:codegen:kernel"));
+  EXPECT_TRUE(signature_matches("crash:run", "crash:run:kernel:SIGSEGV"));
+  EXPECT_FALSE(signature_matches("arity:codegen:kernel", "arity:codegen:external"));
+  EXPECT_FALSE(signature_matches("pass:run", "pass"));
+  EXPECT_FALSE(signature_matches("arity:code", "arity:codegen:kernel"));
+  EXPECT_FALSE(signature_matches("pass", "mismatch:codegen"));
+}
+
+TEST(Replay, FileWithoutReplayLinesMustPassWithAndWithoutMerge) {
+  oracle::TempDir dir("aotfuzz-replay-test");
+  auto r = replay_file(write_temp(dir, "plain.relay", std::string("// origin: test\n") + kGraph));
+  EXPECT_TRUE(r.ok()) << r.failure_text();
+  ASSERT_EQ(r.runs.size(), 2u);
+  EXPECT_EQ(r.runs[0].line.flags, "--merge");
+  EXPECT_EQ(r.runs[1].line.flags, "--no-merge");
+  EXPECT_EQ(r.runs[0].actual, "pass:run");
+}
+
+TEST(Replay, UnmetExpectationFailsAndSaysHowToReplayIt) {
+  oracle::TempDir dir("aotfuzz-replay-test");
+  const std::string path = write_temp(
+      dir, "wrong.relay", std::string("// replay: --no-merge => mismatch:codegen\n") + kGraph);
+  auto r = replay_file(path);
+  EXPECT_FALSE(r.ok());
+  ASSERT_EQ(r.runs.size(), 1u);
+  EXPECT_EQ(r.runs[0].actual, "pass:run");
+  const std::string text = r.failure_text();
+  EXPECT_NE(text.find("expected mismatch:codegen, got pass:run"), std::string::npos) << text;
+  EXPECT_NE(text.find("aotfuzz run " + path + " --no-merge"), std::string::npos) << text;
+}
+
+TEST(Replay, InjectedBugLineAndFixedPipelineLineBothHold) {
+  oracle::TempDir dir("aotfuzz-replay-test");
+  const std::string text = "// replay: --merge --inject tuple-arg-first-field => arity:codegen:kernel\n"
+                           "// replay: --merge => pass\n" +
+                           testing::read_text(testing::source_path(
+                               "corpus/seed/tvm_9036_annotated.relay"));
+  auto r = replay_file(write_temp(dir, "seed.relay", text));
+  EXPECT_TRUE(r.ok()) << r.failure_text();
+  EXPECT_EQ(r.runs.size(), 2u);
+}
+
+TEST(Replay, TextThatDoesNotParseIsJudgedAsInvalidInput) {
+  auto ok = replay_text("// replay: => invalid-input\ndef @main( {", "broken.relay");
+  EXPECT_TRUE(ok.ok()) << ok.failure_text();
+  auto bad = replay_text("// origin: x\ndef @main( {", "broken.relay");
+  EXPECT_FALSE(bad.ok());
+  EXPECT_EQ(bad.runs.at(0).actual, "invalid-input:annotated");
+}
+
+TEST(Replay, CollectsRelayFilesOfDirectoriesSortedAndRejectsMissingPaths) {
+  oracle::TempDir dir("aotfuzz-replay-test");
+  std::filesystem::create_directory(dir.file("sub"));
+  write_temp(dir, "sub/b.relay", kGraph);
+  write_temp(dir, "a.relay", kGraph);
+  write_temp(dir, "notes.txt", "x");
+  auto files = collect_relay_files({dir.path().string()});
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[0], dir.file("a.relay").string());
+  EXPECT_EQ(files[1], dir.file("sub/b.relay").string());
+  EXPECT_THROW(collect_relay_files({dir.file("missing").string()}), ReplayError);
+}
+
+}  // namespace
+}  // namespace aotfuzz::fuzz
