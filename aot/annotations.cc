@@ -40,14 +40,19 @@ bool is_user_function(const ir::FunctionNode& fn) {
 }
 
 std::optional<std::string> find_region_cycle(const ir::Expr& body, const ir::RegionSet& regions) {
-  const auto order = ir::post_order(body);
+  return find_region_cycle(ir::post_order(body), regions);
+}
+
+std::optional<std::string> find_region_cycle(const std::vector<ir::Expr>& order,
+                                             const ir::RegionSet& regions) {
   // Units of the contracted graph: region ids first, then one unit per node outside every region.
   const int num_region_units = regions.next_id();
   std::unordered_map<const ir::ExprNode*, int> unit;
   std::vector<const ir::ExprNode*> outside;  // unit - num_region_units -> node
   unit.reserve(order.size());
   for (const auto& node : order) {
-    if (const ir::Region* r = regions.region_of(node.get())) {
+    if (const ir::Region* r = regions.region_of(node.get());
+        r != nullptr && r->target != "default") {
       unit.emplace(node.get(), r->id);
     } else {
       unit.emplace(node.get(), num_region_units + static_cast<int>(outside.size()));

@@ -30,9 +30,14 @@ bool is_user_function(const ir::FunctionNode& fn);
 
 /// Describes a cycle through a region when the regions of `body` (as `regions` groups them now,
 /// merges included), each contracted to one node, make the dataflow graph cyclic: some output of a
-/// region flows back into one of its inputs through a node outside it. Returns nullopt when the
+/// region flows back into one of its inputs through a node outside it. Regions of target `default`
+/// are not contracted: PartitionGraph strips them, so their nodes count as host nodes (merging
+/// two default regions that are not connected must not invent a path). Returns nullopt when the
 /// contracted graph is acyclic. The description names the region (id, target) and the first node
 /// outside it on the cycle. Iterative, linear in the graph.
 std::optional<std::string> find_region_cycle(const ir::Expr& body, const ir::RegionSet& regions);
+/// The same over `order`, every node of the graph with children before parents.
+std::optional<std::string> find_region_cycle(const std::vector<ir::Expr>& order,
+                                             const ir::RegionSet& regions);
 
 }  // namespace aotfuzz::aot

@@ -1,11 +1,13 @@
 // The AoT executor `tvmgen_<mod>_run_model`: every call of @main in topological order, packed
 // calls through the shared stack_value/stack_tcode arrays (as TVM v0.8's AoT executor emits them)
 // or direct calls in the unpacked API, then the copies into repeated and pass-through outputs.
+// Printed from the ExecutorProgram (aot/executor_program.h), which carries the bug switches.
 #include <algorithm>
 #include <map>
 #include <set>
 
 #include "aot/codegen_internal.h"
+#include "aot/executor_program.h"
 
 namespace aotfuzz::aot::detail {
 namespace {
@@ -43,56 +45,29 @@ std::string executor_prototype(const StoragePlan& plan, const CodegenOptions& op
 
 void emit_executor(CWriter& w, const StoragePlan& plan, const std::vector<const Callee*>& callees,
                    const CodegenOptions& options) {
+  // The call sequence is built as data first (bug switches included), then printed; the plan
+  // interpreter runs the same data.
+  const ExecutorProgram program = executor_program(plan, callees, options);
   const std::string prefix = symbol_prefix(options);
-  const bool packed_api = options.api == CodegenOptions::Api::kPacked;
-  std::set<std::string> used;                       // buffer names referenced by some statement
+  std::set<std::string> used;                     // buffer names referenced by some statement
   std::map<std::vector<std::int64_t>, int> shapes;  // shape -> static array index
   std::vector<const std::vector<std::int64_t>*> shape_order;
-  std::vector<std::size_t> dl_count(plan.steps.size(), 0);
-  std::size_t stack_size = 0;
+  std::vector<std::size_t> dl_count(program.calls.size(), 0);
+  const std::size_t stack_size = program.stack_size;
 
   CWriter calls(1);
-  std::vector<std::string> previous_args;  // the argument buffers of the previous call
-  for (std::size_t s = 0; s < plan.steps.size(); ++s) {
-    const CallStep& step = plan.steps[s];
-    const Callee& callee = *callees[s];
-    const bool packed = callee.external || packed_api;
-    // The argument list actually passed: inputs (per argument, each flattened field), then one
-    // output per flattened result.
-    std::vector<TensorRef> passed;
+  for (std::size_t s = 0; s < program.calls.size(); ++s) {
+    const ExecutorCall& call = program.calls[s];
     std::vector<std::string> names;
-    for (std::size_t a = 0; a < step.args.size(); ++a) {
-      const auto& arg_refs = step.args[a];
-      const bool tuple_arg = step.call->args()[a]->type()->is_tuple();
-      for (std::size_t f = 0; f < arg_refs.size(); ++f) {
-        if (packed && tuple_arg && f > 0 && options.bugs.on(Bug::kTupleArgFirstFieldOnly)) {
-          break;  // Bug #9036: only the first field of a tuple argument is packed.
-        }
-        std::string name = buffer_name(arg_refs[f].buffer);
-        if (!packed && tuple_arg && f > 0 && options.bugs.on(Bug::kStaleUnpackedArg)) {
-          // Bug: the slot of a later tuple field keeps what the previous call put there.
-          const std::size_t pos = names.size();
-          name = pos < previous_args.size() ? previous_args[pos]
-                                            : buffer_name(arg_refs.front().buffer);
-        }
-        passed.push_back(arg_refs[f]);
-        names.push_back(name);
-      }
-    }
-    for (const auto& r : step.results) {
-      passed.push_back(r);
-      names.push_back(buffer_name(r.buffer));
-    }
+    for (const auto& slot : call.slots) names.push_back(buffer_name(slot.buffer));
     for (const auto& n : names) used.insert(n);
 
-    calls.line("/* call " + std::to_string(s) + ": " + comment_text(callee.name) + " */");
-    if (packed) {
-      const std::size_t expected = callee.inputs.size() + callee.outputs.size();
-      stack_size = std::max({stack_size, names.size(), expected});
+    calls.line("/* call " + std::to_string(s) + ": " + comment_text(call.callee) + " */");
+    if (call.packed) {
       dl_count[s] = std::max<std::size_t>(names.size(), 1);
       const std::string dl = "call_" + std::to_string(s) + "_dl";
       for (std::size_t k = 0; k < names.size(); ++k) {
-        const auto& type = passed[k].type;
+        const auto& type = call.slots[k].type;
         std::string shape_ptr = "NULL";
         if (!type->shape().empty()) {
           auto [it, fresh] = shapes.emplace(type->shape(), static_cast<int>(shapes.size()));
@@ -106,22 +81,21 @@ void emit_executor(CWriter& w, const StoragePlan& plan, const std::vector<const 
         calls.line("stack_value[" + slot + "].v_handle = &" + dl + "[" + slot + "];");
         calls.line("stack_tcode[" + slot + "] = kTVMDLTensorHandle;");
       }
-      calls.line("if (" + callee.name + "((TVMValue*) stack_value, (int*) stack_tcode, " +
+      calls.line("if (" + call.callee + "((TVMValue*) stack_value, (int*) stack_tcode, " +
                  std::to_string(names.size()) + ", &ret_val, &ret_tcode, NULL) != 0) return -1;");
     } else {
       std::string list;
       for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-      calls.line("if (" + callee.name + "(" + list + ") != 0) return -1;");
+      calls.line("if (" + call.callee + "(" + list + ") != 0) return -1;");
     }
-    previous_args = std::move(names);
   }
-  for (const auto& copy : plan.copies) {
+  for (const auto& copy : program.copies) {
     const std::string dst = buffer_name({BufferKind::kOutput, copy.output});
     const std::string src = buffer_name(copy.source.buffer);
     used.insert(dst);
     used.insert(src);
-    calls.line("memcpy(" + dst + ", " + src + ", " +
-               std::to_string(tensor_bytes(copy.source.type)) + ");");
+    calls.line("memcpy(" + dst + ", " + src + ", " + std::to_string(tensor_bytes(copy.source.type)) +
+               ");");
   }
   calls.line("return 0;");
 
@@ -151,31 +125,31 @@ void emit_executor(CWriter& w, const StoragePlan& plan, const std::vector<const 
     w.line();
   }
 
-  w.line("/* The AoT executor: " + std::to_string(plan.steps.size()) + " calls in topological " +
-         "order, " + std::to_string(plan.buffers.size()) + " workspace buffers. */");
+  w.line("/* The AoT executor: " + std::to_string(program.calls.size()) + " calls in topological " +
+         "order, " + std::to_string(program.buffers.size()) + " workspace buffers. */");
   w.open(executor_prototype(plan, options));
   if (any_packed) {
     w.line("TVMValue stack_value[" + std::to_string(stack_size) + "];");
     w.line("int stack_tcode[" + std::to_string(stack_size) + "];");
     w.line("TVMValue ret_val;");
     w.line("int ret_tcode;");
-    for (std::size_t s = 0; s < plan.steps.size(); ++s) {
+    for (std::size_t s = 0; s < program.calls.size(); ++s) {
       if (dl_count[s] == 0) continue;
       w.line("DLTensor call_" + std::to_string(s) + "_dl[" + std::to_string(dl_count[s]) + "];");
     }
   }
-  if (!plan.buffers.empty()) {
+  if (!program.buffers.empty()) {
     w.line("uint8_t* workspace = (uint8_t*)" + prefix + "_workspace;");
-    for (const auto& b : plan.buffers) {
+    for (const auto& b : program.buffers) {
       w.line("void* sid_" + std::to_string(b.sid) + " = workspace + " + std::to_string(b.offset) +
              ";");
     }
   }
-  for (std::size_t i = 0; i < plan.inputs.size(); ++i) {
+  for (std::size_t i = 0; i < program.inputs.size(); ++i) {
     const std::string n = buffer_name({BufferKind::kInput, static_cast<int>(i)});
     if (!used.count(n)) w.line("(void)" + n + ";");
   }
-  for (std::size_t i = 0; i < plan.outputs.size(); ++i) {
+  for (std::size_t i = 0; i < program.outputs.size(); ++i) {
     const std::string n = buffer_name({BufferKind::kOutput, static_cast<int>(i)});
     if (!used.count(n)) w.line("(void)" + n + ";");
   }

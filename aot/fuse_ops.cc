@@ -213,9 +213,8 @@ class Partitioner {
   // CheckPath: every node between src (excluded) and sink (included) satisfies fcond.
   template <class F>
   bool check_path(int src, int sink, F fcond) {
-    return walk_to_sink(src, sink, false, [&](int n) {
-      return fcond(groups_[find(n)].pattern, n == sink);
-    });
+    return walk_to_sink(src, sink, false,
+                        [&](int n) { return fcond(groups_[find(n)].pattern, n == sink); });
   }
 
   void merge_from_to(int child, int parent) {
@@ -364,7 +363,8 @@ class FuseMutator {
       }
       return ir::substitute(body, back);
     }
-    ir::Function fn = ir::FunctionNode::make(info.params, body, ir::Attrs{{"Primitive", std::int64_t{1}}});
+    ir::Function fn =
+        ir::FunctionNode::make(info.params, body, ir::Attrs{{"Primitive", std::int64_t{1}}});
     return ir::CallNode::make(fn, info.arguments);
   }
 
@@ -375,8 +375,8 @@ class FuseMutator {
     if (const auto* call = ir::as<ir::CallNode>(node)) {
       // Annotations are non-computational in TVM: FuseMutator leaves them unwrapped.
       if (call->op() && !ir::is_annotation(*call->op())) {
-        ir::Expr new_call = ir::CallNode::make(*call->op(), new_arguments(call->args(), group),
-                                               call->attrs());
+        ir::Expr new_call =
+            ir::CallNode::make(*call->op(), new_arguments(call->args(), group), call->attrs());
         return is_root ? make_function(group, new_call) : new_call;
       }
     } else if (const auto* tuple = ir::as<ir::TupleNode>(node)) {
@@ -419,11 +419,11 @@ ir::Expr fuse_ops_in_function(const ir::Function& function, int max_fuse_depth) 
 }
 
 ir::Module fuse_ops(const ir::Module& module, const PipelineOptions& options) {
-  return guarded_pass(kPassName, module, [&](const ir::Module& in) {
+  return guarded_pass(kPassName, module, options.verify_input, [&](const ir::Module& in) {
     if (options.max_fuse_depth < 1) {
-      throw PassError(kPassName, PassError::Kind::kRejectedInput,
-                      "max_fuse_depth must be at least 1, got " +
-                          std::to_string(options.max_fuse_depth));
+      throw PassError(
+          kPassName, PassError::Kind::kRejectedInput,
+          "max_fuse_depth must be at least 1, got " + std::to_string(options.max_fuse_depth));
     }
     ir::Module out;
     for (const auto& [name, fn] : in.functions()) {
@@ -467,7 +467,8 @@ KernelNames::KernelNames(const ir::Module& fused, std::string_view mod_name) {
       }
     }
     // TVM's GetUniqueName over the mangled name.
-    std::string name = sanitize_name("tvmgen_" + std::string(mod_name) + "_" + kernel_base_name(*fn));
+    std::string name =
+        sanitize_name("tvmgen_" + std::string(mod_name) + "_" + kernel_base_name(*fn));
     for (;;) {
       auto it = name_uses.find(name);
       if (it == name_uses.end()) {

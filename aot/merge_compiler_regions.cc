@@ -50,7 +50,16 @@ class Merger {
     NestedWalk walk([this](const ir::Expr& node) { return start(node); },
                     [this](const ir::Expr&) { reject_cycle(); });
     walk.walk(body_);
-    if (find_region_cycle(body_, regions_)) reject_cycle();
+    if (find_region_cycle(walk.order(), regions_)) reject_cycle();
+    bool internal_pair = false;
+    for (const auto& node : walk.order()) {
+      if (is_begin(node.get())) {
+        const ir::Expr& arg = ir::as<ir::CallNode>(node)->args()[0];
+        internal_pair |=
+            is_end(arg.get()) && regions_.region_of(node.get()) == regions_.region_of(arg.get());
+      }
+    }
+    if (!internal_pair) return body_;
     return ir::rewrite(body_, [this](const ir::Expr& old, std::vector<ir::Expr> kids) {
       if (is_begin(old.get())) {
         const ir::Expr& arg = ir::as<ir::CallNode>(old)->args()[0];
@@ -145,7 +154,8 @@ class Merger {
     std::vector<const ir::Region*> parents;
     for (const auto& in : region->ins) {
       const ir::Region* p = regions_.region_of(ir::as<ir::CallNode>(in)->args()[0].get());
-      if (p != nullptr && p->id != id && std::find(parents.begin(), parents.end(), p) == parents.end()) {
+      if (p != nullptr && p->id != id &&
+          std::find(parents.begin(), parents.end(), p) == parents.end()) {
         parents.push_back(p);
       }
     }
@@ -199,8 +209,9 @@ class Merger {
     }
     auto cycle = find_region_cycle(body_, regions_);
     throw PassError(kPassName, PassError::Kind::kRejectedInput,
-                    where_ + ": merging would make a cyclic region (TVM v0.8 recursed forever "
-                             "here): " +
+                    where_ +
+                        ": merging would make a cyclic region (TVM v0.8 recursed forever "
+                        "here): " +
                         (cycle ? *cycle : std::string("a region feeds itself")));
   }
 
@@ -226,7 +237,7 @@ ir::Expr merge_regions_in_body(const ir::Expr& body, const BugSet& bugs, const s
 }
 
 ir::Module merge_compiler_regions(const ir::Module& module, const PipelineOptions& options) {
-  return guarded_pass(kPassName, module, [&](const ir::Module& in) {
+  return guarded_pass(kPassName, module, options.verify_input, [&](const ir::Module& in) {
     ir::Module out;
     for (const auto& [name, fn] : in.functions()) {
       if (!is_user_function(*fn)) {

@@ -30,6 +30,7 @@ void NestedWalk::walk(const ir::Expr& root) {
       done.task->finish();
       pending_.erase(done.task_node.get());
       visited_.insert(done.task_node.get());
+      order_.push_back(std::move(done.task_node));
       continue;
     }
     auto& entries = frames.back().entries;
@@ -56,6 +57,7 @@ void NestedWalk::walk(const ir::Expr& root) {
     std::unique_ptr<Task> task = start_(node);
     if (!task) {
       visited_.insert(node.get());
+      order_.push_back(std::move(node));
       continue;
     }
     pending_.insert(node.get());

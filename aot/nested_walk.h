@@ -1,8 +1,8 @@
 // The traversal order of TVM's MixedModeVisitor / MixedModeMutator, without recursion: a post-order
 // walk (callee, then arguments left to right) in which the handling of one node may first walk
-// further subgraphs, as TVM's passes call VisitExpr() from inside VisitExpr_(). MergeCompilerRegions
-// and PartitionGraph depend on exactly this order (which regions are processed first, which
-// parameters come first), so they share this engine.
+// further subgraphs, as TVM's passes call VisitExpr() from inside VisitExpr_().
+// MergeCompilerRegions and PartitionGraph depend on exactly this order (which regions are processed
+// first, which parameters come first), so they share this engine.
 #pragma once
 
 #include <functional>
@@ -40,11 +40,15 @@ class NestedWalk {
   /// a Task asks for nested walks through next().
   void walk(const ir::Expr& root);
   bool visited(const ir::ExprNode* node) const { return visited_.count(node) > 0; }
+  /// Every node visited so far, in the order each was finished: always after its children, so
+  /// it is a valid post order for analyses that need one.
+  const std::vector<ir::Expr>& order() const { return order_; }
 
  private:
   StartFn start_;
   CycleFn on_cycle_;
   std::unordered_set<const ir::ExprNode*> visited_;
+  std::vector<ir::Expr> order_;
   std::unordered_set<const ir::ExprNode*> pending_;
 };
 

@@ -50,16 +50,23 @@ class Partitioner {
   }
 
   ir::Expr run() {
-    if (auto cycle = find_region_cycle(body_, regions_)) {
-      throw PassError(kPassName, PassError::Kind::kRejectedInput, "@" + caller_ + ": " + *cycle);
+    // A begin that is not among its region's inputs takes an output of its own region: TVM's
+    // Partitioner ICHECK-fails on it (GetArgIdx == -1), and outlining would revisit the region.
+    for (const ir::Region* r : regions_.regions()) {
+      for (const auto& node : r->nodes) {
+        if (is_begin(node.get()) && !input_index_.count(node.get())) {
+          throw PassError(kPassName, PassError::Kind::kRejectedInput,
+                          "@" + caller_ + ": " + ir::describe(*node) +
+                              " is not an input of region " + std::to_string(r->id) +
+                              ": it takes an output of its own region (merge the regions first; "
+                              "TVM v0.8 ICHECK-failed here)");
+        }
+      }
     }
+    // A cyclic region (or two regions feeding each other) shows up as the walk reaching an end
+    // of a region whose function is being built: where TVM recursed forever.
     NestedWalk walk([this](const ir::Expr& node) { return start(node); },
-                    [this](const ir::Expr& node) {
-                      throw PassError(kPassName, PassError::Kind::kRejectedInput,
-                                      "@" + caller_ + ": " + ir::describe(*node) +
-                                          " is reached again while its region is being "
-                                          "outlined (a cyclic region)");
-                    });
+                    [this](const ir::Expr&) { reject_cycle(); });
     walk.walk(body_);
     return post_.at(body_.get());
   }
@@ -105,11 +112,7 @@ class Partitioner {
         finish_end(node);
         return nullptr;
       }
-      if (meta.creating) {
-        throw PassError(kPassName, PassError::Kind::kRejectedInput,
-                        "@" + caller_ + ": region " + std::to_string(region->id) +
-                            " feeds itself while it is being outlined (a cyclic region)");
-      }
+      if (meta.creating) reject_cycle();
       meta.creating = true;
       return std::make_unique<CreateTask>(*this, node, region);
     }
@@ -119,17 +122,17 @@ class Partitioner {
     return nullptr;
   }
 
+  [[noreturn]] void reject_cycle() {
+    const auto cycle = find_region_cycle(body_, regions_);
+    throw PassError(kPassName, PassError::Kind::kRejectedInput,
+                    "@" + caller_ + ": " + (cycle ? *cycle : std::string("a region feeds itself")) +
+                        " (TVM v0.8 recursed forever here)");
+  }
+
   void visit_begin(const ir::Expr& begin) {
     const ir::Region* region = regions_.region_of(begin.get());
     const auto* call = ir::as<ir::CallNode>(begin);
-    auto index = input_index_.find(begin.get());
-    if (index == input_index_.end()) {
-      throw PassError(kPassName, PassError::Kind::kRejectedInput,
-                      "@" + caller_ + ": " + ir::describe(*begin) +
-                          " is not an input of region " + std::to_string(region->id) +
-                          ": it takes an output of its own region (merge the regions first; "
-                          "TVM v0.8 ICHECK-failed here)");
-    }
+    const auto index = input_index_.find(begin.get());
     RegionMeta& meta = meta_[region->id];
     const ir::Expr& producer = strip_annotations(call->args()[0]);
     const std::string type_key = ir::type_to_string(begin->type());
@@ -218,6 +221,26 @@ class Partitioner {
   std::map<int, Outlined> outlined_;
 };
 
+// FlattenTupleOutputs then RemoveDefaultAnnotations in one rewrite. A default end on a tuple
+// still yields a new tuple node, as TVM's two passes do (sharing matters to FuseOps).
+ir::Expr flatten_and_strip_defaults(const ir::Expr& body) {
+  return ir::rewrite(body, [](const ir::Expr& old, std::vector<ir::Expr> kids) {
+    const auto target = ir::annotation_target(old.get());
+    if (!target) return ir::with_children(old, std::move(kids));
+    const bool strip = *target == "default";
+    if (is_end(old.get())) {
+      if (const auto* tuple = ir::as<ir::TupleNode>(kids[0])) {
+        std::vector<ir::Expr> fields;
+        for (const auto& f : tuple->fields()) {
+          fields.push_back(strip ? f : ir::compiler_end(f, *target));
+        }
+        return ir::Expr(ir::TupleNode::make(std::move(fields)));
+      }
+    }
+    return strip ? kids[0] : ir::with_children(old, std::move(kids));
+  });
+}
+
 }  // namespace
 
 std::string outlined_name(std::string_view mod_name, std::string_view target,
@@ -255,7 +278,7 @@ ir::Expr remove_default_annotations(const ir::Expr& body) {
 }
 
 ir::Module partition_graph(const ir::Module& module, const PipelineOptions& options) {
-  return guarded_pass(kPassName, module, [&](const ir::Module& in) {
+  return guarded_pass(kPassName, module, options.verify_input, [&](const ir::Module& in) {
     std::set<std::string> taken;
     for (const auto& [name, fn] : in.functions()) taken.insert(name);
     ir::Module out;
@@ -265,7 +288,7 @@ ir::Module partition_graph(const ir::Module& module, const PipelineOptions& opti
         out.add(name, fn);
         continue;
       }
-      ir::Expr body = remove_default_annotations(flatten_tuple_outputs(fn->body()));
+      ir::Expr body = flatten_and_strip_defaults(fn->body());
       Partitioner partitioner(body, name, options, taken);
       body = partitioner.run();
       out.add(name, body == fn->body()

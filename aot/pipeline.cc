@@ -42,6 +42,9 @@ const ir::Module* Stages::stage(std::string_view name) const {
 
 Stages run_passes(const ir::Module& annotated, const PipelineOptions& options) {
   ir::verify(annotated);
+  // Each stage is verified once, as the output of its pass.
+  PipelineOptions inner = options;
+  inner.verify_input = false;
   Stages stages;
   stages.annotated = annotated;
   // Each stage's module, in table order; a pass reads the previous stage.
@@ -50,7 +53,7 @@ Stages run_passes(const ir::Module& annotated, const PipelineOptions& options) {
   const ir::Module* previous = &stages.annotated;
   for (const auto& row : pass_table()) {
     ir::Module& out = *slot[static_cast<unsigned>(row.pass)];
-    out = row.pass == Pass::kMerge && !options.merge ? *previous : row.run(*previous, options);
+    out = row.pass == Pass::kMerge && !options.merge ? *previous : row.run(*previous, inner);
     previous = &out;
   }
   return stages;

@@ -27,6 +27,9 @@ struct PipelineOptions {
   BugSet bugs;
   /// FuseOps' limit on nodes per fused function (TVM's relay.FuseOps.max_depth).
   int max_fuse_depth = kDefaultMaxFuseDepth;
+  /// Every pass verifies its input. run_passes verifies the annotated input and each pass's
+  /// output once, so it turns this off for the passes it runs (verify() is the largest cost).
+  bool verify_input = true;
 };
 
 /// One enumerator per row of passes.def, in pipeline order.

@@ -35,8 +35,9 @@ Command register_check(CLI::App& parent) {
       "check", "Pre-merge gate: replay the corpus, then fuzz a fixed-seed budget (JUnit report)");
   c.app->add_option("--corpus", opts->corpus, "Corpus directory to replay (default: corpus)");
   c.app->add_option("--junit", opts->junit, "Write a JUnit XML report");
-  c.app->add_option("--shards", opts->shards,
-                    "Split the fuzz budget into this many shards (one test case each)")
+  c.app
+      ->add_option("--shards", opts->shards,
+                   "Split the fuzz budget into this many shards (one test case each)")
       ->check(CLI::Range(1, 1024));
   add_fuzz_flags(c.app, opts->fuzz, /*full=*/false);
   CLI::App* app = c.app;

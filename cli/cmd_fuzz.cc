@@ -31,8 +31,7 @@ std::string knob_flags(const generator::GenPolicy& policy) {
 }
 
 std::uint64_t seed_from_time() {
-  auto t = static_cast<std::uint64_t>(
-      std::chrono::system_clock::now().time_since_epoch().count());
+  auto t = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
   std::uint64_t z = t ^ (static_cast<std::uint64_t>(::getpid()) << 32);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
@@ -87,29 +86,35 @@ fuzz::CampaignOptions campaign_options(CLI::App* app, FuzzFlags f, bool seed_giv
   }
   if (given(app, "--storage-reuse")) o.fixed.storage_reuse = f.flags.storage_reuse;
   o.base = case_options(f.flags);  // validates bug names and api/interface
-  // Resolve the compiler once, so that every case uses the same one.
-  if (!o.base.compiler) {
-    auto tc = oracle::default_toolchain();
-    if (!tc) throw CommandError(kInternal, "no C compiler found (tcc, gcc or clang)");
-    o.base.compiler = tc->kind;
-  } else if (!oracle::find_toolchain(*o.base.compiler)) {
-    throw CommandError(kInternal, std::string(oracle::compiler_kind_name(*o.base.compiler)) +
-                                      " is not installed");
+  // Fail early (exit 3) when no compiler is there, rather than with a toolchain-error per case.
+  // The compiler stays unset unless given, so replay lines work with whatever is installed.
+  if (!o.base.compiler ? !oracle::default_toolchain() : !oracle::find_toolchain(*o.base.compiler)) {
+    throw CommandError(kInternal, o.base.compiler
+                                      ? std::string(oracle::compiler_kind_name(*o.base.compiler)) +
+                                            " is not installed"
+                                      : "no C compiler found (tcc, gcc or clang)");
   }
   return o;
 }
 
 void add_fuzz_flags(CLI::App* app, FuzzFlags& f, bool full) {
-  app->add_option("--time", f.time, "Seconds to fuzz (default 60 when --cases is not given)");
-  app->add_option("--jobs,-j", f.jobs, "Worker threads (default: all cores)");
-  app->add_option("--seed", f.seed, "Campaign seed (default: from the clock; always printed)");
-  app->add_option("--findings", f.findings, "Findings directory (bundles; resumable)");
+  // The last of repeated budget flags wins, so scripts can prepend defaults.
+  const auto last = CLI::MultiOptionPolicy::TakeLast;
+  app->add_option("--time", f.time, "Seconds to fuzz (default 60 when --cases is not given)")
+      ->multi_option_policy(last);
+  app->add_option("--jobs,-j", f.jobs, "Worker threads (default: all cores)")
+      ->multi_option_policy(last);
+  app->add_option("--seed", f.seed, "Campaign seed (default: from the clock; always printed)")
+      ->multi_option_policy(last);
+  app->add_option("--findings", f.findings, "Findings directory (bundles; resumable)")
+      ->multi_option_policy(last);
   if (!full) return;
   app->add_option("--cases", f.cases, "Number of cases of this shard");
   app->add_option("--shard", f.shard, "Run the cases k with k = i (mod n)");
   app->add_option("--knob", f.knobs, "Policy knob NAME=VALUE (see `aotfuzz gen --list-knobs`)");
   app->add_option("--size", f.size, "Builder steps per graph (0: the policy's range)");
-  app->add_flag("--swarm,!--no-swarm", f.swarm, "Swarm testing: features on/off per case (default on)");
+  app->add_flag("--swarm,!--no-swarm", f.swarm,
+                "Swarm testing: features on/off per case (default on)");
   app->add_flag("--reduce,!--no-reduce", f.reduce, "Reduce each unique finding (default on)");
   app->add_option("--reduce-time", f.reduce_time, "Seconds one reduction may take (default 120)");
   app->add_option("--stats", f.stats, "Write statistics as JSON to this file");
@@ -168,8 +173,8 @@ fuzz::CampaignResult run_campaign_with_output(fuzz::CampaignOptions options) {
   cb.on_progress = [&](const fuzz::Progress& p) { printer.progress(p); };
   cb.on_log = [&](const std::string& s) { printer.line(stderr, "aotfuzz: " + s); };
   cb.on_finding = [&](const fuzz::Finding& f) {
-    std::string text = "finding: " + f.signature + " (case " + std::to_string(f.case_index) +
-                       "): " + f.summary;
+    std::string text =
+        "finding: " + f.signature + " (case " + std::to_string(f.case_index) + "): " + f.summary;
     if (!f.bundle_dir.empty()) {
       text += "\n  bundle: " + f.bundle_dir + (f.bundle_written ? "" : " (written by another run)");
     }
@@ -188,7 +193,9 @@ fuzz::CampaignResult run_campaign_with_output(fuzz::CampaignOptions options) {
               static_cast<unsigned long long>(options.seed),
               static_cast<unsigned long long>(options.shard.index),
               static_cast<unsigned long long>(options.shard.count), options.jobs, budget.c_str(),
-              std::string(oracle::compiler_kind_name(*options.base.compiler)).c_str(),
+              options.base.compiler
+                  ? std::string(oracle::compiler_kind_name(*options.base.compiler)).c_str()
+                  : "default",
               options.findings_dir.empty() ? "(none)" : options.findings_dir.string().c_str());
   std::fflush(stdout);
   fuzz::CampaignResult r = fuzz::run_campaign(options, cb);

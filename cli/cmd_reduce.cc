@@ -7,6 +7,7 @@
 #include "cli/cmd_fuzz.h"
 #include "cli/common.h"
 #include "fuzz/bundle.h"
+#include "fuzz/campaign.h"
 #include "fuzz/interrupt.h"
 #include "fuzz/reducer.h"
 #include "fuzz/replay.h"
@@ -16,9 +17,9 @@ namespace aotfuzz::cli {
 namespace {
 
 bool any_pipeline_flag(CLI::App* app) {
-  for (const char* name : {"--merge", "--mod-name", "--api", "--interface", "--storage-reuse",
-                           "--check-num-args", "--inject", "--cc", "--sanitize", "--input-seed",
-                           "--ulp"}) {
+  for (const char* name :
+       {"--merge", "--mod-name", "--api", "--interface", "--storage-reuse", "--check-num-args",
+        "--inject", "--cc", "--sanitize", "--input-seed", "--ulp"}) {
     if (given(app, name)) return true;
   }
   return false;
@@ -60,7 +61,8 @@ Command register_reduce(CLI::App& parent) {
   c.run = [opts, app] {
     if (opts->list_passes) {
       for (const auto& row : fuzz::reduction_pass_table()) {
-        std::printf("%-22s %s\n", std::string(row.name).c_str(), std::string(row.description).c_str());
+        std::printf("%-22s %s\n", std::string(row.name).c_str(),
+                    std::string(row.description).c_str());
       }
       return kOk;
     }
@@ -110,30 +112,35 @@ Command register_reduce(CLI::App& parent) {
     }
     ro.on_step = [](fuzz::ReductionPass pass, const ir::Module& now) {
       auto s = fuzz::module_size(now);
-      std::fprintf(stderr, "reduce: %-22s -> %s\n",
-                   std::string(fuzz::reduction_pass_table()[static_cast<unsigned>(pass)].name).c_str(),
-                   size_text(s).c_str());
+      std::fprintf(
+          stderr, "reduce: %-22s -> %s\n",
+          std::string(fuzz::reduction_pass_table()[static_cast<unsigned>(pass)].name).c_str(),
+          size_text(s).c_str());
     };
     std::fprintf(stderr, "reduce: %s: keeping %s (flags: %s), %d jobs\n", opts->file.c_str(),
                  target.c_str(), flags_text.c_str(), ro.jobs);
-    fuzz::ReduceResult r = fuzz::reduce(m, fuzz::same_signature(options, target), ro);
+    // With injected bugs, candidates must also pass without them (a repro of the injected bug).
+    fuzz::ReduceResult r = fuzz::reduce(m, fuzz::finding_predicate(options, target), ro);
+    if (r.steps == 0 && !r.minimal && options.pipeline.bugs.any()) {
+      r = fuzz::reduce(m, fuzz::same_signature(options, target), ro);
+    }
     if (r.evaluated == 1 && r.steps == 0 && !r.minimal) {
       throw CommandError(kBadInput, "reduce: " + opts->file + " does not give " + target);
     }
-    std::fprintf(stderr,
-                 "reduce: %zu steps in %.1fs (%zu runs, %zu cache hits, %zu candidates rejected)%s\n"
-                 "reduce: before: %s\nreduce: after:  %s\n",
-                 r.steps, r.elapsed.count() / 1000.0, r.evaluated, r.cache_hits, r.rejected,
-                 r.minimal ? ", 1-minimal" : " (cut short)", size_text(r.before).c_str(),
-                 size_text(r.after).c_str());
+    std::fprintf(
+        stderr,
+        "reduce: %zu steps in %.1fs (%zu runs, %zu cache hits, %zu candidates rejected)%s\n"
+        "reduce: before: %s\nreduce: after:  %s\n",
+        r.steps, r.elapsed.count() / 1000.0, r.evaluated, r.cache_hits, r.rejected,
+        r.minimal ? ", 1-minimal" : " (cut short)", size_text(r.before).c_str(),
+        size_text(r.after).c_str());
     std::vector<std::string> header = {
         "origin: reduced by `aotfuzz reduce` from " + opts->file,
         "reduced: ops " + std::to_string(r.before.ops) + " -> " + std::to_string(r.after.ops) +
             ", inputs " + std::to_string(r.before.inputs) + " -> " +
             std::to_string(r.after.inputs) + ", " + std::to_string(r.steps) + " steps" +
             (r.minimal ? " (1-minimal)" : ""),
-        "finding: " + target,
-        fuzz::format_replay_line(flags_text, target).substr(3)};
+        "finding: " + target, fuzz::format_replay_line(flags_text, target).substr(3)};
     const std::string text = fuzz::relay_with_header(r.module, header);
     if (opts->out.empty()) {
       std::cout << text;

@@ -24,10 +24,11 @@ Command register_show(CLI::App& parent) {
   c.app = parent.add_subcommand(
       "show", "Render a module: --dot for Graphviz, --tvm-pytest for an upstream TVM test");
   c.app->add_option("FILE", opts->file, "Relay text file")->required();
-  auto* dot = c.app->add_flag("--dot", opts->dot,
-                              "Print Graphviz DOT (regions and functions as clusters)");
-  c.app->add_flag("--tvm-pytest", opts->pytest,
-                  "Print a self-contained pytest file in the style of TVM's AoT BYOC tests")
+  auto* dot =
+      c.app->add_flag("--dot", opts->dot, "Print Graphviz DOT (regions and functions as clusters)");
+  c.app
+      ->add_flag("--tvm-pytest", opts->pytest,
+                 "Print a self-contained pytest file in the style of TVM's AoT BYOC tests")
       ->excludes(dot);
   c.app->add_option("--name", opts->name, "--tvm-pytest: test name (default: from the file name)");
   add_pipeline_flags(c.app, opts->flags, /*toolchain=*/false);
@@ -38,13 +39,14 @@ Command register_show(CLI::App& parent) {
       std::cout << ir::to_dot(m);
       return kOk;
     }
-    if (!opts->pytest) throw CommandError(kBadInput, "show: choose an output: --dot or --tvm-pytest");
+    if (!opts->pytest)
+      throw CommandError(kBadInput, "show: choose an output: --dot or --tvm-pytest");
     oracle::CaseOptions options = case_options(opts->flags);
     fuzz::PytestInfo info;
     const std::string text = read_file(opts->file);
     bool explicit_flags = false;
-    for (const char* f : {"--merge", "--mod-name", "--api", "--interface", "--storage-reuse",
-                          "--inject"}) {
+    for (const char* f :
+         {"--merge", "--mod-name", "--api", "--interface", "--storage-reuse", "--inject"}) {
       explicit_flags |= given(app, f);
     }
     try {

@@ -76,8 +76,8 @@ void remove_stale_temps(const fs::path& dir) {
 std::string bundle_dir_name(std::string_view signature) {
   std::string out;
   for (char c : signature) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '-';
+    const bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-';
     out += ok ? c : '_';
   }
   return out.empty() ? "_" : out;
@@ -118,8 +118,8 @@ BundleWriteResult write_bundle(const fs::path& findings_dir, const Bundle& b) {
     header.push_back("finding: " + b.signature);
     std::vector<std::string> original_header = header;
     original_header.push_back("verdict: " + oracle::summary(b.original_verdict));
-    original_header.push_back(format_replay_line(flags, oracle::signature(b.original_verdict))
-                                  .substr(3));
+    original_header.push_back(
+        format_replay_line(flags, oracle::signature(b.original_verdict)).substr(3));
     std::vector<std::string> reduced_header = header;
     reduced_header.push_back("verdict: " + oracle::summary(b.reduced_result.verdict));
     reduced_header.push_back(
@@ -144,10 +144,10 @@ BundleWriteResult write_bundle(const fs::path& findings_dir, const Bundle& b) {
     const auto& r = b.reduced_result;
     write_text(tmp / "inputs.txt", values_text("input", r.inputs, names));
     write_text(tmp / "expected.txt", values_text("output", r.expected));
-    write_text(tmp / "actual.txt",
-               r.actual.empty() ? std::string("(the program did not produce outputs: " +
-                                              oracle::summary(r.verdict) + ")\n")
-                                : values_text("output", r.actual));
+    write_text(tmp / "actual.txt", r.actual.empty()
+                                       ? std::string("(the program did not produce outputs: " +
+                                                     oracle::summary(r.verdict) + ")\n")
+                                       : values_text("output", r.actual));
     fs::create_directory(tmp / "c");
     for (const auto& [name, text] : r.files) write_text(tmp / "c" / name, text);
 
@@ -172,6 +172,11 @@ BundleWriteResult write_bundle(const fs::path& findings_dir, const Bundle& b) {
     throw;
   }
   std::error_code ec;
+  // mkdtemp made it private; a bundle is meant to be read (CI artifacts, other users).
+  fs::permissions(tmp,
+                  fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                      fs::perms::others_read | fs::perms::others_exec,
+                  ec);
   fs::rename(tmp, result.dir, ec);
   if (ec) {
     std::error_code ignored;

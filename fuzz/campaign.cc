@@ -99,13 +99,9 @@ class Runner {
   }
 
  private:
-  bool deadline_passed() const {
-    return opt_.time_limit && Clock::now() - t0_ >= *opt_.time_limit;
-  }
+  bool deadline_passed() const { return opt_.time_limit && Clock::now() - t0_ >= *opt_.time_limit; }
 
-  double elapsed_s() const {
-    return std::chrono::duration<double>(Clock::now() - t0_).count();
-  }
+  double elapsed_s() const { return std::chrono::duration<double>(Clock::now() - t0_).count(); }
 
   Progress snapshot_locked() const {
     Progress p;
@@ -207,9 +203,9 @@ class Runner {
       s.pipeline_us += static_cast<std::uint64_t>(r.pipeline_time.count());
       s.compile_us += static_cast<std::uint64_t>(r.compile_time.count());
       s.run_us += static_cast<std::uint64_t>(r.run_time.count());
-      if (oracle::is_finding(r.verdict)) ++s.finding_cases;
+      if (is_campaign_finding(r.verdict, opt_)) ++s.finding_cases;
     }
-    if (!oracle::is_finding(r.verdict)) {
+    if (!is_campaign_finding(r.verdict, opt_)) {
       complete(k);
       return;
     }
@@ -282,7 +278,11 @@ class Runner {
       ro.jobs = opt_.reduce_jobs > 0 ? opt_.reduce_jobs : std::max(1, opt_.jobs);
       ro.time_limit = opt_.reduce_time;
       ro.stop = opt_.stop;
-      f.reduction = reduce(spec.module, same_signature(o, sig), ro);
+      f.reduction = reduce(spec.module, finding_predicate(o, sig), ro);
+      if (f.reduction.steps == 0 && !f.reduction.minimal && o.pipeline.bugs.any()) {
+        // The fixed pipeline fails too (a real bug as well?): keep the signature only.
+        f.reduction = reduce(spec.module, same_signature(o, sig), ro);
+      }
       reduced = f.reduction.module;
       f.reduction.module = ir::Module();
     } else {
@@ -299,8 +299,8 @@ class Runner {
       b.reduced = reduced;
       b.reduced_result = oracle::run_case(reduced, o);
       b.header.push_back("origin: aotfuzz fuzz --seed " + std::to_string(opt_.seed) + ", case " +
-                         std::to_string(spec.index) + " (graph: " +
-                         gen_command(opt_, spec.gen_seed) + ")");
+                         std::to_string(spec.index) +
+                         " (graph: " + gen_command(opt_, spec.gen_seed) + ")");
       const auto& red = f.reduction;
       b.header.push_back("reduced: ops " + std::to_string(red.before.ops) + " -> " +
                          std::to_string(red.after.ops) + ", inputs " +
@@ -311,23 +311,22 @@ class Runner {
         oracle::CaseOptions fixed = o;
         fixed.pipeline.bugs = aot::BugSet();
         fixed.codegen.bugs = aot::BugSet();
-        b.extra_replays.emplace_back(
-            oracle::replay_flags(fixed),
-            oracle::signature(oracle::run_case(reduced, fixed).verdict));
+        b.extra_replays.emplace_back(oracle::replay_flags(fixed),
+                                     oracle::signature(oracle::run_case(reduced, fixed).verdict));
       }
-      b.info = {{"campaign_seed", opt_.seed},
-                {"case", spec.index},
-                {"shard", std::to_string(opt_.shard.index) + "/" +
-                              std::to_string(opt_.shard.count)},
-                {"gen_seed", spec.gen_seed},
-                {"gen_command", gen_command(opt_, spec.gen_seed)},
-                {"original_flags", oracle::replay_flags(spec.options)},
-                {"reduction",
-                 {{"steps", red.steps},
-                  {"minimal", red.minimal},
-                  {"steps_per_pass", red.steps_per_pass},
-                  {"before", size_json(red.before)},
-                  {"after", size_json(red.after)}}}};
+      b.info = {
+          {"campaign_seed", opt_.seed},
+          {"case", spec.index},
+          {"shard", std::to_string(opt_.shard.index) + "/" + std::to_string(opt_.shard.count)},
+          {"gen_seed", spec.gen_seed},
+          {"gen_command", gen_command(opt_, spec.gen_seed)},
+          {"original_flags", oracle::replay_flags(spec.options)},
+          {"reduction",
+           {{"steps", red.steps},
+            {"minimal", red.minimal},
+            {"steps_per_pass", red.steps_per_pass},
+            {"before", size_json(red.before)},
+            {"after", size_json(red.after)}}}};
       auto w = write_bundle(opt_.findings_dir, b);
       f.bundle_dir = w.dir.string();
       f.bundle_written = w.written;
@@ -371,6 +370,22 @@ class Runner {
 
 }  // namespace
 
+bool is_campaign_finding(const oracle::Verdict& verdict, const CampaignOptions& options) {
+  if (oracle::is_finding(verdict)) return true;
+  return verdict.kind() == oracle::VerdictKind::kInvalidInput && options.policy.merge_safe;
+}
+
+Predicate finding_predicate(const oracle::CaseOptions& options, const std::string& signature) {
+  Predicate same = same_signature(options, signature);
+  if (!options.pipeline.bugs.any()) return same;
+  oracle::CaseOptions fixed = options;
+  fixed.pipeline.bugs = aot::BugSet();
+  fixed.codegen.bugs = aot::BugSet();
+  return [same, fixed](const ir::Module& m) {
+    return same(m) && oracle::run_case(m, fixed).verdict.kind() == oracle::VerdictKind::kPass;
+  };
+}
+
 Shard parse_shard(std::string_view text) {
   auto slash = text.find('/');
   if (slash == std::string_view::npos) {
@@ -398,8 +413,8 @@ CaseSpec make_case(const CampaignOptions& options, std::uint64_t index) {
   s.index = index;
   s.gen_seed = case_seed(options.seed, index);
   ir::Rng rng(s.gen_seed);
-  generator::GenPolicy policy = options.swarm ? generator::swarm(options.policy, rng)
-                                              : options.policy;
+  generator::GenPolicy policy =
+      options.swarm ? generator::swarm(options.policy, rng) : options.policy;
   s.module = generator::generate(policy, rng);
 
   // Every draw happens whatever is fixed, so fixing one option leaves the others unchanged.
@@ -542,11 +557,12 @@ nlohmann::json to_json(const CampaignResult& r, const CampaignOptions& o) {
 std::string format_progress(const Progress& p) {
   char buf[160];
   const double rate = p.elapsed_s > 0 ? static_cast<double>(p.cases) / p.elapsed_s : 0;
-  std::snprintf(buf, sizeof buf, "%.1fs  %llu cases  %.1f/s  %llu findings  %zu unique", p.elapsed_s,
-                static_cast<unsigned long long>(p.cases), rate,
+  std::snprintf(buf, sizeof buf, "%.1fs  %llu cases  %.1f/s  %llu findings  %zu unique",
+                p.elapsed_s, static_cast<unsigned long long>(p.cases), rate,
                 static_cast<unsigned long long>(p.finding_cases), p.unique_signatures);
   std::string out = buf;
-  if (p.toolchain_errors > 0) out += "  " + std::to_string(p.toolchain_errors) + " toolchain errors";
+  if (p.toolchain_errors > 0)
+    out += "  " + std::to_string(p.toolchain_errors) + " toolchain errors";
   return out;
 }
 

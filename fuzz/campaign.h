@@ -79,6 +79,17 @@ struct CampaignOptions {
   const std::atomic<bool>* stop = nullptr;
 };
 
+/// Whether a case's verdict is a finding of this campaign: oracle::is_finding, and also an
+/// invalid-input verdict when the policy is merge_safe (the default): such generated graphs are
+/// valid input by construction, so rejecting one is a bug (e.g. a merge that makes a cyclic
+/// region out of regions TVM would not merge).
+bool is_campaign_finding(const oracle::Verdict& verdict, const CampaignOptions& options);
+
+/// The predicate a finding is reduced with: run_case(m, options) gives `signature`, and, when
+/// bugs are injected, the same options without them pass (so the repro shows the injected bug,
+/// and the fixed pipeline's `=> pass` replay line holds).
+Predicate finding_predicate(const oracle::CaseOptions& options, const std::string& signature);
+
 /// One generated case: fully determined by (seed, index) and the options.
 struct CaseSpec {
   std::uint64_t index = 0;
@@ -187,6 +198,7 @@ struct CampaignCallbacks {
 
 /// Runs a campaign until its budget is spent or `options.stop` is set. Throws CampaignError on
 /// bad options (a shard out of range, jobs < 1).
-CampaignResult run_campaign(const CampaignOptions& options, const CampaignCallbacks& callbacks = {});
+CampaignResult run_campaign(const CampaignOptions& options,
+                            const CampaignCallbacks& callbacks = {});
 
 }  // namespace aotfuzz::fuzz

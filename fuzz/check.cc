@@ -27,7 +27,8 @@ JUnitSuite replay_suite(const std::vector<FileReplay>& files, const std::string&
       c.details = f.failure_text();
     }
     for (const auto& r : f.runs) {
-      c.output += "'" + r.line.flags + "' => " + r.actual + (r.ok ? "" : " (expected " + r.line.expected + ")") + "\n";
+      c.output += "'" + r.line.flags + "' => " + r.actual +
+                  (r.ok ? "" : " (expected " + r.line.expected + ")") + "\n";
     }
     suite.cases.push_back(std::move(c));
   }

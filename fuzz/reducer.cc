@@ -27,8 +27,8 @@ const ir::Function& main_of(const ir::Module& m) { return m.main(); }
 
 ir::Module with_main(const ir::Module& m, std::vector<ir::Var> params, ir::Expr body) {
   ir::Module out = m;
-  out.replace("main", ir::FunctionNode::make(std::move(params), std::move(body),
-                                             main_of(m)->attrs()));
+  out.replace("main",
+              ir::FunctionNode::make(std::move(params), std::move(body), main_of(m)->attrs()));
   return out;
 }
 
@@ -335,14 +335,14 @@ void unify_targets(const ir::Module& m, std::vector<CandidateFn>& out) {
   if (targets.count("default")) order.push_back("default");
   for (const auto& from : order) {
     out.push_back([m, from, canonical] {
-      auto body = ir::rewrite(main_of(m)->body(),
-                              [&](const ir::Expr& old, std::vector<ir::Expr> kids) -> ir::Expr {
-                                auto t = ir::annotation_target(old.get());
-                                if (!t || *t != from) return ir::with_children(old, kids);
-                                const auto* call = ir::as<ir::CallNode>(old);
-                                return ir::CallNode::make(*call->op(), std::move(kids),
-                                                          call->attrs().with("compiler", canonical));
-                              });
+      auto body = ir::rewrite(
+          main_of(m)->body(), [&](const ir::Expr& old, std::vector<ir::Expr> kids) -> ir::Expr {
+            auto t = ir::annotation_target(old.get());
+            if (!t || *t != from) return ir::with_children(old, kids);
+            const auto* call = ir::as<ir::CallNode>(old);
+            return ir::CallNode::make(*call->op(), std::move(kids),
+                                      call->attrs().with("compiler", canonical));
+          });
       return with_body(m, body);
     });
   }
@@ -355,9 +355,8 @@ void convert_dtype(const ir::Module& m, std::vector<CandidateFn>& out) {
   }
   if (!any) return;
   out.push_back([m] {
-    return retype_params(m, [](const ir::Type& t) {
-      return ir::TypeNode::tensor(t->shape(), ir::DType::kFloat32);
-    });
+    return retype_params(
+        m, [](const ir::Type& t) { return ir::TypeNode::tensor(t->shape(), ir::DType::kFloat32); });
   });
 }
 
@@ -372,7 +371,8 @@ void shrink_shapes(const ir::Module& m, std::vector<CandidateFn>& out) {
   }
   if (all_unit) return;
   out.push_back([m] {
-    return retype_params(m, [](const ir::Type& t) { return ir::TypeNode::tensor({1}, t->dtype()); });
+    return retype_params(m,
+                         [](const ir::Type& t) { return ir::TypeNode::tensor({1}, t->dtype()); });
   });
   if (max_rank > 1) {
     out.push_back([m, max_rank] {
@@ -401,17 +401,28 @@ void shrink_shapes(const ir::Module& m, std::vector<CandidateFn>& out) {
 
 void enumerate(const ir::Module& m, ReductionPass pass, std::vector<CandidateFn>& out) {
   switch (pass) {
-    case ReductionPass::kDropOutputs: return drop_outputs(m, out);
-    case ReductionPass::kReplaceWithInput: return replace_with_input(m, out);
-    case ReductionPass::kRemoveRegion: return remove_region(m, out);
-    case ReductionPass::kReplaceWithOperand: return replace_with_operand(m, out);
-    case ReductionPass::kDropTupleField: return drop_tuple_field(m, out);
-    case ReductionPass::kMergeInputs: return merge_inputs(m, out);
-    case ReductionPass::kRemoveUnusedInputs: return remove_unused_inputs(m, out);
-    case ReductionPass::kUnifyTargets: return unify_targets(m, out);
-    case ReductionPass::kConvertDtype: return convert_dtype(m, out);
-    case ReductionPass::kShrinkShapes: return shrink_shapes(m, out);
-    case ReductionPass::kCount: break;
+    case ReductionPass::kDropOutputs:
+      return drop_outputs(m, out);
+    case ReductionPass::kReplaceWithInput:
+      return replace_with_input(m, out);
+    case ReductionPass::kRemoveRegion:
+      return remove_region(m, out);
+    case ReductionPass::kReplaceWithOperand:
+      return replace_with_operand(m, out);
+    case ReductionPass::kDropTupleField:
+      return drop_tuple_field(m, out);
+    case ReductionPass::kMergeInputs:
+      return merge_inputs(m, out);
+    case ReductionPass::kRemoveUnusedInputs:
+      return remove_unused_inputs(m, out);
+    case ReductionPass::kUnifyTargets:
+      return unify_targets(m, out);
+    case ReductionPass::kConvertDtype:
+      return convert_dtype(m, out);
+    case ReductionPass::kShrinkShapes:
+      return shrink_shapes(m, out);
+    case ReductionPass::kCount:
+      break;
   }
 }
 
@@ -488,8 +499,7 @@ std::vector<ir::Module> reduction_candidates(const ir::Module& module, Reduction
   return out;
 }
 
-ReduceResult reduce(const ir::Module& module, const Predicate& keep,
-                    const ReduceOptions& options) {
+ReduceResult reduce(const ir::Module& module, const Predicate& keep, const ReduceOptions& options) {
   const auto t0 = Clock::now();
   ReduceResult result;
   result.module = module;
@@ -578,8 +588,7 @@ ReduceResult reduce(const ir::Module& module, const Predicate& keep,
           }
           std::vector<char> answers(todo.size(), 0);
           for (std::size_t t = 1; t < todo.size(); ++t) {
-            threads.emplace_back(
-                [&, t] { answers[t] = eval(batch[todo[t]].module) ? 1 : 0; });
+            threads.emplace_back([&, t] { answers[t] = eval(batch[todo[t]].module) ? 1 : 0; });
           }
           if (!todo.empty()) answers[0] = eval(batch[todo[0]].module) ? 1 : 0;
           for (auto& th : threads) th.join();
@@ -601,7 +610,8 @@ ReduceResult reduce(const ir::Module& module, const Predicate& keep,
         current_cx = complexity(current);
         result.module = current;
         ++result.steps;
-        ++result.steps_per_pass[std::string(reduction_pass_table()[static_cast<unsigned>(pass)].name)];
+        ++result.steps_per_pass[std::string(
+            reduction_pass_table()[static_cast<unsigned>(pass)].name)];
         changed = true;
         resume = chosen_at;
         if (options.on_step) options.on_step(pass, current);

@@ -81,9 +81,10 @@ oracle::CaseOptions parse_case_flags(std::string_view flags) {
       o.pipeline.mod_name = value();
     } else if (flag == "--api") {
       std::string v = value();
-      if (v != "packed" && v != "unpacked") throw ReplayError("--api: packed or unpacked, got " + v);
-      o.codegen.api = v == "packed" ? aot::CodegenOptions::Api::kPacked
-                                    : aot::CodegenOptions::Api::kUnpacked;
+      if (v != "packed" && v != "unpacked")
+        throw ReplayError("--api: packed or unpacked, got " + v);
+      o.codegen.api =
+          v == "packed" ? aot::CodegenOptions::Api::kPacked : aot::CodegenOptions::Api::kUnpacked;
     } else if (flag == "--interface") {
       std::string v = value();
       if (v != "packed" && v != "c") throw ReplayError("--interface: packed or c, got " + v);
@@ -204,8 +205,8 @@ std::string FileReplay::failure_text() const {
     out += path + (r.line.line > 0 ? ":" + std::to_string(r.line.line) : std::string()) +
            ": with '" + r.line.flags + "' expected " + r.line.expected + ", got " + r.actual +
            " (" + r.summary + ")\n";
-    out += "  replay: aotfuzz run " + path + (r.line.flags.empty() ? "" : " " + r.line.flags) +
-           "\n";
+    out +=
+        "  replay: aotfuzz run " + path + (r.line.flags.empty() ? "" : " " + r.line.flags) + "\n";
   }
   return out;
 }

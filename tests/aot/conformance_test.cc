@@ -1,5 +1,5 @@
-// Conformance with TVM v0.8: every corpus/conformance/*.relay graph yields exactly the modules, kernel
-// names and errors its `// check` header lines state (see corpus/conformance/README.md).
+// Conformance with TVM v0.8: every corpus/conformance/*.relay graph yields exactly the modules,
+// kernel names and errors its `// check` header lines state (see corpus/conformance/README.md).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -68,7 +68,8 @@ Header parse_header(const std::string& text) {
   while (std::getline(in, line)) {
     ++number;
     if (line.rfind("//|", 0) == 0) {
-      if (block == nullptr) throw std::runtime_error("line " + std::to_string(number) + ": //| outside a check");
+      if (block == nullptr)
+        throw std::runtime_error("line " + std::to_string(number) + ": //| outside a check");
       block->module_text += line.substr(line.size() > 3 && line[3] == ' ' ? 4 : 3) + "\n";
       continue;
     }
@@ -98,7 +99,8 @@ Header parse_header(const std::string& text) {
     c.argument = rest.substr(close + 2);
     while (!c.argument.empty() && c.argument.front() == ' ') c.argument.erase(0, 1);
     h.checks.push_back(std::move(c));
-    if (h.checks.back().what != "kernels" && h.checks.back().what != "error") block = &h.checks.back();
+    if (h.checks.back().what != "kernels" && h.checks.back().what != "error")
+      block = &h.checks.back();
   }
   return h;
 }
@@ -165,7 +167,9 @@ TEST_P(Conformance, MatchesTheBehaviourItsHeaderStates) {
       ASSERT_NE(actual, nullptr) << "unknown stage " << c->what;
       const ir::Module expected = ir::parse_module(c->module_text, "expected " + c->what);
       EXPECT_TRUE(ir::structural_equal(expected, *actual))
-          << "expected:\n" << ir::print_module(expected) << "actual:\n" << ir::print_module(*actual);
+          << "expected:\n"
+          << ir::print_module(expected) << "actual:\n"
+          << ir::print_module(*actual);
       EXPECT_EQ(global_param_names(expected), global_param_names(*actual));
     }
   }
@@ -200,8 +204,8 @@ TEST(ConformanceCorpus, HoldsTheTvmTestDerivedGraphs) {
         "tvm_extern_ccompiler_multiple_functions", "tvm_extern_ccompiler", "tvm_multiple_outputs",
         "tvm_mixed_single_multiple_outputs", "tvm_multiple_use_of_an_output_same_region",
         "tvm_multiple_use_of_an_output_different_region", "tvm_duplicate_outputs",
-        "tvm_duplicate_merge_and_tuplegetitem", "tvm_flatten_tuple_output",
-        "tvm_tuple_output_exec", "tvm_diamond_graph_fanouts", "tvm_example_graph"}) {
+        "tvm_duplicate_merge_and_tuplegetitem", "tvm_flatten_tuple_output", "tvm_tuple_output_exec",
+        "tvm_diamond_graph_fanouts", "tvm_example_graph"}) {
     EXPECT_TRUE(fs::exists(kCorpus / (std::string(name) + ".relay"))) << name;
   }
 }

@@ -1,10 +1,13 @@
 // Corpus tier: one ctest per corpus file. The file must carry a header (origin and expectation),
-// parse, verify, round-trip through the printer, and interpret deterministically.
+// parse, verify, round-trip through the printer and interpret deterministically; then it is
+// replayed exactly as `aotfuzz replay FILE` replays it: every `// replay: <flags> => <signature>`
+// line is one differential test (none: pass with --merge and with --no-merge).
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
 
+#include "fuzz/replay.h"
 #include "ir/error.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
@@ -52,6 +55,12 @@ int main(int argc, char** argv) {
   } catch (const ir::Error& e) {
     return fail(path, e.what());
   }
+  const fuzz::FileReplay replay = fuzz::replay_file(path);
+  for (const auto& run : replay.runs) {
+    std::printf("%s: '%s' => %s (expected %s)%s\n", path.c_str(), run.line.flags.c_str(),
+                run.actual.c_str(), run.line.expected.c_str(), run.ok ? "" : "  FAILED");
+  }
+  if (!replay.ok()) return fail(path, "\n" + replay.failure_text());
   std::printf("%s: ok\n", path.c_str());
   return 0;
 }

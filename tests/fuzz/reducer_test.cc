@@ -138,7 +138,8 @@ TEST(Reducer, ReducesASyntheticPredicateToOneMinimalGraph) {
   for (const auto& row : reduction_pass_table()) {
     for (const auto& c : reduction_candidates(r.module, row.pass)) {
       EXPECT_FALSE(complexity(c) < complexity(r.module) && has_op(c, ir::Op::kMultiply))
-          << row.name << "\n" << ir::print_module(c);
+          << row.name << "\n"
+          << ir::print_module(c);
     }
   }
 }
@@ -173,8 +174,8 @@ TEST(Reducer, StopsWhenAskedAndReturnsAnInterestingModule) {
   ReduceOptions options;
   options.stop = &stop;
   options.on_step = [&](ReductionPass, const ir::Module&) { stop = true; };
-  ReduceResult r = reduce(m, [](const ir::Module& c) { return has_op(c, ir::Op::kMultiply); },
-                          options);
+  ReduceResult r = reduce(
+      m, [](const ir::Module& c) { return has_op(c, ir::Op::kMultiply); }, options);
   EXPECT_FALSE(r.minimal);
   EXPECT_EQ(r.steps, 1u);
   EXPECT_TRUE(has_op(r.module, ir::Op::kMultiply));

@@ -57,8 +57,8 @@ TEST(ReplayLines, MalformedLinesAreErrorsNamingFileAndLine) {
 }
 
 TEST(ReplayLines, FormatParsesBack) {
-  const std::string line = format_replay_line("--no-merge --inject tuple-arg-first-field",
-                                              "arity:codegen:kernel");
+  const std::string line =
+      format_replay_line("--no-merge --inject tuple-arg-first-field", "arity:codegen:kernel");
   auto lines = parse_replay_lines(line + "\n", "f");
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_EQ(lines[0].flags, "--no-merge --inject tuple-arg-first-field");
@@ -141,10 +141,10 @@ TEST(Replay, UnmetExpectationFailsAndSaysHowToReplayIt) {
 
 TEST(Replay, InjectedBugLineAndFixedPipelineLineBothHold) {
   oracle::TempDir dir("aotfuzz-replay-test");
-  const std::string text = "// replay: --merge --inject tuple-arg-first-field => arity:codegen:kernel\n"
-                           "// replay: --merge => pass\n" +
-                           testing::read_text(testing::source_path(
-                               "corpus/seed/tvm_9036_annotated.relay"));
+  const std::string text =
+      "// replay: --merge --inject tuple-arg-first-field => arity:codegen:kernel\n"
+      "// replay: --merge => pass\n" +
+      testing::read_text(testing::source_path("corpus/seed/tvm_9036_annotated.relay"));
   auto r = replay_file(write_temp(dir, "seed.relay", text));
   EXPECT_TRUE(r.ok()) << r.failure_text();
   EXPECT_EQ(r.runs.size(), 2u);

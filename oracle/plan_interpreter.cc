@@ -1,0 +1,561 @@
+// The plan interpreter: the executor program run in process, on a byte-level model of the
+// emitted C's memory (input, output and workspace buffers, the shared stack_value array, one
+// DLTensor array per call), every callee evaluated by the reference interpreter.
+#include "oracle/plan_interpreter.h"
+
+#include <algorithm>
+#include <csignal>
+#include <cstring>
+#include <unordered_map>
+
+#include "aot/codegen_error.h"
+#include "aot/pass_error.h"
+#include "ir/verify.h"
+#include "reference/inputs.h"
+#include "reference/interpreter.h"
+
+namespace aotfuzz::oracle {
+namespace {
+
+// The harness's page size (oracle/harness.cc maps every input and output on its own pages).
+constexpr std::size_t kPageSize = 4096;
+// Bytes of static memory modelled past the end of the workspace: reading or writing there does
+// not fault in the compiled program (it is other static data), so it is zeros that writes change.
+constexpr std::size_t kWorkspaceTail = 4096;
+// The harness's output poison patterns of its first and second run.
+constexpr std::uint8_t kPoison1 = 0xA5;
+constexpr std::uint8_t kPoison2 = 0x5A;
+
+// One allocation of the modelled program: the workspace, an input mapping or an output mapping.
+struct Region {
+  aot::BufferKind kind = aot::BufferKind::kIntermediate;
+  std::vector<std::uint8_t> bytes;
+  std::vector<bool> written;  // written during the current run
+};
+
+// Where a buffer reference points: a region and an offset into it.
+struct Span {
+  int region = 0;
+  std::size_t offset = 0;
+  aot::BufferRef buffer;
+};
+
+// The end of one run of the model.
+struct Stop {
+  Verdict verdict;
+};
+
+class Machine {
+ public:
+  Machine(const ir::Module& fused, const aot::ExecutorProgram& program)
+      : fused_(fused), program_(program) {}
+
+  PlanRun run(const std::vector<reference::Value>& inputs) {
+    build_memory(inputs);
+    PlanRun out;
+    // The harness runs the model twice, with different output poison, and reports outputs that
+    // differ between the runs as unwritten. When the first run read no byte it had not written
+    // itself (nor an input), the second run would repeat it byte for byte except for the
+    // never-written output bytes, so the written flags answer without running it.
+    if (auto stop = run_once(kPoison1)) {
+      out.verdict = stop->verdict;
+      return out;
+    }
+    std::vector<std::vector<std::uint8_t>> first;
+    for (std::size_t j = 0; j < program_.outputs.size(); ++j) first.push_back(output(j).bytes);
+    std::optional<std::pair<int, std::int64_t>> unwritten;
+    if (!uninitialised_read_) {
+      for (std::size_t j = 0; j < program_.outputs.size() && !unwritten; ++j) {
+        const auto& w = output(j).written;
+        auto it = std::find(w.begin(), w.end(), false);
+        if (it != w.end()) unwritten = {static_cast<int>(j), element_of(j, it - w.begin())};
+      }
+    } else {
+      if (auto stop = run_once(kPoison2)) {
+        out.verdict = stop->verdict;
+        return out;
+      }
+      for (std::size_t j = 0; j < program_.outputs.size() && !unwritten; ++j) {
+        const auto& now = output(j).bytes;
+        auto it = std::mismatch(first[j].begin(), first[j].end(), now.begin()).first;
+        if (it != first[j].end()) unwritten = {static_cast<int>(j), element_of(j, it - first[j].begin())};
+      }
+    }
+    if (unwritten) {
+      out.verdict = {Stage::kCodegen, OutputUnwritten{unwritten->first, unwritten->second}};
+      return out;
+    }
+    for (std::size_t j = 0; j < program_.outputs.size(); ++j) {
+      out.outputs.push_back(reference::Value::tensor(program_.outputs[j], std::move(first[j])));
+    }
+    out.verdict = {Stage::kRun, Pass{}};
+    return out;
+  }
+
+ private:
+  // A stack_value entry: NULL, or &call_<call>_dl[slot].
+  struct Handle {
+    int call = -1;
+    int slot = 0;
+  };
+
+  std::int64_t element_of(std::size_t output, std::ptrdiff_t byte) const {
+    return static_cast<std::int64_t>(byte) /
+           static_cast<std::int64_t>(ir::dtype_bytes(program_.outputs[output]->dtype()));
+  }
+
+  Region& output(std::size_t j) { return regions_[1 + num_inputs_ + j]; }
+
+  // Region 0 is the workspace, then one per input, then one per output.
+  void build_memory(const std::vector<reference::Value>& inputs) {
+    const auto& params = fused_.main()->params();
+    if (inputs.size() != params.size()) {
+      throw ir::Error("plan interpreter: @main takes " + std::to_string(params.size()) +
+                      " inputs, got " + std::to_string(inputs.size()));
+    }
+    Region ws;
+    ws.kind = aot::BufferKind::kIntermediate;
+    ws.bytes.assign((program_.workspace_bytes + 7) / 8 * 8 + kWorkspaceTail, 0);
+    regions_.push_back(std::move(ws));
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      if (inputs[i].empty() || !ir::type_equal(inputs[i].type(), params[i]->type())) {
+        throw ir::Error("plan interpreter: input " + std::to_string(i) + " does not have type " +
+                        ir::type_to_string(params[i]->type()));
+      }
+      for (const auto& t : inputs[i].flatten()) {
+        // The input's bytes at the start of its read-only pages, zeros after them.
+        Region r;
+        r.kind = aot::BufferKind::kInput;
+        r.bytes = t.bytes();
+        const std::size_t pages = std::max<std::size_t>(1, (r.bytes.size() + kPageSize - 1) / kPageSize);
+        r.bytes.resize(pages * kPageSize, 0);
+        regions_.push_back(std::move(r));
+        ++num_inputs_;
+      }
+    }
+    if (num_inputs_ != program_.inputs.size()) {
+      throw ir::Error("plan interpreter: " + std::to_string(num_inputs_) +
+                      " flattened inputs, the program has " +
+                      std::to_string(program_.inputs.size()));
+    }
+    for (const auto& type : program_.outputs) {
+      // The output ends right at its guard page: nothing past it is addressable.
+      Region r;
+      r.kind = aot::BufferKind::kOutput;
+      r.bytes.assign(aot::tensor_bytes(type), 0);
+      regions_.push_back(std::move(r));
+    }
+  }
+
+  std::optional<Stop> run_once(std::uint8_t poison) {
+    for (auto& r : regions_) r.written.assign(r.bytes.size(), false);
+    for (std::size_t j = 0; j < program_.outputs.size(); ++j) {
+      std::fill(output(j).bytes.begin(), output(j).bytes.end(), poison);
+    }
+    stack_.assign(program_.stack_size, Handle{});
+    dl_.assign(program_.calls.size(), {});
+    for (std::size_t s = 0; s < program_.calls.size(); ++s) {
+      if (auto stop = call(s)) return stop;
+    }
+    for (const auto& copy : program_.copies) {
+      if (auto stop = do_copy(copy)) return stop;
+    }
+    return std::nullopt;
+  }
+
+  static CalleeKind kind_of(const aot::ExecutorCall& c) {
+    return c.external ? CalleeKind::kExternal : CalleeKind::kKernel;
+  }
+
+  static Stop crash(const aot::ExecutorCall* c, const std::string& what) {
+    return Stop{{Stage::kRun, Crash{SIGSEGV, c ? std::optional(kind_of(*c)) : CalleeKind::kExecutor,
+                                    c ? c->callee : std::string(), "plan interpreter: " + what}}};
+  }
+
+  // Where a buffer reference points; nullopt for one the program does not declare.
+  std::optional<Span> span(const aot::BufferRef& ref) const {
+    switch (ref.kind) {
+      case aot::BufferKind::kInput:
+        if (ref.index < 0 || static_cast<std::size_t>(ref.index) >= num_inputs_) return std::nullopt;
+        return Span{1 + ref.index, 0, ref};
+      case aot::BufferKind::kOutput:
+        if (ref.index < 0 || static_cast<std::size_t>(ref.index) >= program_.outputs.size()) {
+          return std::nullopt;
+        }
+        return Span{static_cast<int>(1 + num_inputs_) + ref.index, 0, ref};
+      case aot::BufferKind::kIntermediate:
+        break;
+    }
+    if (ref.index < 0 || static_cast<std::size_t>(ref.index) >= program_.buffers.size()) {
+      return std::nullopt;
+    }
+    const std::size_t offset = program_.buffers[ref.index].offset;
+    if (offset >= regions_[0].bytes.size()) return std::nullopt;
+    return Span{0, offset, ref};
+  }
+
+  std::size_t capacity(const Span& sp) const {
+    return regions_[sp.region].bytes.size() - sp.offset;
+  }
+
+  // The bytes of `type` at `sp`, noting a read of bytes this run has not written.
+  std::vector<std::uint8_t> read(const Span& sp, std::size_t n) {
+    Region& r = regions_[sp.region];
+    if (r.kind != aot::BufferKind::kInput && !uninitialised_read_) {
+      auto first = r.written.begin() + static_cast<std::ptrdiff_t>(sp.offset);
+      uninitialised_read_ = std::find(first, first + static_cast<std::ptrdiff_t>(n), false) !=
+                            first + static_cast<std::ptrdiff_t>(n);
+    }
+    const auto* p = r.bytes.data() + sp.offset;
+    return std::vector<std::uint8_t>(p, p + n);
+  }
+
+  void write(const Span& sp, const std::vector<std::uint8_t>& bytes) {
+    Region& r = regions_[sp.region];
+    std::copy(bytes.begin(), bytes.end(), r.bytes.begin() + static_cast<std::ptrdiff_t>(sp.offset));
+    auto first = r.written.begin() + static_cast<std::ptrdiff_t>(sp.offset);
+    std::fill(first, first + static_cast<std::ptrdiff_t>(bytes.size()), true);
+  }
+
+  // The buffer in argument slot k of call s as the callee sees it.
+  std::optional<Stop> slot_buffer(std::size_t s, std::size_t k, aot::BufferRef& out) const {
+    const aot::ExecutorCall& c = program_.calls[s];
+    if (!c.packed) {
+      out = c.slots[k].buffer;
+      return std::nullopt;
+    }
+    if (k >= stack_.size()) {
+      return crash(&c, c.callee + " reads stack_value[" + std::to_string(k) +
+                           "] past the end of the " + std::to_string(stack_.size()) +
+                           "-entry array");
+    }
+    const Handle h = stack_[k];
+    if (h.call < 0) {
+      return crash(&c, c.callee + " dereferences the NULL DLTensor handle in stack_value[" +
+                           std::to_string(k) + "] (num_args " + std::to_string(c.num_args()) +
+                           ")");
+    }
+    out = dl_[h.call][h.slot].buffer;
+    return std::nullopt;
+  }
+
+  // Evaluates the callee on its flattened inputs, returning its flattened results.
+  std::vector<reference::Value> evaluate(const aot::ExecutorCall& c,
+                                         const std::vector<reference::Value>& args) {
+    std::vector<reference::Value> params;
+    std::size_t next = 0;
+    for (const auto& p : c.function->params()) params.push_back(assemble(p->type(), args, next));
+    reference::Value result = c.external
+                                  ? reference::evaluate(fused_, c.global_name, params)
+                                  : reference::evaluate(kernel_module(c.function), "kernel", params);
+    return result.flatten();
+  }
+
+  // A parameter value of `type` from the flattened tensors args[next...] (types nest at most
+  // ir::kMaxTypeDepth deep, so this recursion is bounded).
+  static reference::Value assemble(const ir::Type& type, const std::vector<reference::Value>& args,
+                                   std::size_t& next) {
+    if (type->is_tensor()) return args.at(next++);
+    std::vector<reference::Value> fields;
+    for (const auto& f : type->fields()) fields.push_back(assemble(f, args, next));
+    return reference::Value::tuple(std::move(fields));
+  }
+
+  const ir::Module& kernel_module(const ir::Function& fn) {
+    auto it = kernels_.find(fn.get());
+    if (it == kernels_.end()) {
+      ir::Module m;
+      m.add("kernel", fn);
+      it = kernels_.emplace(fn.get(), std::move(m)).first;
+    }
+    return it->second;
+  }
+
+  std::optional<Stop> call(std::size_t s) {
+    const aot::ExecutorCall& c = program_.calls[s];
+    const std::size_t arity = static_cast<std::size_t>(c.callee_arity());
+    if (c.packed) {
+      dl_[s] = c.slots;
+      for (std::size_t k = 0; k < c.slots.size(); ++k) {
+        if (k >= stack_.size()) {
+          return crash(&c, "the executor writes stack_value[" + std::to_string(k) +
+                               "] past the end of the array");
+        }
+        stack_[k] = Handle{static_cast<int>(s), static_cast<int>(k)};
+      }
+    } else if (c.slots.size() != arity) {
+      return Stop{{Stage::kCodegen,
+                   CompileError{"plan", "direct call of " + c.callee + " with " +
+                                            std::to_string(c.slots.size()) +
+                                            " arguments; its prototype has " +
+                                            std::to_string(arity)}}};
+    }
+    std::vector<Span> spans(arity);
+    const std::size_t n_in = c.callee_inputs.size();
+    for (std::size_t k = 0; k < arity; ++k) {
+      aot::BufferRef ref;
+      if (auto stop = slot_buffer(s, k, ref)) return stop;
+      auto sp = span(ref);
+      if (!sp) return crash(&c, "slot " + std::to_string(k) + " points to an undeclared buffer");
+      spans[k] = *sp;
+      const bool is_in = k < n_in;
+      const auto& type = is_in ? c.callee_inputs[k] : c.callee_outputs[k - n_in];
+      const std::size_t bytes = aot::tensor_bytes(type);
+      if (!is_in && regions_[sp->region].kind == aot::BufferKind::kInput) {
+        return Stop{{Stage::kRun, InputClobbered{ref.index, 0, "", ""}}};
+      }
+      if (bytes > capacity(*sp)) {
+        return crash(&c, c.callee + (is_in ? " reads " : " writes ") + std::to_string(bytes) +
+                             " bytes through slot " + std::to_string(k) + " past the end of " +
+                             aot::to_string(ref) + " (" + std::to_string(capacity(*sp)) +
+                             " bytes addressable)");
+      }
+    }
+    // The emitted code writes one output after the other, element by element in row-major
+    // order, reading the operands of each element right before writing it. When an output shares
+    // bytes with an input, that order matters, so it is followed element by element (a callee
+    // evaluation per element); otherwise one evaluation gives every output.
+    bool aliased = false;
+    for (std::size_t o = n_in; o < arity && !aliased; ++o) {
+      const std::size_t ob = aot::tensor_bytes(c.callee_outputs[o - n_in]);
+      for (std::size_t i = 0; i < n_in && !aliased; ++i) {
+        const std::size_t ib = aot::tensor_bytes(c.callee_inputs[i]);
+        aliased = spans[o].region == spans[i].region && spans[o].offset < spans[i].offset + ib &&
+                  spans[i].offset < spans[o].offset + ob;
+      }
+    }
+    std::vector<reference::Value> results;
+    auto evaluate_now = [&]() -> std::optional<Stop> {
+      std::vector<reference::Value> args;
+      for (std::size_t i = 0; i < n_in; ++i) {
+        args.push_back(reference::Value::tensor(
+            c.callee_inputs[i], read(spans[i], aot::tensor_bytes(c.callee_inputs[i]))));
+      }
+      try {
+        results = evaluate(c, args);
+      } catch (const ir::Error& e) {
+        return Stop{{Stage::kCodegen,
+                     PipelineError{"plan interpreter: evaluating " + c.callee + ": " + e.what()}}};
+      }
+      if (results.size() != c.callee_outputs.size()) {
+        return Stop{{Stage::kCodegen,
+                     PipelineError{"plan interpreter: " + c.callee + " returned " +
+                                   std::to_string(results.size()) + " tensors, its signature " +
+                                   "has " + std::to_string(c.callee_outputs.size())}}};
+      }
+      return std::nullopt;
+    };
+    if (!aliased) {
+      if (auto stop = evaluate_now()) return stop;
+      for (std::size_t j = 0; j < c.callee_outputs.size(); ++j) {
+        write(spans[n_in + j], results[j].bytes());
+      }
+      return std::nullopt;
+    }
+    for (std::size_t j = 0; j < c.callee_outputs.size(); ++j) {
+      const std::size_t elem = ir::dtype_bytes(c.callee_outputs[j]->dtype());
+      const std::size_t count = aot::tensor_bytes(c.callee_outputs[j]) / elem;
+      for (std::size_t e = 0; e < count; ++e) {
+        if (auto stop = evaluate_now()) return stop;
+        const auto& bytes = results[j].bytes();
+        Span at = spans[n_in + j];
+        at.offset += e * elem;
+        write(at, std::vector<std::uint8_t>(bytes.begin() + static_cast<std::ptrdiff_t>(e * elem),
+                                            bytes.begin() + static_cast<std::ptrdiff_t>((e + 1) * elem)));
+      }
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Stop> do_copy(const aot::OutputCopy& copy) {
+    auto from = span(copy.source.buffer);
+    auto to = span({aot::BufferKind::kOutput, copy.output});
+    const std::size_t bytes = aot::tensor_bytes(copy.source.type);
+    if (!from || !to || bytes > capacity(*from) || bytes > capacity(*to)) {
+      return crash(nullptr, "the copy into output " + std::to_string(copy.output) +
+                                " is out of bounds");
+    }
+    write(*to, read(*from, bytes));
+    return std::nullopt;
+  }
+
+  const ir::Module& fused_;
+  const aot::ExecutorProgram& program_;
+  std::vector<Region> regions_;
+  std::size_t num_inputs_ = 0;
+  bool uninitialised_read_ = false;
+  std::vector<Handle> stack_;
+  std::vector<std::vector<aot::TensorRef>> dl_;
+  std::unordered_map<const ir::FunctionNode*, ir::Module> kernels_;
+};
+
+Stage stage_of_pass(aot::Pass pass) {
+  switch (pass) {
+    case aot::Pass::kMerge:
+      return Stage::kMerge;
+    case aot::Pass::kPartition:
+      return Stage::kPartition;
+    default:
+      return Stage::kFuse;
+  }
+}
+
+std::optional<Verdict> compare(const std::vector<reference::Value>& expected,
+                               const std::vector<reference::Value>& actual, std::uint32_t ulp,
+                               Stage stage) {
+  if (expected.size() != actual.size()) {
+    return Verdict{stage, Mismatch{static_cast<int>(std::min(expected.size(), actual.size())), 0,
+                                   std::to_string(expected.size()) + " outputs",
+                                   std::to_string(actual.size()) + " outputs"}};
+  }
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    if (auto mm = reference::first_mismatch(expected[i], actual[i], ulp)) {
+      return Verdict{stage, Mismatch{static_cast<int>(i), static_cast<std::int64_t>(mm->element),
+                                     mm->expected, mm->actual}};
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Verdict> check_program_arity(const aot::ExecutorProgram& program,
+                                           const std::vector<aot::CallSiteInfo>& expected) {
+  const std::size_t n = std::min(program.calls.size(), expected.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& c = program.calls[i];
+    if (c.num_args() != expected[i].num_args) {
+      return Verdict{Stage::kCodegen,
+                     Arity{expected[i].callee,
+                           c.external ? CalleeKind::kExternal : CalleeKind::kKernel,
+                           expected[i].num_args, c.num_args(), ArityEvidence::kStatic}};
+    }
+  }
+  if (program.calls.size() != expected.size()) {
+    return Verdict{Stage::kCodegen,
+                   PipelineError{"the executor makes " + std::to_string(program.calls.size()) +
+                                 " calls, the IR has " + std::to_string(expected.size())}};
+  }
+  return std::nullopt;
+}
+
+PlanRun interpret_program(const ir::Module& fused, const aot::ExecutorProgram& program,
+                          const std::vector<reference::Value>& inputs) {
+  Machine m(fused, program);
+  return m.run(inputs);
+}
+
+CaseReference case_reference(const ir::Module& annotated, std::uint64_t input_seed) {
+  CaseReference ref;
+  try {
+    ir::verify(annotated);
+    ref.inputs = reference::make_inputs(annotated.main(), input_seed);
+    ref.expected = reference::run_main(annotated, ref.inputs).flatten();
+  } catch (const ir::Error& e) {
+    ref.invalid = Verdict{Stage::kAnnotated, InvalidInput{e.what()}};
+  }
+  return ref;
+}
+
+CaseResult run_case_in_process(const ir::Module& annotated, const CaseOptions& options,
+                               bool emit_c, const CaseReference* reference) {
+  CaseResult r;
+  // 1. The input must be valid, and its reference result is the expectation.
+  CaseReference computed;
+  if (reference == nullptr) {
+    computed = case_reference(annotated, options.input_seed);
+    reference = &computed;
+  }
+  if (reference->invalid) {
+    r.verdict = *reference->invalid;
+    return r;
+  }
+  r.inputs = reference->inputs;
+  r.expected = reference->expected;
+  // 2. The passes one at a time, each interpreted. The annotated module is verified above and
+  // every pass verifies its output (a failure is its PassError(kBrokenOutput)), so the passes
+  // need not verify their inputs again.
+  aot::PipelineOptions pipeline = options.pipeline;
+  pipeline.verify_input = false;
+  aot::Stages stages{annotated, annotated, annotated, annotated};
+  ir::Module current = annotated;
+  for (const auto& info : aot::pass_table()) {
+    if (info.pass == aot::Pass::kMerge && !pipeline.merge) continue;
+    const Stage stage = stage_of_pass(info.pass);
+    try {
+      current = info.run(current, pipeline);
+    } catch (const aot::PassError& e) {
+      r.stages = stages;
+      r.verdict = e.kind() == aot::PassError::Kind::kRejectedInput
+                      ? Verdict{stage, InvalidInput{e.what()}}
+                      : Verdict{stage, PipelineError{e.what()}};
+      return r;
+    } catch (const ir::Error& e) {
+      r.stages = stages;
+      r.verdict = {stage, PipelineError{std::string(info.name) + ": " + e.what()}};
+      return r;
+    }
+    switch (info.pass) {
+      case aot::Pass::kMerge:
+        stages.merged = stages.partitioned = stages.fused = current;
+        break;
+      case aot::Pass::kPartition:
+        stages.partitioned = stages.fused = current;
+        break;
+      default:
+        stages.fused = current;
+        break;
+    }
+    try {
+      auto got = reference::run_main(current, r.inputs).flatten();
+      if (auto v = compare(r.expected, got, options.max_ulp, stage)) {
+        r.stages = stages;
+        r.verdict = *v;
+        return r;
+      }
+    } catch (const ir::Error& e) {
+      r.stages = stages;
+      r.verdict = {stage, PipelineError{std::string("interpreting the output of ") +
+                                        std::string(info.name) + ": " + e.what()}};
+      return r;
+    }
+  }
+  r.stages = stages;
+  // 3. The executor program, its static arities, and its run.
+  aot::CodegenOptions cg = options.codegen;
+  cg.mod_name = options.pipeline.mod_name;
+  cg.bugs = options.pipeline.bugs;
+  aot::ExecutorProgram program;
+  std::vector<aot::CallSiteInfo> expected_arity;
+  try {
+    if (emit_c) r.files = aot::generate_c(stages.fused, cg).files;
+    program = aot::build_executor_program(stages.fused, cg);
+    expected_arity = aot::expected_call_arity(stages.fused, cg);
+  } catch (const ir::Error& e) {
+    r.verdict = {Stage::kCodegen, PipelineError{e.what()}};
+    return r;
+  }
+  if (auto v = check_program_arity(program, expected_arity)) {
+    r.verdict = *v;
+    return r;
+  }
+  try {
+    PlanRun run = interpret_program(stages.fused, program, r.inputs);
+    if (run.verdict.kind() != VerdictKind::kPass) {
+      r.verdict = run.verdict;
+      return r;
+    }
+    r.actual = std::move(run.outputs);
+  } catch (const ir::Error& e) {
+    r.verdict = {Stage::kRun, ToolchainError{std::string("plan interpreter: ") + e.what()}};
+    return r;
+  }
+  if (auto v = compare(r.expected, r.actual, options.max_ulp, Stage::kCodegen)) {
+    r.verdict = *v;
+    return r;
+  }
+  r.verdict = {Stage::kRun, Pass{}};
+  return r;
+}
+
+}  // namespace aotfuzz::oracle

@@ -1,0 +1,238 @@
+// Unit tests for campaigns: deterministic cases, per-case option draws, shard partitioning, the
+// statistics JSON, bundles (atomic, complete, resumable without duplicates) and findings that do
+// not depend on the number of jobs. Cases run in-process (no C compiler) unless they must not.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "fuzz/bundle.h"
+#include "fuzz/campaign.h"
+#include "fuzz/replay.h"
+#include "ir/printer.h"
+#include "ir/structural.h"
+#include "oracle/tempdir.h"
+#include "tests/fuzz/test_support.h"
+
+namespace aotfuzz::fuzz {
+namespace {
+
+namespace fs = std::filesystem;
+
+CampaignOptions in_process(std::uint64_t seed, std::uint64_t cases) {
+  CampaignOptions o;
+  o.seed = seed;
+  o.max_cases = cases;
+  o.jobs = 2;
+  o.base.in_process_only = true;
+  return o;
+}
+
+CampaignOptions with_9036_bug(CampaignOptions o) {
+  o.base.pipeline.bugs.enable(aot::Bug::kTupleArgFirstFieldOnly);
+  o.fixed.merge = true;
+  return o;
+}
+
+std::set<std::string> entries(const fs::path& dir) {
+  std::set<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir)) out.insert(e.path().filename().string());
+  return out;
+}
+
+TEST(Campaign, CaseIsFullyDeterminedBySeedAndIndex) {
+  CampaignOptions o = in_process(7, 1);
+  CaseSpec a = make_case(o, 12);
+  CaseSpec b = make_case(o, 12);
+  EXPECT_EQ(a.gen_seed, b.gen_seed);
+  EXPECT_TRUE(ir::structural_equal(a.module, b.module));
+  EXPECT_EQ(oracle::replay_flags(a.options), oracle::replay_flags(b.options));
+  EXPECT_NE(case_seed(7, 12), case_seed(7, 13));
+  EXPECT_NE(case_seed(7, 12), case_seed(8, 12));
+  // The origin command regenerates the same graph.
+  EXPECT_EQ(gen_command(o, a.gen_seed),
+            "aotfuzz gen --seed " + std::to_string(a.gen_seed) + " --swarm");
+}
+
+TEST(Campaign, DrawsPipelineOptionsPerCaseUnlessFixed) {
+  CampaignOptions o = in_process(3, 1);
+  std::set<bool> merges, reuses;
+  std::set<std::string> apis;
+  for (std::uint64_t k = 0; k < 200; ++k) {
+    CaseSpec s = make_case(o, k);
+    merges.insert(s.options.pipeline.merge);
+    reuses.insert(s.options.codegen.storage_reuse);
+    apis.insert(oracle::replay_flags(s.options));
+    if (s.options.codegen.interface == aot::CodegenOptions::Interface::kC) {
+      EXPECT_EQ(s.options.codegen.api, aot::CodegenOptions::Api::kUnpacked) << k;
+    }
+  }
+  EXPECT_EQ(merges.size(), 2u);
+  EXPECT_EQ(reuses.size(), 2u);
+  EXPECT_GE(apis.size(), 6u);  // merge x {packed, unpacked, unpacked+c} x reuse
+
+  CampaignOptions fixed = o;
+  fixed.fixed.merge = false;
+  fixed.fixed.interface = aot::CodegenOptions::Interface::kC;
+  for (std::uint64_t k = 0; k < 50; ++k) {
+    CaseSpec s = make_case(fixed, k);
+    EXPECT_FALSE(s.options.pipeline.merge);
+    EXPECT_EQ(s.options.codegen.interface, aot::CodegenOptions::Interface::kC);
+    EXPECT_EQ(s.options.codegen.api, aot::CodegenOptions::Api::kUnpacked);
+    // Fixing options does not change the graph nor the other draws.
+    CaseSpec free = make_case(o, k);
+    EXPECT_TRUE(ir::structural_equal(s.module, free.module));
+    EXPECT_EQ(s.options.codegen.storage_reuse, free.options.codegen.storage_reuse);
+  }
+}
+
+TEST(Campaign, ShardsPartitionTheCaseIndices) {
+  EXPECT_EQ(parse_shard("2/5").index, 2u);
+  EXPECT_EQ(parse_shard("2/5").count, 5u);
+  EXPECT_THROW(parse_shard("5/5"), CampaignError);
+  EXPECT_THROW(parse_shard("1/0"), CampaignError);
+  EXPECT_THROW(parse_shard("x"), CampaignError);
+  std::set<std::uint64_t> all;
+  for (std::uint64_t i = 0; i < 3; ++i) {
+    CampaignOptions o = in_process(11, 7);
+    o.shard = {i, 3};
+    std::set<std::uint64_t> seen;
+    CampaignCallbacks cb;
+    cb.on_case = [&](const CaseSpec& s, const oracle::CaseResult&) { seen.insert(s.index); };
+    CampaignResult r = run_campaign(o, cb);
+    EXPECT_EQ(r.stats.cases, 7u);
+    ASSERT_EQ(seen.size(), 7u);
+    for (auto idx : seen) {
+      EXPECT_EQ(idx % 3, i);
+      EXPECT_TRUE(all.insert(idx).second) << idx << " ran in two shards";
+    }
+  }
+  for (std::uint64_t idx = 0; idx < 21; ++idx) EXPECT_TRUE(all.count(idx)) << idx;
+}
+
+TEST(Campaign, StatsJsonCountsVerdictsStagesThroughputAndFeatures) {
+  CampaignOptions o = in_process(5, 30);
+  CampaignResult r = run_campaign(o);
+  auto j = to_json(r, o);
+  EXPECT_EQ(j["seed"], 5u);
+  EXPECT_EQ(j["cases"], 30u);
+  EXPECT_GT(j["cases_per_s"].get<double>(), 0);
+  std::uint64_t total = 0;
+  for (const auto& [kind, v] : j["verdicts"].items()) {
+    total += v["total"].get<std::uint64_t>();
+    std::uint64_t by_stage = 0;
+    for (const auto& [stage, n] : v["stages"].items()) by_stage += n.get<std::uint64_t>();
+    EXPECT_EQ(by_stage, v["total"].get<std::uint64_t>()) << kind;
+  }
+  EXPECT_EQ(total, 30u);
+  EXPECT_EQ(j["verdicts"]["pass"]["total"], 30u);  // nothing injected
+  EXPECT_EQ(j["stages"]["codegen"], 30u);          // in-process cases end after codegen
+  for (const char* f :
+       {"ops", "inputs", "regions", "multi_output_regions", "tuples", "fused_tuple_params",
+        "cases_with_fused_tuple_param", "main_tuple_params"}) {
+    EXPECT_TRUE(j["features"].contains(f)) << f;
+  }
+  EXPECT_GT(j["features"]["ops"].get<std::uint64_t>(), 30u);
+  EXPECT_GT(j["features"]["cases_with_multi_output_region"].get<std::uint64_t>(), 0u);
+  EXPECT_EQ(
+      j["options"]["merge"].get<std::uint64_t>() + j["options"]["no_merge"].get<std::uint64_t>(),
+      30u);
+  EXPECT_EQ(j["findings"]["unique"], 0u);
+  EXPECT_EQ(r.exit_code(), 0);
+}
+
+TEST(Campaign, FindingIsBundledAtomicallyAndAResumedCampaignAddsNoDuplicate) {
+  oracle::TempDir dir("aotfuzz-campaign-test");
+  const fs::path findings = dir.file("findings");
+  CampaignOptions o = with_9036_bug(in_process(1, 60));
+  o.findings_dir = findings;
+  std::vector<Finding> reported;
+  CampaignCallbacks cb;
+  cb.on_finding = [&](const Finding& f) { reported.push_back(f); };
+  CampaignResult first = run_campaign(o, cb);
+  ASSERT_EQ(first.findings.size(), 1u) << format_summary(first, o);
+  ASSERT_EQ(reported.size(), 1u);
+  const Finding& f = first.findings[0];
+  EXPECT_EQ(f.signature, "arity:codegen:kernel");
+  EXPECT_TRUE(f.bundle_written);
+  EXPECT_EQ(first.exit_code(), 1);
+  EXPECT_EQ(entries(findings), std::set<std::string>{"arity_codegen_kernel"});
+  const fs::path bundle = findings / "arity_codegen_kernel";
+  EXPECT_EQ(f.bundle_dir, bundle.string());
+  for (const char* name : {"original.relay", "reduced.relay", "verdict.json", "inputs.txt",
+                           "expected.txt", "actual.txt", "reduced.dot", "replay.txt", "c"}) {
+    EXPECT_TRUE(fs::exists(bundle / name)) << name;
+  }
+  EXPECT_TRUE(fs::exists(bundle / "c" / "main.c"));
+  EXPECT_EQ(testing::read_text((bundle / "replay.txt").string()), f.replay + "\n");
+  EXPECT_NE(f.replay.find("aotfuzz run " + (bundle / "reduced.relay").string()), std::string::npos);
+  EXPECT_NE(f.replay.find("--inject tuple-arg-first-field"), std::string::npos);
+  // The reduced file carries its origin and both regression expectations.
+  const std::string reduced = testing::read_text((bundle / "reduced.relay").string());
+  EXPECT_NE(reduced.find("// origin: aotfuzz fuzz --seed 1, case " + std::to_string(f.case_index)),
+            std::string::npos);
+  auto lines = parse_replay_lines(reduced, "reduced.relay");
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].expected, "arity:codegen:kernel");
+  EXPECT_EQ(parse_case_flags(lines[1].flags).pipeline.bugs.any(), false);
+  EXPECT_TRUE(signature_matches("pass", lines[1].expected));
+  EXPECT_LE(f.reduction.after.ops, 3u);
+  EXPECT_EQ(load_bundle_signatures(findings), std::set<std::string>{"arity:codegen:kernel"});
+
+  // Resume: the same campaign again finds the signature but writes nothing new.
+  const auto before = fs::last_write_time(bundle / "verdict.json");
+  CampaignResult second = run_campaign(o);
+  EXPECT_TRUE(second.findings.empty());
+  EXPECT_EQ(second.known_seen, std::set<std::string>{"arity:codegen:kernel"});
+  EXPECT_EQ(second.exit_code(), 1);
+  EXPECT_EQ(entries(findings), std::set<std::string>{"arity_codegen_kernel"});
+  EXPECT_EQ(fs::last_write_time(bundle / "verdict.json"), before);
+}
+
+TEST(Bundles, LeftoversOfKilledCampaignsAreNeitherBundlesNorKept) {
+  oracle::TempDir dir("aotfuzz-bundle-test");
+  const fs::path findings = dir.path();
+  // A campaign killed while writing leaves only its temporary directory behind.
+  fs::create_directories(findings / ".tmp-999999999-abc123");
+  std::ofstream(findings / ".tmp-999999999-abc123" / "verdict.json")
+      << R"({"signature": "crash:run:SIGSEGV"})";
+  // One of a live process (ours) stays; so does a directory that is not a complete bundle.
+  const std::string mine = ".tmp-" + std::to_string(::getpid()) + "-xyz";
+  fs::create_directories(findings / mine);
+  fs::create_directories(findings / "half");
+  fs::create_directories(findings / "ok");
+  std::ofstream(findings / "ok" / "verdict.json") << R"({"signature": "mismatch:codegen"})";
+  EXPECT_EQ(load_bundle_signatures(findings), std::set<std::string>{"mismatch:codegen"});
+  EXPECT_FALSE(fs::exists(findings / ".tmp-999999999-abc123"));
+  EXPECT_TRUE(fs::exists(findings / mine));
+  EXPECT_TRUE(load_bundle_signatures(findings / "missing").empty());
+}
+
+TEST(Bundles, DirectoryNamesKeepOnlySafeCharacters) {
+  EXPECT_EQ(bundle_dir_name("arity:codegen:kernel"), "arity_codegen_kernel");
+  EXPECT_EQ(bundle_dir_name("crash:run:external:SIGSEGV"), "crash_run_external_SIGSEGV");
+  EXPECT_EQ(bundle_dir_name("../x y"), "___x_y");
+}
+
+TEST(Campaign, FindingsDoNotDependOnTheNumberOfJobs) {
+  std::map<std::string, std::pair<std::uint64_t, std::string>> by_jobs[2];
+  for (int run = 0; run < 2; ++run) {
+    oracle::TempDir dir("aotfuzz-campaign-test");
+    CampaignOptions o = with_9036_bug(in_process(21, 40));
+    o.base.pipeline.bugs.enable(aot::Bug::kSwappedOutputOrder);
+    o.jobs = run == 0 ? 1 : 3;
+    o.findings_dir = dir.file("findings");
+    CampaignResult r = run_campaign(o);
+    for (const auto& f : r.findings) {
+      by_jobs[run][f.signature] = {
+          f.case_index, testing::read_text((fs::path(f.bundle_dir) / "reduced.relay").string())};
+    }
+  }
+  EXPECT_FALSE(by_jobs[0].empty());
+  EXPECT_EQ(by_jobs[0], by_jobs[1]);
+}
+
+}  // namespace
+}  // namespace aotfuzz::fuzz

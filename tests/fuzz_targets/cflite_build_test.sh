@@ -1,0 +1,68 @@
+#!/bin/bash
+# cflite_build_test.sh REPO WORKDIR: runs .clusterfuzzlite/build.sh the way OSS-Fuzz's builder
+# does (clang, its CFLAGS/CXXFLAGS, LIB_FUZZING_ENGINE, SRC/WORK/OUT), checks what it wrote to
+# $OUT, then runs every target for 3 seconds on its unpacked seed corpus from inside $OUT.
+# Exits 77 (ctest: skipped) only when clang or its libFuzzer runtime is missing.
+set -euo pipefail
+repo=$(cd "$1" && pwd)
+root=$2
+mkdir -p "$root"
+root=$(cd "$root" && pwd)
+
+if ! command -v clang > /dev/null || ! command -v clang++ > /dev/null; then
+  echo "cflite_build_test: no clang; skipped"
+  exit 77
+fi
+probe=$(mktemp -d)
+trap 'rm -rf "$probe"' EXIT
+printf 'extern "C" int LLVMFuzzerTestOneInput(const unsigned char*, unsigned long) { return 0; }\n' \
+  > "$probe/probe.cc"
+if ! clang++ -fsanitize=fuzzer "$probe/probe.cc" -o "$probe/probe" 2> "$probe/err"; then
+  cat "$probe/err"
+  echo "cflite_build_test: clang has no libFuzzer runtime (libclang-rt-*-dev); skipped"
+  exit 77
+fi
+
+# What OSS-Fuzz's base-builder exports for an ASan + libFuzzer build.
+export CC=clang CXX=clang++
+export CFLAGS="-O1 -fno-omit-frame-pointer -gline-tables-only -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -fsanitize=address -fsanitize-address-use-after-scope -fsanitize=fuzzer-no-link"
+export CXXFLAGS="$CFLAGS -stdlib=libc++"
+export LIB_FUZZING_ENGINE=-fsanitize=fuzzer
+export SRC="$root/src" WORK="$root/work" OUT="$root/out"
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+mkdir -p "$SRC" "$WORK"
+rm -rf "$OUT" && mkdir -p "$OUT"
+ln -sfn "$repo" "$SRC/aotfuzz"
+
+start=$(date +%s)
+bash "$repo/.clusterfuzzlite/build.sh"
+echo "cflite_build_test: build.sh took $(( $(date +%s) - start )) s"
+
+status=0
+for t in fuzz_parser fuzz_pipeline fuzz_pipeline_text; do
+  for f in "$t" "$t.options" "${t}_seed_corpus.zip"; do
+    [ -s "$OUT/$f" ] || { echo "missing \$OUT/$f"; status=1; }
+  done
+  # Only system libraries at run time: the runner has $OUT and /tmp, nothing we installed.
+  if ldd "$OUT/$t" | grep -Ev 'linux-vdso|ld-linux|lib(c|m|dl|rt|pthread|stdc\+\+|gcc_s)\.so' \
+      | grep -q .; then
+    echo "$t needs more than the system libraries:"; ldd "$OUT/$t"; status=1
+  fi
+done
+for d in fuzz_parser.dict fuzz_pipeline_text.dict; do
+  [ -s "$OUT/$d" ] || { echo "missing \$OUT/$d"; status=1; }
+done
+[ "$status" -eq 0 ] || exit 1
+
+for t in fuzz_parser fuzz_pipeline fuzz_pipeline_text; do
+  corpus="$WORK/corpus-$t"
+  rm -rf "$corpus" && mkdir -p "$corpus"
+  unzip -q -o "$OUT/${t}_seed_corpus.zip" -d "$corpus"
+  dict=()
+  [ -f "$OUT/$t.dict" ] && dict=("-dict=$OUT/$t.dict")
+  echo "== $t: $(ls "$corpus" | wc -l) seeds"
+  (cd "$OUT" && ./"$t" "${dict[@]}" -max_total_time=3 -seed=1 -print_final_stats=1 "$corpus" \
+     > "$WORK/$t.log" 2>&1) || { tail -n 60 "$WORK/$t.log"; echo "$t failed"; exit 1; }
+  grep -E 'stat::number_of_executed_units|stat::average_exec_per_sec' "$WORK/$t.log" || true
+done
+echo "cflite_build_test: every target built by build.sh ran its seeds without a finding"
