@@ -22,7 +22,10 @@ namespace aotfuzz::aot {
 ///
 /// Honours Bug::kMergeAcrossTargets (ignore restriction sets) and Bug::kMergeSiblings (also merge
 /// regions of the same target that share a parent region). Throws ir::VerifyError on invalid
-/// input and PassError(kRejectedInput) when a region is, or would become, cyclic.
+/// input and PassError(kRejectedInput) when a region is, or would become, cyclic: some output of
+/// it reaches one of its inputs through a node outside it (regions of target `default` count as
+/// host nodes here, since PartitionGraph strips them), or TVM's visiting order would re-enter a
+/// region it is still processing.
 ir::Module merge_compiler_regions(const ir::Module& module, const PipelineOptions& options);
 
 /// The merge on one function body (no verification of the body beyond its regions); `where`

@@ -613,7 +613,14 @@ CampaignResult run_campaign(const CampaignOptions& options, const CampaignCallba
   if (options.shard.count == 0 || options.shard.index >= options.shard.count) {
     throw CampaignError("shard index out of range");
   }
-  Runner runner(options, callbacks);
+  // Resolve the compiler once: a lookup starts `cc -v`, which would cost every case ~10-40 ms.
+  CampaignOptions resolved = options;
+  if (!resolved.base.toolchain) {
+    resolved.base.toolchain = resolved.base.compiler
+                                  ? oracle::find_toolchain(*resolved.base.compiler)
+                                  : oracle::default_toolchain();
+  }
+  Runner runner(resolved, callbacks);
   return runner.run();
 }
 

@@ -174,8 +174,8 @@ CaseResult run_case(const ir::Module& annotated, const CaseOptions& options) {
   }
   // 4. Compile and run out of process.
   const CompilerKind kind = options.compiler.value_or(CompilerKind::kTcc);
-  std::optional<Toolchain> tc =
-      options.compiler ? find_toolchain(*options.compiler) : default_toolchain();
+  std::optional<Toolchain> tc = options.toolchain;
+  if (!tc) tc = options.compiler ? find_toolchain(*options.compiler) : default_toolchain();
   if (!tc) {
     r.verdict = {Stage::kRun, ToolchainError{"no C compiler found (" +
                                              std::string(compiler_kind_name(kind)) + ")"}};

@@ -28,6 +28,8 @@ struct CaseOptions {
   aot::CodegenOptions codegen;
   /// The target C compiler; nullopt picks tcc, else gcc, else clang.
   std::optional<CompilerKind> compiler;
+  /// The compiler already looked up (campaigns resolve it once: a lookup runs `cc -v`).
+  std::optional<Toolchain> toolchain;
   /// Build the test program with -fsanitize=address,undefined (gcc/clang only).
   bool sanitize = false;
   /// Seed of the input tensors (reference::make_inputs).

@@ -27,10 +27,13 @@ constexpr std::uint8_t kPoison1 = 0xA5;
 constexpr std::uint8_t kPoison2 = 0x5A;
 
 // One allocation of the modelled program: the workspace, an input mapping or an output mapping.
+// Only the bytes the program owns are stored; what lies after them up to `addressable` (the rest
+// of an input's pages, static memory after the workspace) reads as zeros until written.
 struct Region {
   aot::BufferKind kind = aot::BufferKind::kIntermediate;
   std::vector<std::uint8_t> bytes;
-  std::vector<bool> written;  // written during the current run
+  std::size_t addressable = 0;
+  std::vector<bool> written;  // per byte of `bytes`, written during the current run
 };
 
 // Where a buffer reference points: a region and an offset into it.
@@ -115,7 +118,8 @@ class Machine {
     }
     Region ws;
     ws.kind = aot::BufferKind::kIntermediate;
-    ws.bytes.assign((program_.workspace_bytes + 7) / 8 * 8 + kWorkspaceTail, 0);
+    ws.bytes.assign((program_.workspace_bytes + 7) / 8 * 8, 0);
+    ws.addressable = ws.bytes.size() + kWorkspaceTail;
     regions_.push_back(std::move(ws));
     for (std::size_t i = 0; i < inputs.size(); ++i) {
       if (inputs[i].empty() || !ir::type_equal(inputs[i].type(), params[i]->type())) {
@@ -123,12 +127,13 @@ class Machine {
                         ir::type_to_string(params[i]->type()));
       }
       for (const auto& t : inputs[i].flatten()) {
-        // The input's bytes at the start of its read-only pages, zeros after them.
+        // The input's bytes at the start of its read-only pages.
         Region r;
         r.kind = aot::BufferKind::kInput;
         r.bytes = t.bytes();
-        const std::size_t pages = std::max<std::size_t>(1, (r.bytes.size() + kPageSize - 1) / kPageSize);
-        r.bytes.resize(pages * kPageSize, 0);
+        const std::size_t pages =
+            std::max<std::size_t>(1, (r.bytes.size() + kPageSize - 1) / kPageSize);
+        r.addressable = pages * kPageSize;
         regions_.push_back(std::move(r));
         ++num_inputs_;
       }
@@ -143,12 +148,15 @@ class Machine {
       Region r;
       r.kind = aot::BufferKind::kOutput;
       r.bytes.assign(aot::tensor_bytes(type), 0);
+      r.addressable = r.bytes.size();
       regions_.push_back(std::move(r));
     }
   }
 
   std::optional<Stop> run_once(std::uint8_t poison) {
-    for (auto& r : regions_) r.written.assign(r.bytes.size(), false);
+    for (auto& r : regions_) {
+      if (r.kind != aot::BufferKind::kInput) r.written.assign(r.bytes.size(), false);
+    }
     for (std::size_t j = 0; j < program_.outputs.size(); ++j) {
       std::fill(output(j).bytes.begin(), output(j).bytes.end(), poison);
     }
@@ -190,30 +198,42 @@ class Machine {
       return std::nullopt;
     }
     const std::size_t offset = program_.buffers[ref.index].offset;
-    if (offset >= regions_[0].bytes.size()) return std::nullopt;
+    if (offset >= regions_[0].addressable) return std::nullopt;
     return Span{0, offset, ref};
   }
 
   std::size_t capacity(const Span& sp) const {
-    return regions_[sp.region].bytes.size() - sp.offset;
+    return regions_[sp.region].addressable - sp.offset;
   }
 
-  // The bytes of `type` at `sp`, noting a read of bytes this run has not written.
+  // `n` bytes at `sp` (within capacity), noting a read of bytes this run has not written.
   std::vector<std::uint8_t> read(const Span& sp, std::size_t n) {
     Region& r = regions_[sp.region];
+    const std::size_t stored =
+        sp.offset < r.bytes.size() ? std::min(n, r.bytes.size() - sp.offset) : 0;
     if (r.kind != aot::BufferKind::kInput && !uninitialised_read_) {
-      auto first = r.written.begin() + static_cast<std::ptrdiff_t>(sp.offset);
-      uninitialised_read_ = std::find(first, first + static_cast<std::ptrdiff_t>(n), false) !=
-                            first + static_cast<std::ptrdiff_t>(n);
+      uninitialised_read_ = stored < n;
+      if (stored > 0) {
+        const auto first = r.written.begin() + static_cast<std::ptrdiff_t>(sp.offset);
+        const auto last = first + static_cast<std::ptrdiff_t>(stored);
+        uninitialised_read_ = uninitialised_read_ || std::find(first, last, false) != last;
+      }
     }
-    const auto* p = r.bytes.data() + sp.offset;
-    return std::vector<std::uint8_t>(p, p + n);
+    std::vector<std::uint8_t> out(n, 0);
+    if (stored > 0) std::memcpy(out.data(), r.bytes.data() + sp.offset, stored);
+    return out;
   }
 
+  // Writes `bytes` at `sp` (within capacity; never an input), growing the stored part if the
+  // write reaches past it.
   void write(const Span& sp, const std::vector<std::uint8_t>& bytes) {
     Region& r = regions_[sp.region];
+    if (sp.offset + bytes.size() > r.bytes.size()) {
+      r.bytes.resize(sp.offset + bytes.size(), 0);
+      r.written.resize(r.bytes.size(), false);
+    }
     std::copy(bytes.begin(), bytes.end(), r.bytes.begin() + static_cast<std::ptrdiff_t>(sp.offset));
-    auto first = r.written.begin() + static_cast<std::ptrdiff_t>(sp.offset);
+    const auto first = r.written.begin() + static_cast<std::ptrdiff_t>(sp.offset);
     std::fill(first, first + static_cast<std::ptrdiff_t>(bytes.size()), true);
   }
 
