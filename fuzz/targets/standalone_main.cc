@@ -120,6 +120,9 @@ std::size_t byte_mutate(std::uint8_t* data, std::size_t size, std::size_t max_si
         const std::size_t from = rng.below(size);
         const std::size_t n = std::min<std::size_t>(1 + rng.below(size - from), max_size - size);
         const std::size_t at = rng.below(size + 1);
+        // At max_size there is no room: n == 0, and memcpy from an empty chunk's null data()
+        // is undefined behaviour even for zero bytes.
+        if (n == 0) break;
         Bytes chunk(data + from, data + from + n);
         std::memmove(data + at + n, data + at, size - at);
         std::memcpy(data + at, chunk.data(), n);
