@@ -105,7 +105,8 @@ class Merger {
     // itself: TVM recursed forever here.
     if (in_progress_.count(region->id)) reject_cycle();
     in_progress_.insert(region->id);
-    return std::make_unique<EndTask>(*this, node, region->ins);
+    return std::make_unique<EndTask>(*this, node,
+                                     std::vector<ir::Expr>(region->ins.begin(), region->ins.end()));
   }
 
   int find(int id) {

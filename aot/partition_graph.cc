@@ -43,9 +43,8 @@ class Partitioner {
         options_(options),
         taken_names_(taken_names) {
     for (const ir::Region* r : regions_.regions()) {
-      for (std::size_t i = 0; i < r->ins.size(); ++i) {
-        input_index_.emplace(r->ins[i].get(), static_cast<int>(i));
-      }
+      int i = 0;
+      for (const auto& in : r->ins) input_index_.emplace(in.get(), i++);
     }
   }
 

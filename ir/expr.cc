@@ -2,7 +2,8 @@
 #include "ir/expr.h"
 
 #include <algorithm>
-#include <unordered_set>
+
+#include "ir/node_map.h"
 
 #include "ir/error.h"
 
@@ -13,26 +14,31 @@ std::string shape_str(const Type& t) { return type_to_string(t); }
 
 // NumPy broadcasting of two tensor types of one dtype.
 Type broadcast(Op op, const Type& a, const Type& b) {
-  const std::string name(op_name(op));
+  // Built only for a message: this runs for every op node made.
+  auto name = [op] { return std::string(op_name(op)); };
   if (!a->is_tensor() || !b->is_tensor()) {
-    throw TypeError(name + " expects tensors, got " + shape_str(a) + " and " + shape_str(b));
+    throw TypeError(name() + " expects tensors, got " + shape_str(a) + " and " + shape_str(b));
   }
   if (a->dtype() != b->dtype()) {
-    throw TypeError(name + ": dtype mismatch " + shape_str(a) + " vs " + shape_str(b));
+    throw TypeError(name() + ": dtype mismatch " + shape_str(a) + " vs " + shape_str(b));
   }
   const auto& sa = a->shape();
   const auto& sb = b->shape();
+  // Most ops combine equal shapes: share the operand's type instead of allocating a new one.
+  if (sa == sb) return a;
   std::size_t rank = std::max(sa.size(), sb.size());
   std::vector<std::int64_t> out(rank);
   for (std::size_t i = 0; i < rank; ++i) {
     std::int64_t da = i < rank - sa.size() ? 1 : sa[i - (rank - sa.size())];
     std::int64_t db = i < rank - sb.size() ? 1 : sb[i - (rank - sb.size())];
     if (da != db && da != 1 && db != 1) {
-      throw TypeError(name + ": shapes " + shape_str(a) + " and " + shape_str(b) +
+      throw TypeError(name() + ": shapes " + shape_str(a) + " and " + shape_str(b) +
                       " do not broadcast (dimension " + std::to_string(i) + ")");
     }
     out[i] = da == 1 ? db : da;
   }
+  if (out == sb) return b;
+  if (out == sa) return a;
   return TypeNode::tensor(std::move(out), a->dtype());
 }
 
@@ -103,6 +109,11 @@ std::optional<std::string> Attrs::get_string(std::string_view key) const {
   return std::get<std::string>(*v);
 }
 
+const std::string* Attrs::find_string(std::string_view key) const {
+  const AttrValue* v = find(key);
+  return v != nullptr ? std::get_if<std::string>(v) : nullptr;
+}
+
 std::optional<std::int64_t> Attrs::get_int(std::string_view key) const {
   const AttrValue* v = find(key);
   if (v == nullptr || !std::holds_alternative<std::int64_t>(*v)) return std::nullopt;
@@ -156,24 +167,25 @@ GlobalVar GlobalVarNode::make(std::string name, Type func_type) {
 }
 
 Call CallNode::make(Op op, std::vector<Expr> args, Attrs attrs) {
-  const std::string name(op_name(op));
-  check_args_nonnull(args, name);
+  auto name = [op] { return std::string(op_name(op)); };
+  check_args_nonnull(args, op_name(op));
   Type type;
   if (is_annotation(op)) {
     if (args.size() != 1) {
-      throw TypeError(name + " takes 1 argument, got " + std::to_string(args.size()));
+      throw TypeError(name() + " takes 1 argument, got " + std::to_string(args.size()));
     }
-    if (attrs.entries().size() != 1 || !attrs.get_string("compiler")) {
-      throw TypeError(name + " needs exactly one attribute, compiler=\"<target>\"");
+    const std::string* target = attrs.find_string("compiler");
+    if (attrs.entries().size() != 1 || target == nullptr) {
+      throw TypeError(name() + " needs exactly one attribute, compiler=\"<target>\"");
     }
-    if (attrs.get_string("compiler")->empty()) throw TypeError(name + ": empty compiler name");
-    if (args[0]->type()->is_func()) throw TypeError(name + " of a function");
+    if (target->empty()) throw TypeError(name() + ": empty compiler name");
+    if (args[0]->type()->is_func()) throw TypeError(name() + " of a function");
     type = args[0]->type();
   } else {
     if (args.size() != 2) {
-      throw TypeError(name + " takes 2 arguments, got " + std::to_string(args.size()));
+      throw TypeError(name() + " takes 2 arguments, got " + std::to_string(args.size()));
     }
-    if (!attrs.empty()) throw TypeError(name + " takes no attributes");
+    if (!attrs.empty()) throw TypeError(name() + " takes no attributes");
     type = broadcast(op, args[0]->type(), args[1]->type());
   }
   return Call(new CallNode(std::move(type), op, nullptr, std::move(args), std::move(attrs)));
@@ -184,7 +196,9 @@ Call CallNode::make(Expr callee, std::vector<Expr> args) {
   if (callee->kind() != ExprKind::kGlobalVar && callee->kind() != ExprKind::kFunction) {
     throw TypeError("callee " + describe(*callee) + " is not a function");
   }
-  check_args_nonnull(args, describe(*callee));
+  for (const auto& a : args) {
+    if (!a) throw TypeError(describe(*callee) + ": null argument");
+  }
   const Type& ft = callee->type();
   if (ft->fields().size() != args.size()) {
     throw TypeError(describe(*callee) + " takes " + std::to_string(ft->fields().size()) +
@@ -231,10 +245,10 @@ std::shared_ptr<const TupleGetItemNode> TupleGetItemNode::make(Expr tuple, int i
 Function FunctionNode::make(std::vector<Var> params, Expr body, Attrs attrs, Type ret_type) {
   if (!body) throw TypeError("function without a body");
   std::vector<Type> ptypes;
-  std::unordered_set<const VarNode*> seen;
+  NodeSet seen(params.size());
   for (const auto& p : params) {
     if (!p) throw TypeError("null function parameter");
-    if (!seen.insert(p.get()).second) throw TypeError("parameter %" + p->name() + " bound twice");
+    if (!seen.insert(p.get())) throw TypeError("parameter %" + p->name() + " bound twice");
     ptypes.push_back(p->type());
   }
   if (body->type()->is_func()) throw TypeError("function returning a function");

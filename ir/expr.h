@@ -41,6 +41,8 @@ class Attrs {
   bool has(std::string_view key) const;
   const AttrValue* find(std::string_view key) const;
   std::optional<std::string> get_string(std::string_view key) const;
+  /// The string value of `key` without copying it, or nullptr.
+  const std::string* find_string(std::string_view key) const;
   std::optional<std::int64_t> get_int(std::string_view key) const;
   const std::vector<std::pair<std::string, AttrValue>>& entries() const { return entries_; }
   bool empty() const { return entries_.empty(); }
@@ -221,6 +223,35 @@ std::optional<std::string> annotation_target(const ExprNode* node);
 /// The child expressions of a node in evaluation order: callee (non-op) then args; tuple fields;
 /// the tuple of a TupleGetItem. Function bodies are not children (they are a new scope).
 std::vector<Expr> children(const ExprNode& node);
+/// Number of children() of `node`, without building the vector.
+inline std::size_t num_children(const ExprNode& node) {
+  switch (node.kind()) {
+    case ExprKind::kCall: {
+      const auto& call = static_cast<const CallNode&>(node);
+      return call.args().size() + (call.callee() ? 1 : 0);
+    }
+    case ExprKind::kTuple:
+      return static_cast<const TupleNode&>(node).fields().size();
+    case ExprKind::kTupleGetItem:
+      return 1;
+    default:
+      return 0;
+  }
+}
+/// children()[i], without building the vector (i < num_children(node)).
+inline const Expr& child(const ExprNode& node, std::size_t i) {
+  switch (node.kind()) {
+    case ExprKind::kCall: {
+      const auto& call = static_cast<const CallNode&>(node);
+      if (call.callee()) return i == 0 ? call.callee() : call.args()[i - 1];
+      return call.args()[i];
+    }
+    case ExprKind::kTuple:
+      return static_cast<const TupleNode&>(node).fields()[i];
+    default:
+      return static_cast<const TupleGetItemNode&>(node).tuple();
+  }
+}
 /// A copy of `node` with new children (same order as children()); returns `node` itself when
 /// nothing changed. Re-checks types, so it may throw TypeError.
 Expr with_children(const Expr& node, std::vector<Expr> new_children);

@@ -3,7 +3,8 @@
 #include "ir/regions.h"
 
 #include <algorithm>
-#include <unordered_set>
+#include <iterator>
+#include <span>
 
 #include "ir/error.h"
 #include "ir/traversal.h"
@@ -18,10 +19,10 @@ bool is_end(const ExprNode* node) {
 
 // Arguments that take part in region propagation: call args (not the callee), tuple fields,
 // the tuple of a TupleGetItem.
-std::vector<Expr> region_args(const ExprNode& node) {
+std::span<const Expr> region_args(const ExprNode& node) {
   if (const auto* call = as<CallNode>(&node)) return call->args();
   if (const auto* tup = as<TupleNode>(&node)) return tup->fields();
-  if (const auto* tgi = as<TupleGetItemNode>(&node)) return {tgi->tuple()};
+  if (const auto* tgi = as<TupleGetItemNode>(&node)) return {&tgi->tuple(), 1};
   return {};
 }
 
@@ -38,7 +39,10 @@ int RegionSet::find(int id) const {
 Region& RegionSet::make_region(const std::string& target) {
   int id = next_id_++;
   parent_.push_back(id);
-  Region& r = regions_[id];
+  alive_.push_back(true);
+  ends_.emplace_back();
+  self_fed_.emplace_back();
+  Region& r = regions_.emplace_back();
   r.id = id;
   r.target = target;
   return r;
@@ -46,18 +50,25 @@ Region& RegionSet::make_region(const std::string& target) {
 
 void RegionSet::add_node(int region, const Expr& node) {
   node_region_[node.get()] = region;
-  regions_.at(region).nodes.push_back(node);
+  regions_[region].nodes.push_back(node);
+}
+
+bool RegionSet::in_region(const ExprNode* node, int root) const {
+  const int* r = node_region_.find(node);
+  return r != nullptr && find(*r) == root;
 }
 
 const Region* RegionSet::region_of(const ExprNode* node) const {
-  auto it = node_region_.find(node);
-  if (it == node_region_.end()) return nullptr;
-  return &regions_.at(find(it->second));
+  const int* r = node_region_.find(node);
+  if (r == nullptr) return nullptr;
+  return &regions_[find(*r)];
 }
 
 std::vector<const Region*> RegionSet::regions() const {
   std::vector<const Region*> out;
-  for (const auto& [id, r] : regions_) out.push_back(&r);
+  for (std::size_t id = 0; id < regions_.size(); ++id) {
+    if (alive_[id]) out.push_back(&regions_[id]);
+  }
   return out;
 }
 
@@ -65,28 +76,63 @@ void RegionSet::merge(int src, int dest) {
   src = find(src);
   dest = find(dest);
   if (src == dest) return;
-  Region& s = regions_.at(src);
-  Region& d = regions_.at(dest);
-  std::unordered_set<const ExprNode*> src_nodes;
-  for (const auto& n : s.nodes) src_nodes.insert(n.get());
-  d.nodes.insert(d.nodes.end(), s.nodes.begin(), s.nodes.end());
-  d.ins.insert(d.ins.end(), s.ins.begin(), s.ins.end());
-  d.outs.insert(d.outs.end(), s.outs.begin(), s.outs.end());
-  // A begin of the merged region fed by an end of `src` now joins two members: both internal.
-  std::vector<Expr> kept_ins;
-  std::unordered_set<const ExprNode*> internal_outs;
-  for (const auto& in : d.ins) {
-    const Expr& arg = as<CallNode>(in)->args()[0];
-    if (src_nodes.count(arg.get())) {
-      internal_outs.insert(arg.get());
-    } else {
-      kept_ins.push_back(in);
+  Region& s = regions_[src];
+  Region& d = regions_[dest];
+  const auto arg_of = [](const ExprNode* begin) {
+    return static_cast<const CallNode*>(begin)->args()[0].get();
+  };
+  // The begins of `owner`'s ins that take an end of `producer`: walks whichever side is shorter
+  // (the ins, or the consumers of the producer's ends), so a long region merging with short ones
+  // again and again stays linear.
+  const auto fed_by = [&](int owner, int producer) {
+    std::vector<const ExprNode*> out;
+    const Region& o = regions_[owner];
+    if (o.ins.size() <= ends_[producer].size()) {
+      for (const auto& in : o.ins) {
+        if (in_region(arg_of(in.get()), producer)) out.push_back(in.get());
+      }
+      return out;
+    }
+    for (const ExprNode* end : ends_[producer]) {
+      const int* c = consumer_index_.find(end);
+      if (c == nullptr) continue;
+      for (const ExprNode* begin : consumers_[*c]) {
+        const Position* pos = position_.find(begin);
+        if (pos != nullptr && pos->live && in_region(begin, owner)) out.push_back(begin);
+      }
+    }
+    return out;
+  };
+  // A begin of the merged region fed by an end of `src` joins two members: both become internal
+  // (TVM: only ends of the source, so a begin of `src` fed by `dest` stays an input).
+  std::vector<const ExprNode*> internal = fed_by(dest, src);
+  for (const ExprNode* b : self_fed_[src]) internal.push_back(b);
+  std::vector<const ExprNode*> now_self_fed = fed_by(src, dest);
+  for (const ExprNode* b : internal) {
+    Position* in = position_.find(b);
+    if (in == nullptr || !in->live) continue;
+    in->live = false;
+    (in_region(b, src) ? s.ins : d.ins).erase(in->it);
+    const ExprNode* end = arg_of(b);
+    Position* out = position_.find(end);
+    if (out != nullptr && out->live) {
+      out->live = false;
+      (in_region(end, src) ? s.outs : d.outs).erase(out->it);
     }
   }
-  d.ins = std::move(kept_ins);
-  std::erase_if(d.outs, [&](const Expr& e) { return internal_outs.count(e.get()) > 0; });
+  d.nodes.splice(d.nodes.end(), s.nodes);
+  d.ins.splice(d.ins.end(), s.ins);
+  d.outs.splice(d.outs.end(), s.outs);
+  if (ends_[src].size() > ends_[dest].size()) ends_[src].swap(ends_[dest]);
+  ends_[dest].insert(ends_[dest].end(), ends_[src].begin(), ends_[src].end());
+  ends_[src].clear();
+  auto& fed = self_fed_[dest];
+  for (const ExprNode* b : now_self_fed) {
+    if (position_.find(b)->live) fed.push_back(b);
+  }
+  self_fed_[src].clear();
   parent_[src] = dest;
-  regions_.erase(src);
+  alive_[src] = false;
 }
 
 RegionSet RegionSet::build(const Expr& body) {
@@ -101,14 +147,21 @@ RegionSet RegionSet::build(const Expr& body) {
                           std::to_string(set.region_of(arg.get())->id) +
                           " (its edge out needs a compiler_end)");
       }
-      Region& r = set.make_region(*call->attrs().get_string("compiler"));
+      Region& r = set.make_region(*call->attrs().find_string("compiler"));
       r.ins.push_back(node);
+      set.position_[node.get()] = {std::prev(r.ins.end()), true};
       set.add_node(r.id, node);
+      if (is_end(arg.get())) {
+        auto [index, fresh] = set.consumer_index_.try_emplace(
+            arg.get(), static_cast<int>(set.consumers_.size()));
+        if (fresh) set.consumers_.emplace_back();
+        set.consumers_[*index].push_back(node.get());
+      }
       continue;
     }
     if (call != nullptr && call->is_op(Op::kCompilerEnd)) {
       const Expr& arg = call->args()[0];
-      const std::string target = *call->attrs().get_string("compiler");
+      const std::string& target = *call->attrs().find_string("compiler");
       const Region* r = set.region_of(arg.get());
       if (r == nullptr || is_end(arg.get())) {
         throw VerifyError("compiler_end [" + target + "] on " + describe(*arg) +
@@ -119,7 +172,10 @@ RegionSet RegionSet::build(const Expr& body) {
                           " of target " + r->target);
       }
       int id = r->id;
-      set.regions_.at(id).outs.push_back(node);
+      Region& region = set.regions_[id];
+      region.outs.push_back(node);
+      set.position_[node.get()] = {std::prev(region.outs.end()), true};
+      set.ends_[id].push_back(node.get());
       set.add_node(id, node);
       continue;
     }
@@ -127,7 +183,7 @@ RegionSet RegionSet::build(const Expr& body) {
         node->kind() == ExprKind::kGlobalVar) {
       continue;
     }
-    auto args = region_args(*node);
+    const std::span<const Expr> args = region_args(*node);
     int region = -1;
     bool saw_end = false;
     for (const auto& a : args) {
@@ -149,7 +205,7 @@ RegionSet RegionSet::build(const Expr& body) {
                           " (missing compiler_begin?)");
       }
       if (r != nullptr && r->id != region) {
-        const Region& d = set.regions_.at(set.find(region));
+        const Region& d = set.regions_[set.find(region)];
         if (r->target != d.target) {
           throw VerifyError(describe(*node) + " joins region " + std::to_string(d.id) + " [" +
                             d.target + "] and region " + std::to_string(r->id) + " [" +

@@ -3,23 +3,25 @@
 // argument's region and merging the others into it, an end joining its argument's region.
 #pragma once
 
-#include <map>
+#include <deque>
+#include <list>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "ir/expr.h"
+#include "ir/node_map.h"
 
 namespace aotfuzz::ir {
 
-/// One region: its begins (ins), ends (outs, in the order met) and members.
+/// One region: its begins (ins), ends (outs, in the order met) and members. Lists, so that a
+/// merge splices instead of copying: merging along a long chain stays linear.
 struct Region {
   int id = 0;
   std::string target;
-  std::vector<Expr> ins;
-  std::vector<Expr> outs;
+  std::list<Expr> ins;
+  std::list<Expr> outs;
   /// Every member, begins and ends included, in the order they joined.
-  std::vector<Expr> nodes;
+  std::list<Expr> nodes;
 };
 
 /// The regions of one function body. Ids have gaps where regions were merged away.
@@ -42,14 +44,31 @@ class RegionSet {
   int next_id() const { return next_id_; }
 
  private:
+  // Where a begin sits in its region's ins, or an end in its region's outs, while it is there.
+  struct Position {
+    std::list<Expr>::iterator it;
+    bool live = false;
+  };
+
   int find(int id) const;
   Region& make_region(const std::string& target);
   void add_node(int region, const Expr& node);
+  bool in_region(const ExprNode* node, int root) const;
 
   int next_id_ = 0;
-  std::map<int, Region> regions_;
+  std::deque<Region> regions_;  // by id; a deque keeps Region pointers stable
+  std::vector<bool> alive_;
   mutable std::vector<int> parent_;
-  std::unordered_map<const ExprNode*, int> node_region_;
+  NodeMap<int> node_region_;
+  // Every end member (internal ones too) of each region, by id; moved to the survivor on merge.
+  std::vector<std::vector<const ExprNode*>> ends_;
+  // The begins that take each end (index into consumers_), to find internal pairs from the end.
+  NodeMap<int> consumer_index_;
+  std::vector<std::vector<const ExprNode*>> consumers_;
+  // Begins among a region's ins whose argument is an end of that same region (by id): a later
+  // merge of that region into another makes them internal.
+  std::vector<std::vector<const ExprNode*>> self_fed_;
+  NodeMap<Position> position_;
 };
 
 }  // namespace aotfuzz::ir

@@ -1,17 +1,21 @@
 // Iterative post-order walks and memoized rewrites.
 #include "ir/traversal.h"
 
-#include <unordered_set>
+#include "ir/node_map.h"
 
 namespace aotfuzz::ir {
 namespace {
 
 // Children to descend into, including a Function's body when asked.
-std::vector<Expr> walk_children(const ExprNode& node, bool enter_functions) {
+std::size_t walk_count(const ExprNode& node, bool enter_functions) {
+  if (enter_functions && node.kind() == ExprKind::kFunction) return 1;
+  return num_children(node);
+}
+const Expr& walk_child(const ExprNode& node, std::size_t i, bool enter_functions) {
   if (enter_functions && node.kind() == ExprKind::kFunction) {
-    return {static_cast<const FunctionNode&>(node).body()};
+    return static_cast<const FunctionNode&>(node).body();
   }
-  return children(node);
+  return child(node, i);
 }
 
 }  // namespace
@@ -19,30 +23,26 @@ std::vector<Expr> walk_children(const ExprNode& node, bool enter_functions) {
 std::vector<Expr> post_order(const Expr& root, bool enter_functions) {
   std::vector<Expr> order;
   if (!root) return order;
-  std::unordered_set<const ExprNode*> done;
-  // Each frame: node and the index of the next child to visit.
+  // Nodes are immutable and built from existing children, so the graph is acyclic: a node met
+  // again was either finished or is an ancestor (impossible), and one "seen" set suffices.
+  NodeSet seen(64);
   struct Frame {
-    Expr node;
-    std::vector<Expr> kids;
-    std::size_t next = 0;
+    const Expr* node;
+    std::size_t next;
   };
   std::vector<Frame> stack;
-  std::unordered_set<const ExprNode*> on_stack;
-  stack.push_back({root, walk_children(*root, enter_functions)});
-  on_stack.insert(root.get());
+  stack.push_back({&root, 0});
+  seen.insert(root.get());
   while (!stack.empty()) {
     Frame& top = stack.back();
-    if (top.next < top.kids.size()) {
-      Expr kid = top.kids[top.next++];
-      if (done.count(kid.get()) || on_stack.count(kid.get())) continue;
-      auto kids = walk_children(*kid, enter_functions);
-      on_stack.insert(kid.get());
-      stack.push_back({std::move(kid), std::move(kids)});
+    const ExprNode& node = **top.node;
+    if (top.next < walk_count(node, enter_functions)) {
+      const Expr& kid = walk_child(node, top.next++, enter_functions);
+      // Parents on the stack keep `kid` alive, so pointing at it is safe.
+      if (seen.insert(kid.get())) stack.push_back({&kid, 0});
       continue;
     }
-    done.insert(top.node.get());
-    on_stack.erase(top.node.get());
-    order.push_back(std::move(top.node));
+    order.push_back(*top.node);
     stack.pop_back();
   }
   return order;
@@ -52,19 +52,22 @@ std::unordered_map<const ExprNode*, int> use_counts(const Expr& root, bool enter
   std::unordered_map<const ExprNode*, int> counts;
   for (const auto& node : post_order(root, enter_functions)) {
     counts.try_emplace(node.get(), 0);
-    for (const auto& kid : walk_children(*node, enter_functions)) ++counts[kid.get()];
+    for (std::size_t i = 0; i < walk_count(*node, enter_functions); ++i) {
+      ++counts[walk_child(*node, i, enter_functions).get()];
+    }
   }
   return counts;
 }
 
 Expr rewrite(const Expr& root, const RewriteFn& fn) {
-  std::unordered_map<const ExprNode*, Expr> memo;
-  for (const auto& node : post_order(root)) {
-    std::vector<Expr> kids = children(*node);
-    for (auto& k : kids) k = memo.at(k.get());
+  const std::vector<Expr> order = post_order(root);
+  NodeMap<Expr> memo(order.size());
+  for (const auto& node : order) {
+    std::vector<Expr> kids(num_children(*node));
+    for (std::size_t i = 0; i < kids.size(); ++i) kids[i] = *memo.find(child(*node, i).get());
     memo[node.get()] = fn(node, std::move(kids));
   }
-  return memo.at(root.get());
+  return *memo.find(root.get());
 }
 
 Expr substitute(const Expr& root, const std::unordered_map<const ExprNode*, Expr>& map) {

@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "ir/error.h"
+#include "ir/node_map.h"
 #include "ir/regions.h"
 #include "ir/traversal.h"
 
@@ -23,16 +24,16 @@ bool is_identifier(const std::string& s) {
 
 // Checks one function (and, through the work list, its local functions).
 void verify_function(const Module& module, const std::string& name, const Function& root,
-                     std::unordered_set<const VarNode*>& bound,
+                     NodeSet& bound,
                      std::vector<std::string>& callees) {
   std::vector<const FunctionNode*> work{root.get()};
   while (!work.empty()) {
     const FunctionNode* fn = work.back();
     work.pop_back();
-    std::unordered_set<const VarNode*> params;
+    NodeSet params(fn->params().size());
     std::unordered_set<std::string> param_names;
     for (const auto& p : fn->params()) {
-      if (!bound.insert(p.get()).second) {
+      if (!bound.insert(p.get())) {
         throw VerifyError("@" + name + ": parameter %" + p->name() + " is bound twice");
       }
       if (!is_identifier(p->name())) {
@@ -46,7 +47,7 @@ void verify_function(const Module& module, const std::string& name, const Functi
     const bool outlined = fn->attrs().has("Compiler") || fn->attrs().has("Primitive");
     for (const auto& node : post_order(fn->body())) {
       if (const auto* v = as<VarNode>(node)) {
-        if (!params.count(v)) {
+        if (!params.contains(v)) {
           throw VerifyError("@" + name + ": %" + v->name() +
                             " is not a parameter of its enclosing function");
         }
@@ -74,7 +75,7 @@ void verify_function(const Module& module, const std::string& name, const Functi
 
 void verify(const Module& module) {
   module.main();
-  std::unordered_set<const VarNode*> bound;
+  NodeSet bound;
   std::unordered_map<std::string, std::vector<std::string>> calls;
   for (const auto& [name, fn] : module.functions()) {
     if (!is_identifier(name)) throw VerifyError("function name '@" + name + "' is not an identifier");

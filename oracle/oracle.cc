@@ -9,6 +9,7 @@
 #include "ir/error.h"
 #include "ir/verify.h"
 #include "oracle/harness.h"
+#include "oracle/stages.h"
 #include "oracle/static_arity.h"
 #include "oracle/tempdir.h"
 #include "reference/inputs.h"
@@ -23,47 +24,12 @@ std::chrono::microseconds since(Clock::time_point t0) {
   return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0);
 }
 
-Stage stage_of_pass(aot::Pass pass) {
-  switch (pass) {
-    case aot::Pass::kMerge: return Stage::kMerge;
-    case aot::Pass::kPartition: return Stage::kPartition;
-    default: return Stage::kFuse;
-  }
-}
-
-ir::Module* stage_slot(aot::Stages& s, aot::Pass pass) {
-  switch (pass) {
-    case aot::Pass::kMerge: return &s.merged;
-    case aot::Pass::kPartition: return &s.partitioned;
-    default: return &s.fused;
-  }
-}
-
 CalleeKind callee_kind(const std::string& callee, const std::string& mod_name) {
   const std::string prefix = "tvmgen_" + mod_name + "_";
   if (callee == prefix + "run_model") return CalleeKind::kExecutor;
   if (callee == prefix + "run") return CalleeKind::kEntry;
   if (callee.rfind(prefix + "fused_", 0) == 0) return CalleeKind::kKernel;
   return CalleeKind::kExternal;
-}
-
-// The interpreter's outputs on `m`, compared with the reference; a verdict when they differ.
-std::optional<Verdict> compare(const std::vector<reference::Value>& expected,
-                               const std::vector<reference::Value>& actual, std::uint32_t ulp,
-                               Stage stage) {
-  if (expected.size() != actual.size()) {
-    return Verdict{stage, Mismatch{static_cast<int>(std::min(expected.size(), actual.size())), 0,
-                                   std::to_string(expected.size()) + " outputs",
-                                   std::to_string(actual.size()) + " outputs"}};
-  }
-  for (std::size_t i = 0; i < expected.size(); ++i) {
-    auto mm = reference::first_mismatch(expected[i], actual[i], ulp);
-    if (mm) {
-      return Verdict{stage, Mismatch{static_cast<int>(i), static_cast<std::int64_t>(mm->element),
-                                     mm->expected, mm->actual}};
-    }
-  }
-  return std::nullopt;
 }
 
 }  // namespace
@@ -88,52 +54,22 @@ CaseResult run_case(const ir::Module& annotated, const CaseOptions& options) {
   CaseResult r;
   auto t0 = Clock::now();
   // 1. The input must be valid, and its reference result is the expectation.
-  try {
-    ir::verify(annotated);
-    r.inputs = reference::make_inputs(annotated.main(), options.input_seed);
-    r.expected = reference::run_main(annotated, r.inputs).flatten();
-  } catch (const ir::Error& e) {
-    r.verdict = {Stage::kAnnotated, InvalidInput{e.what()}};
+  const CaseReference reference = case_reference(annotated, options.input_seed);
+  if (reference.invalid) {
+    r.verdict = *reference.invalid;
     return r;
   }
+  r.inputs = reference.inputs;
+  r.expected = reference.expected;
   // 2. The passes one at a time, each verified and interpreted.
-  aot::Stages stages{annotated, annotated, annotated, annotated};
-  ir::Module current = annotated;
-  for (const auto& info : aot::pass_table()) {
-    if (info.pass == aot::Pass::kMerge && !options.pipeline.merge) continue;
-    const Stage stage = stage_of_pass(info.pass);
-    try {
-      current = info.run(current, options.pipeline);
-      ir::verify(current);
-    } catch (const aot::PassError& e) {
-      r.stages = stages;
-      r.verdict = e.kind() == aot::PassError::Kind::kRejectedInput
-                      ? Verdict{stage, InvalidInput{e.what()}}
-                      : Verdict{stage, PipelineError{e.what()}};
-      return r;
-    } catch (const ir::Error& e) {
-      r.stages = stages;
-      r.verdict = {stage, PipelineError{std::string(info.name) + ": " + e.what()}};
-      return r;
-    }
-    *stage_slot(stages, info.pass) = current;
-    if (info.pass == aot::Pass::kMerge) stages.partitioned = stages.fused = current;
-    if (info.pass == aot::Pass::kPartition) stages.fused = current;
-    try {
-      auto got = reference::run_main(current, r.inputs).flatten();
-      if (auto v = compare(r.expected, got, options.max_ulp, stage)) {
-        r.stages = stages;
-        r.verdict = *v;
-        return r;
-      }
-    } catch (const ir::Error& e) {
-      r.stages = stages;
-      r.verdict = {stage, PipelineError{std::string("interpreting the output of ") +
-                                        std::string(info.name) + ": " + e.what()}};
-      return r;
-    }
-  }
+  aot::Stages stages;
+  const std::optional<Verdict> stage_verdict =
+      run_stages(annotated, options.pipeline, reference, options.max_ulp, stages);
   r.stages = stages;
+  if (stage_verdict) {
+    r.verdict = *stage_verdict;
+    return r;
+  }
   // 3. C code and its static call arities.
   aot::CodegenOptions cg = options.codegen;
   cg.mod_name = options.pipeline.mod_name;
@@ -264,7 +200,7 @@ CaseResult run_case(const ir::Module& annotated, const CaseOptions& options) {
       return r;
     }
     r.actual = output_values(parsed, annotated.main());
-    if (auto v = compare(r.expected, r.actual, options.max_ulp, Stage::kCodegen)) {
+    if (auto v = compare_outputs(r.expected, r.actual, options.max_ulp, Stage::kCodegen)) {
       r.verdict = *v;
       return r;
     }

@@ -409,34 +409,6 @@ class Machine {
   std::unordered_map<const ir::FunctionNode*, ir::Module> kernels_;
 };
 
-Stage stage_of_pass(aot::Pass pass) {
-  switch (pass) {
-    case aot::Pass::kMerge:
-      return Stage::kMerge;
-    case aot::Pass::kPartition:
-      return Stage::kPartition;
-    default:
-      return Stage::kFuse;
-  }
-}
-
-std::optional<Verdict> compare(const std::vector<reference::Value>& expected,
-                               const std::vector<reference::Value>& actual, std::uint32_t ulp,
-                               Stage stage) {
-  if (expected.size() != actual.size()) {
-    return Verdict{stage, Mismatch{static_cast<int>(std::min(expected.size(), actual.size())), 0,
-                                   std::to_string(expected.size()) + " outputs",
-                                   std::to_string(actual.size()) + " outputs"}};
-  }
-  for (std::size_t i = 0; i < expected.size(); ++i) {
-    if (auto mm = reference::first_mismatch(expected[i], actual[i], ulp)) {
-      return Verdict{stage, Mismatch{static_cast<int>(i), static_cast<std::int64_t>(mm->element),
-                                     mm->expected, mm->actual}};
-    }
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
 std::optional<Verdict> check_program_arity(const aot::ExecutorProgram& program,
@@ -465,18 +437,6 @@ PlanRun interpret_program(const ir::Module& fused, const aot::ExecutorProgram& p
   return m.run(inputs);
 }
 
-CaseReference case_reference(const ir::Module& annotated, std::uint64_t input_seed) {
-  CaseReference ref;
-  try {
-    ir::verify(annotated);
-    ref.inputs = reference::make_inputs(annotated.main(), input_seed);
-    ref.expected = reference::run_main(annotated, ref.inputs).flatten();
-  } catch (const ir::Error& e) {
-    ref.invalid = Verdict{Stage::kAnnotated, InvalidInput{e.what()}};
-  }
-  return ref;
-}
-
 CaseResult run_case_in_process(const ir::Module& annotated, const CaseOptions& options,
                                bool emit_c, const CaseReference* reference) {
   CaseResult r;
@@ -492,55 +452,15 @@ CaseResult run_case_in_process(const ir::Module& annotated, const CaseOptions& o
   }
   r.inputs = reference->inputs;
   r.expected = reference->expected;
-  // 2. The passes one at a time, each interpreted. The annotated module is verified above and
-  // every pass verifies its output (a failure is its PassError(kBrokenOutput)), so the passes
-  // need not verify their inputs again.
-  aot::PipelineOptions pipeline = options.pipeline;
-  pipeline.verify_input = false;
-  aot::Stages stages{annotated, annotated, annotated, annotated};
-  ir::Module current = annotated;
-  for (const auto& info : aot::pass_table()) {
-    if (info.pass == aot::Pass::kMerge && !pipeline.merge) continue;
-    const Stage stage = stage_of_pass(info.pass);
-    try {
-      current = info.run(current, pipeline);
-    } catch (const aot::PassError& e) {
-      r.stages = stages;
-      r.verdict = e.kind() == aot::PassError::Kind::kRejectedInput
-                      ? Verdict{stage, InvalidInput{e.what()}}
-                      : Verdict{stage, PipelineError{e.what()}};
-      return r;
-    } catch (const ir::Error& e) {
-      r.stages = stages;
-      r.verdict = {stage, PipelineError{std::string(info.name) + ": " + e.what()}};
-      return r;
-    }
-    switch (info.pass) {
-      case aot::Pass::kMerge:
-        stages.merged = stages.partitioned = stages.fused = current;
-        break;
-      case aot::Pass::kPartition:
-        stages.partitioned = stages.fused = current;
-        break;
-      default:
-        stages.fused = current;
-        break;
-    }
-    try {
-      auto got = reference::run_main(current, r.inputs).flatten();
-      if (auto v = compare(r.expected, got, options.max_ulp, stage)) {
-        r.stages = stages;
-        r.verdict = *v;
-        return r;
-      }
-    } catch (const ir::Error& e) {
-      r.stages = stages;
-      r.verdict = {stage, PipelineError{std::string("interpreting the output of ") +
-                                        std::string(info.name) + ": " + e.what()}};
-      return r;
-    }
-  }
+  // 2. The passes one at a time, each interpreted.
+  aot::Stages stages;
+  const std::optional<Verdict> stage_verdict =
+      run_stages(annotated, options.pipeline, *reference, options.max_ulp, stages);
   r.stages = stages;
+  if (stage_verdict) {
+    r.verdict = *stage_verdict;
+    return r;
+  }
   // 3. The executor program, its static arities, and its run.
   aot::CodegenOptions cg = options.codegen;
   cg.mod_name = options.pipeline.mod_name;
@@ -570,7 +490,7 @@ CaseResult run_case_in_process(const ir::Module& annotated, const CaseOptions& o
     r.verdict = {Stage::kRun, ToolchainError{std::string("plan interpreter: ") + e.what()}};
     return r;
   }
-  if (auto v = compare(r.expected, r.actual, options.max_ulp, Stage::kCodegen)) {
+  if (auto v = compare_outputs(r.expected, r.actual, options.max_ulp, Stage::kCodegen)) {
     r.verdict = *v;
     return r;
   }

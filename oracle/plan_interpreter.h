@@ -13,6 +13,7 @@
 #include "aot/executor_program.h"
 #include "ir/module.h"
 #include "oracle/oracle.h"
+#include "oracle/stages.h"
 #include "oracle/verdict.h"
 #include "reference/value.h"
 
@@ -47,16 +48,6 @@ std::optional<Verdict> check_program_arity(const aot::ExecutorProgram& program,
 /// `inputs` do not match @main.
 PlanRun interpret_program(const ir::Module& fused, const aot::ExecutorProgram& program,
                           const std::vector<reference::Value>& inputs);
-
-/// The reference side of a case: the verified annotated graph's inputs and expected outputs, or
-/// the invalid-input verdict (stage annotated) when it does not verify or evaluate. Computed once
-/// per graph and shared by the in-process runs of several option sets.
-struct CaseReference {
-  std::vector<reference::Value> inputs;
-  std::vector<reference::Value> expected;
-  std::optional<Verdict> invalid;
-};
-CaseReference case_reference(const ir::Module& annotated, std::uint64_t input_seed);
 
 /// run_case without a C compiler: the reference on the original graph, every pass verified and
 /// interpreted, then the executor program built (codegen's bug switches applied), its static

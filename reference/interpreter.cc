@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "ir/node_map.h"
 #include "ir/traversal.h"
 
 // The reference must be plain IEEE single precision: no fast-math, no x87 excess precision.
@@ -213,11 +214,10 @@ std::unique_ptr<Plan> make_plan(const ir::FunctionNode& fn, std::string name) {
   plan->name = std::move(name);
   std::vector<ir::Expr> order = ir::post_order(fn.body());
   if (order.size() >= UINT32_MAX) throw EvalError(plan->name + ": function body too large");
-  std::unordered_map<const ir::ExprNode*, std::uint32_t> slot;
-  slot.reserve(order.size());
-  std::unordered_map<const ir::ExprNode*, std::uint32_t> param_of;
+  ir::NodeMap<std::uint32_t> slot(order.size());
+  ir::NodeMap<std::uint32_t> param_of(fn.params().size());
   for (std::size_t i = 0; i < fn.params().size(); ++i) {
-    param_of.emplace(fn.params()[i].get(), static_cast<std::uint32_t>(i));
+    param_of.try_emplace(fn.params()[i].get(), static_cast<std::uint32_t>(i));
   }
   plan->nodes.reserve(order.size());
   plan->kid_begin.reserve(order.size() + 1);
@@ -225,21 +225,21 @@ std::unique_ptr<Plan> make_plan(const ir::FunctionNode& fn, std::string name) {
   plan->param.assign(order.size(), kNoParam);
   for (std::size_t i = 0; i < order.size(); ++i) {
     const ir::ExprNode* node = order[i].get();
-    slot.emplace(node, static_cast<std::uint32_t>(i));
+    slot.try_emplace(node, static_cast<std::uint32_t>(i));
     plan->nodes.push_back(node);
     plan->kid_begin.push_back(static_cast<std::uint32_t>(plan->kid_slots.size()));
-    for (const auto& kid : ir::children(*node)) {
-      const std::uint32_t s = slot.at(kid.get());  // post order: children come first
+    for (std::size_t k = 0; k < ir::num_children(*node); ++k) {
+      const std::uint32_t s = *slot.find(ir::child(*node, k).get());  // children come first
       plan->kid_slots.push_back(s);
       ++plan->uses[s];
     }
     if (node->kind() == ir::ExprKind::kVar) {
-      auto it = param_of.find(node);
-      if (it == param_of.end()) {
+      const std::uint32_t* p = param_of.find(node);
+      if (p == nullptr) {
         throw EvalError(plan->name + ": variable " + ir::describe(*node) +
                         " is not a parameter of this function");
       }
-      plan->param[i] = it->second;
+      plan->param[i] = *p;
     }
   }
   plan->kid_begin.push_back(static_cast<std::uint32_t>(plan->kid_slots.size()));

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 
 #include "fuzz/targets/crash_sites.h"
 #include "fuzz/targets/target_support.h"
@@ -16,22 +17,25 @@ namespace targets = aotfuzz::fuzz::targets;
 namespace oracle = aotfuzz::oracle;
 
 namespace {
-bool have_compiler = false;
+// Looked up once (a lookup runs the compiler).
+std::optional<oracle::Toolchain> toolchain;
 }
 
 extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
-  have_compiler = oracle::default_toolchain().has_value();
+  toolchain = oracle::default_toolchain();
   std::fprintf(stderr, "fuzz_differential: injected bugs: %s; %s\n",
                targets::injected_bug_names().c_str(),
-               have_compiler ? "C compiler found" : "no C compiler (tcc, gcc, clang): skipping every input");
+               toolchain ? "C compiler found"
+                         : "no C compiler (tcc, gcc, clang): skipping every input");
   return 0;
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  if (size == 0 || !have_compiler) return 0;
+  if (size == 0 || !toolchain) return 0;
   const auto annotated = aotfuzz::generator::decode(targets::fuzz_policy(), data + 1, size - 1);
   oracle::CaseOptions options = targets::case_options(data[0]);
-  options.pipeline.merge = (data[0] & 8) == 0;
+  options.compiler = toolchain->kind;
+  options.toolchain = toolchain;
   const oracle::CaseResult r = oracle::run_case(annotated, options);
   if (oracle::is_finding(r.verdict)) {
     targets::report_finding(r.verdict, targets::finding_context(annotated, options));

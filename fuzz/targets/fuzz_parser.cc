@@ -23,15 +23,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   ir::Module parsed;
   try {
     parsed = ir::parse_module(text);
-    ir::verify(parsed);
   } catch (const ir::ParseError&) {
     return 0;
-  } catch (const ir::VerifyError&) {
-    return 0;  // parsed, but not a valid module: printing it is not specified
   } catch (const ir::Error& e) {
     targets::crash_on_parse_error_type(std::string("parse_module threw ") + e.what() + "\n" + input);
   } catch (const std::exception& e) {
-    targets::crash_on_unexpected_exception(std::string("parse/verify threw ") + e.what() + "\n" + input);
+    targets::crash_on_unexpected_exception(std::string("parse_module threw ") + e.what() + "\n" + input);
+  }
+  try {
+    ir::verify(parsed);
+  } catch (const ir::VerifyError&) {
+    return 0;  // parsed, but not a valid module: printing it is not specified
+  } catch (const std::exception& e) {
+    targets::crash_on_unexpected_exception(std::string("verify threw ") + e.what() + "\n" + input);
   }
   std::string printed, reprinted;
   ir::Module reparsed;

@@ -1,9 +1,9 @@
-// libFuzzer target fuzz_pipeline: bytes -> graph (generator::decode) -> every pass with and
-// without merging, the reference interpreter on every stage, and the plan interpreter running the
-// AoT executor program in process. Property: no stage and no executor output differs from the
+// libFuzzer target fuzz_pipeline: bytes -> graph (generator::decode) -> every pass, the reference
+// interpreter on every stage, and the plan interpreter running the AoT executor program in
+// process. Property: no stage and no executor output differs from the
 // reference, every call passes as many arguments as its callee takes, nothing crashes.
 //
-// The first byte picks the codegen options (API, interface, storage reuse); the rest drives the
+// The first byte picks the options (API, interface, storage reuse, merging); the rest drives the
 // decoder. AOTFUZZ_INJECT=<bug>[,<bug>...] injects catalogue bugs (aotfuzz bugs), e.g.
 // AOTFUZZ_INJECT=tuple-arg-first-field to watch the #9036 class being found.
 #include <cstddef>

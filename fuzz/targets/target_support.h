@@ -30,23 +30,26 @@ std::string injected_bug_names();
 const generator::GenPolicy& fuzz_policy();
 
 /// Case options from a flags byte: bit 0 the unpacked API, bit 1 (with bit 0) interface c, bit 2
-/// no storage reuse; the injected bugs; mod_name "default"; input seed 1.
+/// no storage reuse, bit 3 no MergeCompilerRegions; the injected bugs; mod_name "default"; input
+/// seed 1. One pipeline per input: libFuzzer reaches both merge settings through the byte.
 oracle::CaseOptions case_options(std::uint8_t flags);
 
 /// Limits of the text targets: larger inputs are skipped, not judged.
 inline constexpr std::int64_t kMaxTextTensorElements = 4096;
 inline constexpr std::size_t kMaxTextNodes = 4000;
 
-/// The module in `data` if it parses, verifies, has a @main and stays within the limits above.
+/// The module in `data` if it parses, verifies, is an annotated graph (@main and nothing else:
+/// partitioned functions carry names and attributes the pipeline takes as given) and stays within
+/// the limits above.
 std::optional<ir::Module> parse_bounded(const std::uint8_t* data, std::size_t size);
 
 /// FNV-1a of the bytes (text targets derive their flags byte from it).
 std::uint64_t hash_bytes(const std::uint8_t* data, std::size_t size);
 
-/// The differential check of `annotated` in process (oracle::run_case_in_process) with merging
-/// on and then off. Returns normally when both pass or the input is invalid; on a finding it
-/// aborts from that finding's crash site, reporting the module and the replay flags.
-void check_in_process(const ir::Module& annotated, oracle::CaseOptions options);
+/// The differential check of `annotated` in process (oracle::run_case_in_process) under
+/// `options`. Returns normally when it passes or the input is invalid; on a finding it aborts
+/// from that finding's crash site, reporting the module and the replay flags.
+void check_in_process(const ir::Module& annotated, const oracle::CaseOptions& options);
 
 /// The part of a report after the verdict: how to replay, then the module's text.
 std::string finding_context(const ir::Module& annotated, const oracle::CaseOptions& options);

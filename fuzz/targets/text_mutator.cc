@@ -71,7 +71,8 @@ extern "C" std::size_t LLVMFuzzerCustomCrossOver(const std::uint8_t* data1, std:
   const std::size_t cut2 = size2 ? rng.below(size2 + 1) : 0;
   const std::size_t n = std::min(max_out_size, cut1 + (size2 - cut2));
   const std::size_t first = std::min(cut1, n);
-  std::memcpy(out, data1, first);
-  std::memcpy(out + first, data2 + cut2, n - first);
+  // (memcpy's pointers must be valid even for zero bytes, and an empty input may have none.)
+  if (first > 0) std::memcpy(out, data1, first);
+  if (n > first) std::memcpy(out + first, data2 + cut2, n - first);
   return n;
 }

@@ -60,7 +60,7 @@ for t in fuzz_parser fuzz_pipeline fuzz_pipeline_text; do
   unzip -q -o "$OUT/${t}_seed_corpus.zip" -d "$corpus"
   dict=()
   [ -f "$OUT/$t.dict" ] && dict=("-dict=$OUT/$t.dict")
-  echo "== $t: $(ls "$corpus" | wc -l) seeds"
+  echo "== $t: $(find "$corpus" -type f | wc -l) seeds"
   (cd "$OUT" && ./"$t" "${dict[@]}" -max_total_time=3 -seed=1 -print_final_stats=1 "$corpus" \
      > "$WORK/$t.log" 2>&1) || { tail -n 60 "$WORK/$t.log"; echo "$t failed"; exit 1; }
   grep -E 'stat::number_of_executed_units|stat::average_exec_per_sec' "$WORK/$t.log" || true

@@ -1,0 +1,43 @@
+// The IR half of a case, shared by run_case and run_case_in_process: the reference result of the
+// annotated graph, then every pass in turn, each stage interpreted and compared with it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "aot/pipeline.h"
+#include "ir/module.h"
+#include "oracle/verdict.h"
+#include "reference/value.h"
+
+namespace aotfuzz::oracle {
+
+/// The reference side of a case: the verified annotated graph's inputs and expected outputs, or
+/// the invalid-input verdict (stage annotated) when it does not verify or evaluate. Computed once
+/// per graph and shared by the runs of several option sets.
+struct CaseReference {
+  std::vector<reference::Value> inputs;
+  std::vector<reference::Value> expected;
+  std::optional<Verdict> invalid;
+};
+CaseReference case_reference(const ir::Module& annotated, std::uint64_t input_seed);
+
+/// The first output of `actual` that differs from `expected` (bitwise, or by more than `ulp`
+/// units in the last place for floats) as a mismatch verdict of `stage`; nullopt when none does.
+std::optional<Verdict> compare_outputs(const std::vector<reference::Value>& expected,
+                                       const std::vector<reference::Value>& actual,
+                                       std::uint32_t ulp, Stage stage);
+
+/// Runs the passes of `pipeline` (aot::pass_table order; merge only when pipeline.merge) on
+/// `annotated`, which `reference` must come from (so it is valid and is not verified again; every
+/// pass still verifies its output). Each stage's output is interpreted on reference.inputs and
+/// compared with reference.expected. `stages` receives every stage reached (a skipped or failed
+/// stage repeats the last good module). Returns the first verdict: invalid input (a pass refused
+/// the graph), pipeline error (a pass broke its output or threw) or mismatch; nullopt when every
+/// stage agrees.
+std::optional<Verdict> run_stages(const ir::Module& annotated, aot::PipelineOptions pipeline,
+                                  const CaseReference& reference, std::uint32_t ulp,
+                                  aot::Stages& stages);
+
+}  // namespace aotfuzz::oracle
