@@ -25,7 +25,7 @@ std::vector<Expr> post_order(const Expr& root, bool enter_functions) {
   if (!root) return order;
   // Nodes are immutable and built from existing children, so the graph is acyclic: a node met
   // again was either finished or is an ancestor (impossible), and one "seen" set suffices.
-  NodeSet seen(64);
+  NodeSet seen;  // most bodies are a handful of nodes: start small
   struct Frame {
     const Expr* node;
     std::size_t next;

@@ -79,6 +79,13 @@ void verify(const Module& module) {
   std::unordered_map<std::string, std::vector<std::string>> calls;
   for (const auto& [name, fn] : module.functions()) {
     if (!is_identifier(name)) throw VerifyError("function name '@" + name + "' is not an identifier");
+    // The symbol is the function's C name in the generated code (TVM's global_symbol).
+    if (const AttrValue* symbol = fn->attrs().find("global_symbol")) {
+      const auto* text = std::get_if<std::string>(symbol);
+      if (text == nullptr || !is_identifier(*text)) {
+        throw VerifyError("@" + name + ": global_symbol must be a string that is an identifier");
+      }
+    }
     try {
       verify_function(module, name, fn, bound, calls[name]);
     } catch (const VerifyError&) {

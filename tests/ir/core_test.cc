@@ -188,5 +188,18 @@ TEST(Verify, RecursionIsRejected) {
   EXPECT_THROW(verify(m), VerifyError);
 }
 
+TEST(Verify, AGlobalSymbolThatIsNoCIdentifierIsRejected) {
+  auto x = VarNode::make("x", f32({2}));
+  const auto with_symbol = [&](AttrValue symbol) {
+    Module m;
+    m.add("main", FunctionNode::make({x}, x, Attrs{{"global_symbol", std::move(symbol)}}));
+    return m;
+  };
+  EXPECT_NO_THROW(verify(with_symbol(std::string("tvmgen_default_ccompiler_main_0"))));
+  EXPECT_THROW(verify(with_symbol(std::string("has space"))), VerifyError);
+  EXPECT_THROW(verify(with_symbol(std::string("9lives"))), VerifyError);
+  EXPECT_THROW(verify(with_symbol(std::int64_t{3})), VerifyError);
+}
+
 }  // namespace
 }  // namespace aotfuzz::ir
