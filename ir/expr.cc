@@ -156,14 +156,14 @@ void FunctionNode::steal_children(std::vector<Expr>& out) const {
 Var VarNode::make(std::string name, Type type) {
   if (!type) throw TypeError("variable %" + name + " has no type");
   if (type->is_func()) throw TypeError("variable %" + name + " has a function type");
-  return Var(new VarNode(std::move(name), std::move(type)));
+  return std::make_shared<VarNode>(Key(), std::move(name), std::move(type));
 }
 
 GlobalVar GlobalVarNode::make(std::string name, Type func_type) {
   if (!func_type || !func_type->is_func()) {
     throw TypeError("@" + name + " must have a function type");
   }
-  return GlobalVar(new GlobalVarNode(std::move(name), std::move(func_type)));
+  return std::make_shared<GlobalVarNode>(Key(), std::move(name), std::move(func_type));
 }
 
 Call CallNode::make(Op op, std::vector<Expr> args, Attrs attrs) {
@@ -188,7 +188,8 @@ Call CallNode::make(Op op, std::vector<Expr> args, Attrs attrs) {
     if (!attrs.empty()) throw TypeError(name() + " takes no attributes");
     type = broadcast(op, args[0]->type(), args[1]->type());
   }
-  return Call(new CallNode(std::move(type), op, nullptr, std::move(args), std::move(attrs)));
+  return std::make_shared<CallNode>(Key(), std::move(type), op, nullptr, std::move(args),
+                                    std::move(attrs));
 }
 
 Call CallNode::make(Expr callee, std::vector<Expr> args) {
@@ -211,7 +212,8 @@ Call CallNode::make(Expr callee, std::vector<Expr> args) {
                       type_to_string(args[i]->type()));
     }
   }
-  return Call(new CallNode(ft->ret(), std::nullopt, std::move(callee), std::move(args), {}));
+  return std::make_shared<CallNode>(Key(), ft->ret(), std::nullopt, std::move(callee),
+                                    std::move(args), Attrs{});
 }
 
 std::shared_ptr<const TupleNode> TupleNode::make(std::vector<Expr> fields) {
@@ -222,8 +224,7 @@ std::shared_ptr<const TupleNode> TupleNode::make(std::vector<Expr> fields) {
     if (f->type()->is_func()) throw TypeError("tuple field of function type");
     types.push_back(f->type());
   }
-  return std::shared_ptr<const TupleNode>(
-      new TupleNode(TypeNode::tuple(std::move(types)), std::move(fields)));
+  return std::make_shared<TupleNode>(Key(), TypeNode::tuple(std::move(types)), std::move(fields));
 }
 
 std::shared_ptr<const TupleGetItemNode> TupleGetItemNode::make(Expr tuple, int index) {
@@ -238,8 +239,7 @@ std::shared_ptr<const TupleGetItemNode> TupleGetItemNode::make(Expr tuple, int i
                     type_to_string(t));
   }
   Type ft = t->fields()[index];
-  return std::shared_ptr<const TupleGetItemNode>(
-      new TupleGetItemNode(std::move(ft), std::move(tuple), index));
+  return std::make_shared<TupleGetItemNode>(Key(), std::move(ft), std::move(tuple), index);
 }
 
 Function FunctionNode::make(std::vector<Var> params, Expr body, Attrs attrs, Type ret_type) {
@@ -257,8 +257,8 @@ Function FunctionNode::make(std::vector<Var> params, Expr body, Attrs attrs, Typ
                     " but its body has type " + type_to_string(body->type()));
   }
   Type ft = TypeNode::func(std::move(ptypes), body->type());
-  return Function(new FunctionNode(std::move(ft), std::move(params), std::move(body),
-                                   std::move(attrs)));
+  return std::make_shared<FunctionNode>(Key(), std::move(ft), std::move(params), std::move(body),
+                                        std::move(attrs));
 }
 
 Expr compiler_begin(Expr e, const std::string& target) {

@@ -65,6 +65,11 @@ class ExprNode {
   const Type& type() const { return type_; }
 
  protected:
+  /// A tag only node classes can make: their constructors are public so that std::make_shared
+  /// (one allocation for node and count) can call them, yet nothing else can.
+  struct Key {
+    explicit Key() = default;
+  };
   ExprNode(ExprKind kind, Type type) : kind_(kind), type_(std::move(type)) {}
   /// Moves this node's child pointers into `out`; only called on a node about to die.
   virtual void steal_children(std::vector<Expr>& out) const {}
@@ -99,8 +104,12 @@ class VarNode final : public ExprNode {
   static std::shared_ptr<const VarNode> make(std::string name, Type type);
   const std::string& name() const { return name_; }
 
+ public:
+  /// Only make() can call this: Key is ExprNode's. (Public for std::make_shared.)
+  VarNode(Key, std::string name, Type type)
+      : ExprNode(kKind, std::move(type)), name_(std::move(name)) {}
+
  private:
-  VarNode(std::string name, Type type) : ExprNode(kKind, std::move(type)), name_(std::move(name)) {}
   std::string name_;
 };
 using Var = std::shared_ptr<const VarNode>;
@@ -113,9 +122,12 @@ class GlobalVarNode final : public ExprNode {
   static std::shared_ptr<const GlobalVarNode> make(std::string name, Type func_type);
   const std::string& name() const { return name_; }
 
- private:
-  GlobalVarNode(std::string name, Type type)
+ public:
+  /// Only make() can call this: Key is ExprNode's. (Public for std::make_shared.)
+  GlobalVarNode(Key, std::string name, Type type)
       : ExprNode(kKind, std::move(type)), name_(std::move(name)) {}
+
+ private:
   std::string name_;
 };
 using GlobalVar = std::shared_ptr<const GlobalVarNode>;
@@ -141,13 +153,16 @@ class CallNode final : public ExprNode {
   const std::vector<Expr>& args() const { return args_; }
   const Attrs& attrs() const { return attrs_; }
 
- private:
-  CallNode(Type type, std::optional<Op> op, Expr callee, std::vector<Expr> args, Attrs attrs)
+ public:
+  /// Only make() can call this: Key is ExprNode's. (Public for std::make_shared.)
+  CallNode(Key, Type type, std::optional<Op> op, Expr callee, std::vector<Expr> args, Attrs attrs)
       : ExprNode(kKind, std::move(type)),
         op_(op),
         callee_(std::move(callee)),
         args_(std::move(args)),
         attrs_(std::move(attrs)) {}
+
+ private:
   void steal_children(std::vector<Expr>& out) const override;
   std::optional<Op> op_;
   mutable Expr callee_;
@@ -164,9 +179,12 @@ class TupleNode final : public ExprNode {
   ~TupleNode() override { release(fields_); }
   const std::vector<Expr>& fields() const { return fields_; }
 
- private:
-  TupleNode(Type type, std::vector<Expr> fields)
+ public:
+  /// Only make() can call this: Key is ExprNode's. (Public for std::make_shared.)
+  TupleNode(Key, Type type, std::vector<Expr> fields)
       : ExprNode(kKind, std::move(type)), fields_(std::move(fields)) {}
+
+ private:
   void steal_children(std::vector<Expr>& out) const override;
   mutable std::vector<Expr> fields_;
 };
@@ -180,9 +198,12 @@ class TupleGetItemNode final : public ExprNode {
   const Expr& tuple() const { return tuple_; }
   int index() const { return index_; }
 
- private:
-  TupleGetItemNode(Type type, Expr tuple, int index)
+ public:
+  /// Only make() can call this: Key is ExprNode's. (Public for std::make_shared.)
+  TupleGetItemNode(Key, Type type, Expr tuple, int index)
       : ExprNode(kKind, std::move(type)), tuple_(std::move(tuple)), index_(index) {}
+
+ private:
   void steal_children(std::vector<Expr>& out) const override;
   mutable Expr tuple_;
   int index_;
@@ -201,12 +222,15 @@ class FunctionNode final : public ExprNode {
   const Attrs& attrs() const { return attrs_; }
   const Type& ret_type() const { return type()->ret(); }
 
- private:
-  FunctionNode(Type type, std::vector<Var> params, Expr body, Attrs attrs)
+ public:
+  /// Only make() can call this: Key is ExprNode's. (Public for std::make_shared.)
+  FunctionNode(Key, Type type, std::vector<Var> params, Expr body, Attrs attrs)
       : ExprNode(kKind, std::move(type)),
         params_(std::move(params)),
         body_(std::move(body)),
         attrs_(std::move(attrs)) {}
+
+ private:
   void steal_children(std::vector<Expr>& out) const override;
   std::vector<Var> params_;
   mutable Expr body_;

@@ -40,7 +40,7 @@ std::size_t dtype_bytes(DType dtype) {
 }
 
 Type TypeNode::tensor(std::vector<std::int64_t> shape, DType dtype) {
-  auto node = std::shared_ptr<TypeNode>(new TypeNode());
+  auto node = std::make_shared<TypeNode>(Key());
   node->kind_ = TypeKind::kTensor;
   node->dtype_ = dtype;
   std::size_t h = mix(1, static_cast<std::size_t>(dtype));
@@ -54,7 +54,7 @@ Type TypeNode::tensor(std::vector<std::int64_t> shape, DType dtype) {
 }
 
 Type TypeNode::tuple(std::vector<Type> fields) {
-  auto node = std::shared_ptr<TypeNode>(new TypeNode());
+  auto node = std::make_shared<TypeNode>(Key());
   node->kind_ = TypeKind::kTuple;
   std::size_t h = 2;
   int depth = 0;
@@ -73,7 +73,7 @@ Type TypeNode::tuple(std::vector<Type> fields) {
 }
 
 Type TypeNode::func(std::vector<Type> params, Type ret) {
-  auto node = std::shared_ptr<TypeNode>(new TypeNode());
+  auto node = std::make_shared<TypeNode>(Key());
   node->kind_ = TypeKind::kFunc;
   if (!ret) throw TypeError("function type without a return type");
   std::size_t h = mix(3, ret->hash());

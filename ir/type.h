@@ -60,7 +60,16 @@ class TypeNode {
   std::size_t hash() const { return hash_; }
 
  private:
-  TypeNode() = default;
+  // Only the factories make one; public through the key so std::make_shared (one allocation)
+  // can construct it.
+  struct Key {
+    explicit Key() = default;
+  };
+
+ public:
+  explicit TypeNode(Key) {}
+
+ private:
   TypeKind kind_ = TypeKind::kTensor;
   DType dtype_ = DType::kFloat32;
   int depth_ = 0;
