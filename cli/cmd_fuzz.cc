@@ -20,16 +20,6 @@ namespace aotfuzz::cli {
 
 namespace {
 
-std::string knob_flags(const generator::GenPolicy& policy) {
-  generator::GenPolicy defaults;
-  std::string out;
-  for (const auto& name : generator::knob_names()) {
-    std::string v = generator::get_knob(policy, name);
-    if (v != generator::get_knob(defaults, name)) out += " --knob " + name + "=" + v;
-  }
-  return out;
-}
-
 std::uint64_t seed_from_time() {
   auto t = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
   std::uint64_t z = t ^ (static_cast<std::uint64_t>(::getpid()) << 32);
@@ -47,14 +37,8 @@ bool given(CLI::App* app, const std::string& name) {
 
 fuzz::CampaignOptions campaign_options(CLI::App* app, FuzzFlags f, bool seed_given) {
   fuzz::CampaignOptions o;
+  o.policy = policy_from_flags(f.knobs, f.size, app->get_name());
   try {
-    for (const auto& kv : f.knobs) {
-      auto eq = kv.find('=');
-      if (eq == std::string::npos) throw ir::Error("--knob expects NAME=VALUE, got '" + kv + "'");
-      generator::set_knob(o.policy, kv.substr(0, eq), kv.substr(eq + 1));
-    }
-    if (f.size > 0) o.policy = generator::with_size(o.policy, f.size);
-    generator::validate(o.policy);
     o.shard = fuzz::parse_shard(f.shard);
   } catch (const ir::Error& e) {
     throw CommandError(kBadInput, std::string(app->get_name()) + ": " + e.what());
@@ -111,8 +95,7 @@ void add_fuzz_flags(CLI::App* app, FuzzFlags& f, bool full) {
   if (!full) return;
   app->add_option("--cases", f.cases, "Number of cases of this shard");
   app->add_option("--shard", f.shard, "Run the cases k with k = i (mod n)");
-  app->add_option("--knob", f.knobs, "Policy knob NAME=VALUE (see `aotfuzz gen --list-knobs`)");
-  app->add_option("--size", f.size, "Builder steps per graph (0: the policy's range)");
+  add_policy_flags(app, f.knobs, f.size);
   app->add_flag("--swarm,!--no-swarm", f.swarm,
                 "Swarm testing: features on/off per case (default on)");
   app->add_flag("--reduce,!--no-reduce", f.reduce, "Reduce each unique finding (default on)");

@@ -6,25 +6,10 @@
 #include "generator/builder.h"
 #include "generator/policy.h"
 #include "generator/stats.h"
-#include "ir/error.h"
 #include "ir/printer.h"
 #include "ir/verify.h"
 
 namespace aotfuzz::cli {
-namespace {
-
-// The knobs that differ from the defaults, as `--knob` flags, so a header replays exactly.
-std::string knob_flags(const generator::GenPolicy& policy) {
-  generator::GenPolicy defaults;
-  std::string out;
-  for (const auto& name : generator::knob_names()) {
-    std::string v = generator::get_knob(policy, name);
-    if (v != generator::get_knob(defaults, name)) out += " --knob " + name + "=" + v;
-  }
-  return out;
-}
-
-}  // namespace
 
 Command register_gen(CLI::App& parent) {
   struct Opts {
@@ -41,12 +26,11 @@ Command register_gen(CLI::App& parent) {
   Command c;
   c.app = parent.add_subcommand("gen", "Print random annotated graphs");
   c.app->add_option("--seed", opts->seed, "Seed of the first graph (graph k uses seed+k)");
-  c.app->add_option("--size", opts->size, "Target number of ops (0: the policy's range)");
   c.app->add_option("--count", opts->count, "How many graphs")->check(CLI::Range(1, 1000000));
   c.app->add_flag("--swarm", opts->swarm, "Swarm mode: switch features on/off per graph");
   c.app->add_flag("--types", opts->types, "Print /* ty=... */ comments");
   c.app->add_flag("--summary", opts->summary, "Print a feature summary to stderr");
-  c.app->add_option("--knob", opts->knobs, "Policy knob NAME=VALUE (see --list-knobs)");
+  add_policy_flags(c.app, opts->knobs, opts->size);
   c.app->add_flag("--list-knobs", opts->list_knobs, "List the policy knobs and exit");
   c.run = [opts] {
     if (opts->list_knobs) {
@@ -55,18 +39,7 @@ Command register_gen(CLI::App& parent) {
       }
       return kOk;
     }
-    generator::GenPolicy policy;
-    try {
-      for (const auto& kv : opts->knobs) {
-        auto eq = kv.find('=');
-        if (eq == std::string::npos) throw ir::Error("--knob expects NAME=VALUE, got '" + kv + "'");
-        generator::set_knob(policy, kv.substr(0, eq), kv.substr(eq + 1));
-      }
-      if (opts->size > 0) policy = generator::with_size(policy, opts->size);
-      generator::validate(policy);
-    } catch (const ir::Error& e) {
-      throw CommandError(kBadInput, std::string("gen: ") + e.what());
-    }
+    const generator::GenPolicy policy = policy_from_flags(opts->knobs, opts->size, "gen");
     ir::PrintOptions po;
     po.type_comments = opts->types;
     std::size_t ops = 0, regions = 0, multi = 0, tuples = 0, host_between = 0;

@@ -1,9 +1,10 @@
-// File loading and error mapping shared by the subcommands.
+// File loading, error mapping, and the pipeline and policy flags shared by the subcommands.
 #include "cli/common.h"
 
 #include <fstream>
 #include <sstream>
 
+#include "generator/policy.h"
 #include "ir/error.h"
 #include "ir/parser.h"
 #include "ir/verify.h"
@@ -81,6 +82,38 @@ oracle::CaseOptions case_options(const PipelineFlags& f) {
   o.input_seed = f.input_seed;
   o.max_ulp = f.ulp;
   return o;
+}
+
+void add_policy_flags(CLI::App* app, std::vector<std::string>& knobs, int& size) {
+  app->add_option("--knob", knobs, "Policy knob NAME=VALUE (see `aotfuzz gen --list-knobs`)");
+  app->add_option("--size", size, "Builder steps per graph (0: the policy's range)");
+}
+
+generator::GenPolicy policy_from_flags(const std::vector<std::string>& knobs, int size,
+                                       const std::string& command) {
+  generator::GenPolicy policy;
+  try {
+    for (const auto& kv : knobs) {
+      const auto eq = kv.find('=');
+      if (eq == std::string::npos) throw ir::Error("--knob expects NAME=VALUE, got '" + kv + "'");
+      generator::set_knob(policy, kv.substr(0, eq), kv.substr(eq + 1));
+    }
+    if (size > 0) policy = generator::with_size(policy, size);
+    generator::validate(policy);
+  } catch (const ir::Error& e) {
+    throw CommandError(kBadInput, command + ": " + e.what());
+  }
+  return policy;
+}
+
+std::string knob_flags(const generator::GenPolicy& policy) {
+  const generator::GenPolicy defaults;
+  std::string out;
+  for (const auto& name : generator::knob_names()) {
+    std::string value = generator::get_knob(policy, name);
+    if (value != generator::get_knob(defaults, name)) out += " --knob " + name + "=" + value;
+  }
+  return out;
 }
 
 }  // namespace aotfuzz::cli

@@ -1,4 +1,5 @@
-// Shared plumbing of the subcommands: exit codes, file loading, error reporting.
+// Shared plumbing of the subcommands: exit codes, file loading, error reporting, pipeline and
+// generation-policy flags.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -6,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "generator/policy.h"
 #include "ir/module.h"
 #include "oracle/oracle.h"
 
@@ -49,6 +51,18 @@ void add_pipeline_flags(CLI::App* app, PipelineFlags& flags, bool toolchain);
 /// The case options the flags describe; unknown bug names or an invalid combination are a
 /// CommandError(kBadInput).
 oracle::CaseOptions case_options(const PipelineFlags& flags);
+
+/// Registers the generation-policy flags of gen and fuzz: --knob NAME=VALUE (repeatable) into
+/// `knobs` and --size N into `size`.
+void add_policy_flags(CLI::App* app, std::vector<std::string>& knobs, int& size);
+/// The policy the defaults with `knobs` applied in order (each `NAME=VALUE`, later ones win)
+/// describe, then `size` steps per graph unless it is 0; validated. A malformed flag, an unknown
+/// knob or a bad value is a CommandError(kBadInput) whose message starts with `command`.
+generator::GenPolicy policy_from_flags(const std::vector<std::string>& knobs, int size,
+                                       const std::string& command);
+/// The knobs of `policy` that differ from the defaults as ` --knob NAME=VALUE` flags (each with
+/// a leading space), so a printed `aotfuzz gen` command regenerates the same graph.
+std::string knob_flags(const generator::GenPolicy& policy);
 
 /// A subcommand: registers its options on `app` and sets `run` to execute it.
 struct Command {

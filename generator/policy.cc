@@ -33,6 +33,8 @@ struct Knob {
 };
 
 constexpr double kP = 1.0;  // probabilities lie in [0, kP]
+// The target PartitionGraph strips: its regions stay on the host.
+constexpr std::string_view kHostTarget = "default";
 constexpr double kMaxOps = 10'000'000;
 
 const std::vector<Knob>& table() {
@@ -335,16 +337,28 @@ GenPolicy swarm(const GenPolicy& base, Decisions& decisions) {
       WeightList& list = out.*(*list_member);
       std::vector<std::size_t> kept;
       std::vector<std::size_t> positive;
+      std::vector<std::size_t> compiled;  // targets other than `default`
+      bool kept_compiled = false;
       for (std::size_t i = 0; i < list.size(); ++i) {
         if (list[i].weight <= 0) continue;
         positive.push_back(i);
+        const bool is_compiled = k.list == ListKind::kTarget && list[i].name != kHostTarget;
+        if (is_compiled) compiled.push_back(i);
         if (decisions.chance(0.5)) {
           kept.push_back(i);
+          kept_compiled = kept_compiled || is_compiled;
         }
       }
-      // Keep at least one entry so the feature space stays non-empty.
-      if (kept.empty() && !positive.empty())
+      if (!kept_compiled && !compiled.empty()) {
+        // Keep a compiled target when the base has one: with only `default` regions nothing is
+        // partitioned out, so external functions and their codegen go untested. With the default
+        // targets this also doubles the policies that mix two targets (ccompiler and default),
+        // which merge-restriction and sibling-region bugs need.
+        kept.push_back(compiled[decisions.below(compiled.size())]);
+      } else if (kept.empty() && !positive.empty()) {
+        // Keep at least one entry so the feature space stays non-empty.
         kept.push_back(positive[decisions.below(positive.size())]);
+      }
       for (std::size_t i : positive) {
         bool keep = false;
         for (std::size_t j : kept) keep = keep || i == j;

@@ -144,7 +144,9 @@ GenPolicy with_size(GenPolicy policy, int ops);
 
 /// Swarm testing (Groce et al., ISSTA 2012): a copy of `base` where each feature (each `p_*`
 /// feature probability, each weighted target/dtype/op) is independently switched off with
-/// probability 1/2. Features off in `base` stay off; every weight list keeps one entry.
+/// probability 1/2. Features off in `base` stay off; every weight list keeps one entry, and the
+/// targets keep a compiled (non-`default`) one when `base` has one: no policy leaves every
+/// region to the host.
 GenPolicy swarm(const GenPolicy& base, ir::Rng& rng);
 GenPolicy swarm(const GenPolicy& base, Decisions& decisions);
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <ctime>
+#include <map>
 #include <set>
 #include <unordered_set>
 
@@ -217,6 +218,49 @@ TEST(Swarm, OnlySwitchesFeaturesOffAndKeepsOneEntryPerList) {
     EXPECT_GE(seen_values[name].size(), 2u) << name;
   }
   EXPECT_EQ(seen_values["p_new_region"].size(), 1u);  // not a swarm feature
+}
+
+// The set of targets of positive weight.
+std::set<std::string> kept_targets(const GenPolicy& p) {
+  std::set<std::string> out;
+  for (const auto& t : p.targets) {
+    if (t.weight > 0) out.insert(t.name);
+  }
+  return out;
+}
+
+TEST(Swarm, KeepsACompiledTargetWhenTheBaseHasOne) {
+  // The default targets: `default` alone would leave every region to the host.
+  std::map<std::set<std::string>, int> seen;
+  for (std::uint64_t seed = 0; seed < 400; ++seed) {
+    ir::Rng rng(seed);
+    const std::set<std::string> kept = kept_targets(swarm(GenPolicy{}, rng));
+    EXPECT_TRUE(kept.count("ccompiler")) << seed;
+    ++seen[kept];
+  }
+  ASSERT_EQ(seen.size(), 2u);
+  // Each of ccompiler and default is kept with probability 1/2, ccompiler back when it was not:
+  // half the policies mix the two targets.
+  const int mixed = seen[{"ccompiler", "default"}];
+  EXPECT_GT(mixed, 150);
+  EXPECT_LT(mixed, 250);
+
+  // Two compiled targets: either may go, never both.
+  const GenPolicy two = with({{"targets", "ccompiler:1,dnnl_like:1,default:1"}});
+  std::set<std::set<std::string>> combos;
+  for (std::uint64_t seed = 0; seed < 200; ++seed) {
+    ir::Rng rng(seed);
+    const std::set<std::string> kept = kept_targets(swarm(two, rng));
+    EXPECT_TRUE(kept.count("ccompiler") || kept.count("dnnl_like")) << seed;
+    combos.insert(kept);
+  }
+  EXPECT_TRUE(combos.count({"ccompiler"}));
+  EXPECT_TRUE(combos.count({"dnnl_like", "default"}));
+
+  // A base with only `default` keeps it.
+  ir::Rng rng(1);
+  EXPECT_EQ(kept_targets(swarm(with({{"targets", "default:1"}}), rng)),
+            (std::set<std::string>{"default"}));
 }
 
 // ---- decision sources -----------------------------------------------------------------------
