@@ -26,23 +26,8 @@ std::string sanitize(const std::string& name) {
 }
 
 // Children in the order they are bound: a call's arguments before its callee (as TVM's printer
-// lifts them), so a bound local `fn` sits right above its call. Indexed access, so the walk
-// allocates nothing per node.
-std::size_t child_count(const ExprNode& node) {
-  switch (node.kind()) {
-    case ExprKind::kCall: {
-      const auto& call = static_cast<const CallNode&>(node);
-      return call.args().size() + (call.callee() ? 1 : 0);
-    }
-    case ExprKind::kTuple:
-      return static_cast<const TupleNode&>(node).fields().size();
-    case ExprKind::kTupleGetItem:
-      return 1;
-    default:
-      return 0;
-  }
-}
-
+// lifts them), so a bound local `fn` sits right above its call (ir::num_children counts them).
+// Indexed access, so the walk allocates nothing per node.
 const Expr& child_at(const ExprNode& node, std::size_t i) {
   switch (node.kind()) {
     case ExprKind::kCall: {
@@ -235,7 +220,7 @@ class Printer {
   bool needs_binding(const Expr& e) const { return !is_atom(*e) && num_.count(e.get()) == 0; }
 
   void start(Frame& f) {
-    if (needs_binding(f.root)) f.stack.push_back({f.root.get(), child_count(*f.root)});
+    if (needs_binding(f.root)) f.stack.push_back({f.root.get(), num_children(*f.root)});
   }
 
   void indent(int n) { out_.append(static_cast<std::size_t>(n), ' '); }
@@ -267,7 +252,7 @@ class Printer {
         Item& top = f.stack.back();
         if (top.next < top.count) {
           const Expr& kid = child_at(*top.node, top.next++);
-          if (needs_binding(kid)) f.stack.push_back({kid.get(), child_count(*kid)});
+          if (needs_binding(kid)) f.stack.push_back({kid.get(), num_children(*kid)});
           continue;
         }
         const ExprNode* node = top.node;
