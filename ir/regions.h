@@ -27,6 +27,13 @@ struct Region {
 /// The regions of one function body. Ids have gaps where regions were merged away.
 class RegionSet {
  public:
+  /// Move-only: the position index holds iterators into this set's own lists.
+  RegionSet() = default;
+  RegionSet(RegionSet&&) noexcept = default;
+  RegionSet& operator=(RegionSet&&) noexcept = default;
+  RegionSet(const RegionSet&) = delete;
+  RegionSet& operator=(const RegionSet&) = delete;
+
   /// Builds the regions of `body`. Throws VerifyError naming the node when the annotations break
   /// DESIGN.md §4: an end with no region or a target other than its region's, a begin on a value
   /// still inside a region, an op whose arguments are partly in regions, merged regions of
