@@ -1,7 +1,8 @@
 // The per-input work of the fuzz_pipeline target without libFuzzer around it: the reference,
 // every pass (merging on for every other input, as the target's flags byte alternates it), the
-// interpreter on every stage and the plan interpreter. Inputs are generated graphs of about 20 ops (the fuzz target's policy), so
-// `execs_per_s` is the target's ceiling on one core before coverage instrumentation.
+// interpreter on every stage and the plan interpreter. Inputs are generated graphs of about 20 ops
+// (the fuzz target's policy), so `execs_per_s` is the target's ceiling on one core before coverage
+// instrumentation.
 #include <benchmark/benchmark.h>
 
 #include "generator/builder.h"

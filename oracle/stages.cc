@@ -15,9 +15,12 @@ namespace {
 
 Stage stage_of_pass(aot::Pass pass) {
   switch (pass) {
-    case aot::Pass::kMerge: return Stage::kMerge;
-    case aot::Pass::kPartition: return Stage::kPartition;
-    default: return Stage::kFuse;
+    case aot::Pass::kMerge:
+      return Stage::kMerge;
+    case aot::Pass::kPartition:
+      return Stage::kPartition;
+    default:
+      return Stage::kFuse;
   }
 }
 
@@ -73,9 +76,14 @@ std::optional<Verdict> run_stages(const ir::Module& annotated, aot::PipelineOpti
     }
     // A stage holds the module after its pass; later stages start from it.
     switch (info.pass) {
-      case aot::Pass::kMerge: stages.merged = current; [[fallthrough]];
-      case aot::Pass::kPartition: stages.partitioned = current; [[fallthrough]];
-      default: stages.fused = current;
+      case aot::Pass::kMerge:
+        stages.merged = current;
+        [[fallthrough]];
+      case aot::Pass::kPartition:
+        stages.partitioned = current;
+        [[fallthrough]];
+      default:
+        stages.fused = current;
     }
     try {
       auto got = reference::run_main(current, reference.inputs).flatten();

@@ -23,8 +23,7 @@ struct ModelRegion {
   std::set<const ExprNode*> nodes;
 };
 
-void model_merge(std::map<int, ModelRegion>& regions, std::map<int, int>& root, int src,
-                 int dest) {
+void model_merge(std::map<int, ModelRegion>& regions, std::map<int, int>& root, int src, int dest) {
   while (root[src] != src) src = root[src];
   while (root[dest] != dest) dest = root[dest];
   if (src == dest) return;
