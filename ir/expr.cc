@@ -3,9 +3,8 @@
 
 #include <algorithm>
 
-#include "ir/node_map.h"
-
 #include "ir/error.h"
+#include "ir/node_map.h"
 
 namespace aotfuzz::ir {
 namespace {

@@ -28,8 +28,6 @@ class NodeMap {
     while (cap < 2 * n) cap *= 2;
     if (cap > slots_.size()) rehash(cap);
   }
-  std::size_t size() const { return size_; }
-  bool empty() const { return size_ == 0; }
 
   /// The value of `key`, or nullptr.
   V* find(const ExprNode* key) {
@@ -93,11 +91,9 @@ class NodeSet {
  public:
   NodeSet() = default;
   explicit NodeSet(std::size_t n) : map_(n) {}
-  void reserve(std::size_t n) { map_.reserve(n); }
   /// True when `key` was not yet present.
   bool insert(const ExprNode* key) { return map_.try_emplace(key, true).second; }
   bool contains(const ExprNode* key) const { return map_.contains(key); }
-  std::size_t size() const { return map_.size(); }
 
  private:
   NodeMap<bool> map_;

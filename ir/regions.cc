@@ -113,11 +113,11 @@ void RegionSet::merge(int src, int dest) {
     if (in == nullptr || !in->live) continue;
     in->live = false;
     (in_region(b, src) ? s.ins : d.ins).erase(in->it);
-    const ExprNode* end = arg_of(b);
-    Position* out = position_.find(end);
+    // The begin's argument is an end of `src` (that is what made the pair internal).
+    Position* out = position_.find(arg_of(b));
     if (out != nullptr && out->live) {
       out->live = false;
-      (in_region(end, src) ? s.outs : d.outs).erase(out->it);
+      s.outs.erase(out->it);
     }
   }
   d.nodes.splice(d.nodes.end(), s.nodes);
@@ -126,10 +126,8 @@ void RegionSet::merge(int src, int dest) {
   if (ends_[src].size() > ends_[dest].size()) ends_[src].swap(ends_[dest]);
   ends_[dest].insert(ends_[dest].end(), ends_[src].begin(), ends_[src].end());
   ends_[src].clear();
-  auto& fed = self_fed_[dest];
-  for (const ExprNode* b : now_self_fed) {
-    if (position_.find(b)->live) fed.push_back(b);
-  }
+  // (None of these was made internal above: those are begins of `dest`, or fed by `src`.)
+  self_fed_[dest].insert(self_fed_[dest].end(), now_self_fed.begin(), now_self_fed.end());
   self_fed_[src].clear();
   parent_[src] = dest;
   alive_[src] = false;

@@ -5,15 +5,11 @@
 #include <map>
 
 #include "aot/codegen_error.h"
-#include "aot/pass_error.h"
 #include "ir/error.h"
-#include "ir/verify.h"
 #include "oracle/harness.h"
 #include "oracle/stages.h"
 #include "oracle/static_arity.h"
 #include "oracle/tempdir.h"
-#include "reference/inputs.h"
-#include "reference/interpreter.h"
 
 namespace aotfuzz::oracle {
 namespace {
@@ -53,23 +49,9 @@ std::string replay_flags(const CaseOptions& o) {
 CaseResult run_case(const ir::Module& annotated, const CaseOptions& options) {
   CaseResult r;
   auto t0 = Clock::now();
-  // 1. The input must be valid, and its reference result is the expectation.
-  const CaseReference reference = case_reference(annotated, options.input_seed);
-  if (reference.invalid) {
-    r.verdict = *reference.invalid;
-    return r;
-  }
-  r.inputs = reference.inputs;
-  r.expected = reference.expected;
-  // 2. The passes one at a time, each verified and interpreted.
-  aot::Stages stages;
-  const std::optional<Verdict> stage_verdict =
-      run_stages(annotated, options.pipeline, reference, options.max_ulp, stages);
-  r.stages = stages;
-  if (stage_verdict) {
-    r.verdict = *stage_verdict;
-    return r;
-  }
+  // 1-2. The reference result of the valid input, then the passes, each verified and interpreted.
+  if (!reference_and_stages(annotated, options, nullptr, r)) return r;
+  const aot::Stages& stages = *r.stages;
   // 3. C code and its static call arities.
   aot::CodegenOptions cg = options.codegen;
   cg.mod_name = options.pipeline.mod_name;

@@ -9,9 +9,6 @@
 #include <unordered_map>
 
 #include "aot/codegen_error.h"
-#include "aot/pass_error.h"
-#include "ir/verify.h"
-#include "reference/inputs.h"
 #include "reference/interpreter.h"
 
 namespace aotfuzz::oracle {
@@ -440,27 +437,9 @@ PlanRun interpret_program(const ir::Module& fused, const aot::ExecutorProgram& p
 CaseResult run_case_in_process(const ir::Module& annotated, const CaseOptions& options,
                                bool emit_c, const CaseReference* reference) {
   CaseResult r;
-  // 1. The input must be valid, and its reference result is the expectation.
-  CaseReference computed;
-  if (reference == nullptr) {
-    computed = case_reference(annotated, options.input_seed);
-    reference = &computed;
-  }
-  if (reference->invalid) {
-    r.verdict = *reference->invalid;
-    return r;
-  }
-  r.inputs = reference->inputs;
-  r.expected = reference->expected;
-  // 2. The passes one at a time, each interpreted.
-  aot::Stages stages;
-  const std::optional<Verdict> stage_verdict =
-      run_stages(annotated, options.pipeline, *reference, options.max_ulp, stages);
-  r.stages = stages;
-  if (stage_verdict) {
-    r.verdict = *stage_verdict;
-    return r;
-  }
+  // 1-2. The reference result of the valid input, then the passes, each interpreted.
+  if (!reference_and_stages(annotated, options, reference, r)) return r;
+  const aot::Stages& stages = *r.stages;
   // 3. The executor program, its static arities, and its run.
   aot::CodegenOptions cg = options.codegen;
   cg.mod_name = options.pipeline.mod_name;

@@ -96,4 +96,25 @@ std::optional<Verdict> run_stages(const ir::Module& annotated, aot::PipelineOpti
   return std::nullopt;
 }
 
+bool reference_and_stages(const ir::Module& annotated, const CaseOptions& options,
+                          const CaseReference* reference, CaseResult& r) {
+  CaseReference computed;
+  if (reference == nullptr) {
+    computed = case_reference(annotated, options.input_seed);
+    reference = &computed;
+  }
+  if (reference->invalid) {
+    r.verdict = *reference->invalid;
+    return false;
+  }
+  r.inputs = reference->inputs;
+  r.expected = reference->expected;
+  aot::Stages stages;
+  const std::optional<Verdict> v =
+      run_stages(annotated, options.pipeline, *reference, options.max_ulp, stages);
+  r.stages = std::move(stages);
+  if (v) r.verdict = *v;
+  return !v;
+}
+
 }  // namespace aotfuzz::oracle

@@ -8,6 +8,7 @@
 
 #include "aot/pipeline.h"
 #include "ir/module.h"
+#include "oracle/oracle.h"
 #include "oracle/verdict.h"
 #include "reference/value.h"
 
@@ -39,5 +40,12 @@ std::optional<Verdict> compare_outputs(const std::vector<reference::Value>& expe
 std::optional<Verdict> run_stages(const ir::Module& annotated, aot::PipelineOptions pipeline,
                                   const CaseReference& reference, std::uint32_t ulp,
                                   aot::Stages& stages);
+
+/// Steps 1 and 2 of every case, into `r`: the reference (`*reference` when given, computed from
+/// `annotated` and options.input_seed otherwise) into r.inputs and r.expected, then run_stages
+/// into r.stages (set in either case). Returns false when that settled the case (r.verdict is then invalid input,
+/// pipeline error or mismatch); true when the executor side is to be checked next.
+bool reference_and_stages(const ir::Module& annotated, const CaseOptions& options,
+                          const CaseReference* reference, CaseResult& r);
 
 }  // namespace aotfuzz::oracle

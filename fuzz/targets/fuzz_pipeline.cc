@@ -1,7 +1,7 @@
 // libFuzzer target fuzz_pipeline: bytes -> graph (generator::decode) -> every pass, the reference
 // interpreter on every stage, and the plan interpreter running the AoT executor program in
-// process. Property: no stage and no executor output differs from the
-// reference, every call passes as many arguments as its callee takes, nothing crashes.
+// process. Property: no stage and no executor output differs from the reference, every call passes
+// as many arguments as its callee takes, nothing crashes.
 //
 // The first byte picks the options (API, interface, storage reuse, merging); the rest drives the
 // decoder. AOTFUZZ_INJECT=<bug>[,<bug>...] injects catalogue bugs (aotfuzz bugs), e.g.
