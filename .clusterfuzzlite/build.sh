@@ -23,7 +23,7 @@ if command -v ninja > /dev/null; then generator=Ninja; fi
 cmake -S "$src" -B "$build" -G "$generator" \
   -DCMAKE_BUILD_TYPE=None \
   -DCMAKE_C_COMPILER="$CC" -DCMAKE_CXX_COMPILER="$CXX" \
-  -DAOTFUZZ_TESTS=OFF -DAOTFUZZ_BENCH=OFF \
+  -DAOTFUZZ_TESTS=OFF -DAOTFUZZ_BENCH=OFF -DAOTFUZZ_TCMALLOC=OFF \
   -DAOTFUZZ_LIB_FUZZING_ENGINE="$LIB_FUZZING_ENGINE" \
   -DBoost_USE_STATIC_LIBS=ON
 # shellcheck disable=SC2086

@@ -5,10 +5,16 @@
 // instrumentation.
 #include <benchmark/benchmark.h>
 
+#include "aot/codegen.h"
+#include "aot/executor_program.h"
+#include "aot/pipeline.h"
 #include "generator/builder.h"
 #include "generator/policy.h"
 #include "generator/stats.h"
+#include "ir/verify.h"
 #include "oracle/plan_interpreter.h"
+#include "reference/inputs.h"
+#include "reference/interpreter.h"
 
 namespace {
 
@@ -41,6 +47,63 @@ void BM_FuzzPipelineInput(benchmark::State& state) {
   state.counters["mean_ops"] = ops / static_cast<double>(inputs.size());
 }
 BENCHMARK(BM_FuzzPipelineInput)->Arg(5)->Arg(20)->ArgName("ops")->Unit(benchmark::kMicrosecond);
+
+// One phase of that work at a time, on the 20-op inputs, so a change shows where it helps.
+enum Phase : int { kVerify, kReference, kPasses, kInterpretStages, kExecutorProgram, kArity, kPlanRun };
+
+void BM_Phase(benchmark::State& state) {
+  const auto phase = static_cast<Phase>(state.range(0));
+  const auto inputs = graphs(20, 64);
+  struct Prepared {
+    ir::Module annotated;
+    aot::Stages stages;
+    std::vector<reference::Value> args;
+    aot::ExecutorProgram program;
+  };
+  aot::CodegenOptions cg;
+  std::vector<Prepared> prepared;
+  for (const auto& m : inputs) {
+    Prepared p{m, aot::run_passes(m), reference::make_inputs(m.main(), 1), {}};
+    p.program = aot::build_executor_program(p.stages.fused, cg);
+    prepared.push_back(std::move(p));
+  }
+  std::size_t next = 0;
+  for (auto _ : state) {
+    const Prepared& p = prepared[next++ % prepared.size()];
+    switch (phase) {
+      case kVerify:  // once per stage, as the passes and the reference do
+        ir::verify(p.stages.annotated);
+        ir::verify(p.stages.merged);
+        ir::verify(p.stages.partitioned);
+        ir::verify(p.stages.fused);
+        break;
+      case kReference:
+        benchmark::DoNotOptimize(reference::run_main(p.annotated, p.args));
+        break;
+      case kPasses:
+        benchmark::DoNotOptimize(aot::run_passes(p.annotated));
+        break;
+      case kInterpretStages:
+        benchmark::DoNotOptimize(reference::run_main(p.stages.merged, p.args));
+        benchmark::DoNotOptimize(reference::run_main(p.stages.partitioned, p.args));
+        benchmark::DoNotOptimize(reference::run_main(p.stages.fused, p.args));
+        break;
+      case kExecutorProgram:
+        benchmark::DoNotOptimize(aot::build_executor_program(p.stages.fused, cg));
+        break;
+      case kArity:
+        benchmark::DoNotOptimize(aot::expected_call_arity(p.stages.fused, cg));
+        break;
+      case kPlanRun:
+        benchmark::DoNotOptimize(oracle::interpret_program(p.stages.fused, p.program, p.args));
+        break;
+    }
+  }
+}
+BENCHMARK(BM_Phase)
+    ->ArgNames({"phase"})
+    ->DenseRange(kVerify, kPlanRun)
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 
