@@ -3,11 +3,39 @@
 
 #include <cctype>
 #include <deque>
+#include <span>
 #include <unordered_map>
 
+#include "ir/node_map.h"
 #include "ir/traversal.h"
 
 namespace aotfuzz::aot {
+namespace {
+
+// Adjacency lists of a small graph in compressed rows: the neighbours of u are
+// `to[begin[u] .. begin[u + 1])`.
+struct Csr {
+  std::vector<int> begin;
+  std::vector<int> to;
+  std::span<const int> operator[](int u) const {
+    return {to.data() + begin[u], to.data() + begin[u + 1]};
+  }
+  // Rows by edge source, or by edge target when `reversed`.
+  static Csr of(int n, const std::vector<std::pair<int, int>>& edges, bool reversed) {
+    Csr c;
+    c.begin.assign(n + 1, 0);
+    for (const auto& [from, to] : edges) ++c.begin[(reversed ? to : from) + 1];
+    for (int u = 0; u < n; ++u) c.begin[u + 1] += c.begin[u];
+    c.to.resize(edges.size());
+    std::vector<int> next(c.begin.begin(), c.begin.end() - 1);
+    for (const auto& [from, to] : edges) {
+      c.to[next[reversed ? to : from]++] = reversed ? from : to;
+    }
+    return c;
+  }
+};
+
+}  // namespace
 
 bool is_begin(const ir::ExprNode* node) {
   const auto* call = ir::as<ir::CallNode>(node);
@@ -47,34 +75,34 @@ std::optional<std::string> find_region_cycle(const std::vector<ir::Expr>& order,
                                              const ir::RegionSet& regions) {
   // Units of the contracted graph: region ids first, then one unit per node outside every region.
   const int num_region_units = regions.next_id();
-  std::unordered_map<const ir::ExprNode*, int> unit;
+  ir::NodeMap<int> unit(order.size());
   std::vector<const ir::ExprNode*> outside;  // unit - num_region_units -> node
-  unit.reserve(order.size());
   for (const auto& node : order) {
     if (const ir::Region* r = regions.region_of(node.get());
         r != nullptr && r->target != "default") {
-      unit.emplace(node.get(), r->id);
+      unit.try_emplace(node.get(), r->id);
     } else {
-      unit.emplace(node.get(), num_region_units + static_cast<int>(outside.size()));
+      unit.try_emplace(node.get(), num_region_units + static_cast<int>(outside.size()));
       outside.push_back(node.get());
     }
   }
   const int n = num_region_units + static_cast<int>(outside.size());
-  std::vector<std::vector<int>> succ(n), pred(n);
+  // The contracted edges, stored as two CSR adjacency lists (one allocation each, not one per
+  // unit: this runs for every merged function).
+  std::vector<std::pair<int, int>> edges;
   for (const auto& node : order) {
-    const int to = unit.at(node.get());
-    for (const auto& kid : ir::children(*node)) {
-      const int from = unit.at(kid.get());
-      if (from == to) continue;
-      succ[from].push_back(to);
-      pred[to].push_back(from);
+    const int to = *unit.find(node.get());
+    for (std::size_t k = 0; k < ir::num_children(*node); ++k) {
+      const int from = *unit.find(ir::child(*node, k).get());
+      if (from != to) edges.emplace_back(from, to);
     }
   }
+  const Csr succ = Csr::of(n, edges, false);
+  const Csr pred = Csr::of(n, edges, true);
   // Kahn from the sources, then from the sinks: what remains lies on a cycle or between cycles,
   // and every remaining unit has a remaining successor.
   std::vector<bool> alive(n, true);
-  auto trim = [&](const std::vector<std::vector<int>>& in_edges,
-                  const std::vector<std::vector<int>>& out_edges) {
+  auto trim = [&](const Csr& in_edges, const Csr& out_edges) {
     std::vector<int> degree(n, 0);
     std::deque<int> ready;
     for (int u = 0; u < n; ++u) {

@@ -105,11 +105,8 @@ CalleeTable resolve_callees(const ir::Module& fused, const std::string& mod_name
   return table;
 }
 
-}  // namespace detail
-
-std::vector<CallSiteInfo> expected_call_arity(const ir::Module& fused,
+std::vector<CallSiteInfo> expected_call_arity(const CalleeTable& table,
                                               const CodegenOptions& options) {
-  const auto table = detail::resolve_callees(fused, options.mod_name);
   std::vector<CallSiteInfo> out;
   for (std::size_t i = 0; i < table.calls.size(); ++i) {
     const auto& c = table.callees[table.call_callee[i]];
@@ -120,6 +117,13 @@ std::vector<CallSiteInfo> expected_call_arity(const ir::Module& fused,
                                c.external || options.api == CodegenOptions::Api::kPacked});
   }
   return out;
+}
+
+}  // namespace detail
+
+std::vector<CallSiteInfo> expected_call_arity(const ir::Module& fused,
+                                              const CodegenOptions& options) {
+  return detail::expected_call_arity(detail::resolve_callees(fused, options.mod_name), options);
 }
 
 CSources generate_c(const ir::Module& fused, const CodegenOptions& options) {

@@ -43,6 +43,9 @@ struct CalleeTable {
 
 /// Classifies every call of @main; throws CodegenError for a callee outside the fused shape.
 CalleeTable resolve_callees(const ir::Module& fused, const std::string& mod_name);
+/// expected_call_arity over an already resolved table.
+std::vector<CallSiteInfo> expected_call_arity(const CalleeTable& table,
+                                              const CodegenOptions& options);
 
 /// Emits statements computing every flattened result of `fn`'s body into `out_names` from the
 /// flattened parameters `in_names` (C pointers of the right element types). Elementwise ops

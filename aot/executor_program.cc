@@ -72,6 +72,11 @@ ExecutorProgram executor_program(const StoragePlan& plan, const std::vector<cons
 }  // namespace detail
 
 ExecutorProgram build_executor_program(const ir::Module& fused, const CodegenOptions& options) {
+  return build_executor_program(fused, options, nullptr);
+}
+
+ExecutorProgram build_executor_program(const ir::Module& fused, const CodegenOptions& options,
+                                       std::vector<CallSiteInfo>* expected_arity) {
   StorageOptions storage;
   storage.reuse = options.storage_reuse;
   storage.bugs = options.bugs;
@@ -88,6 +93,7 @@ ExecutorProgram build_executor_program(const ir::Module& fused, const CodegenOpt
     }
     callees.push_back(&table.callees[table.call_callee[s]]);
   }
+  if (expected_arity != nullptr) *expected_arity = detail::expected_call_arity(table, options);
   return detail::executor_program(plan, callees, options);
 }
 

@@ -66,6 +66,10 @@ struct ExecutorProgram {
 /// (kTupleArgFirstFieldOnly, kStaleUnpackedArg and the storage switches) applied. Throws
 /// CodegenError like generate_c for modules outside the fused shape.
 ExecutorProgram build_executor_program(const ir::Module& fused, const CodegenOptions& options);
+/// The same, and `*expected_arity = expected_call_arity(fused, options)` from the same callee
+/// resolution (the in-process oracle needs both for every input).
+ExecutorProgram build_executor_program(const ir::Module& fused, const CodegenOptions& options,
+                                       std::vector<CallSiteInfo>* expected_arity);
 
 namespace detail {
 struct Callee;

@@ -28,7 +28,7 @@ void NestedWalk::walk(const ir::Expr& root) {
       Frame done = std::move(frames.back());
       frames.pop_back();
       done.task->finish();
-      pending_.erase(done.task_node.get());
+      *pending_.find(done.task_node.get()) = false;
       visited_.insert(done.task_node.get());
       order_.push_back(std::move(done.task_node));
       continue;
@@ -45,22 +45,24 @@ void NestedWalk::walk(const ir::Expr& root) {
     if (!entries.back().expanded) {
       entries.back().expanded = true;
       ir::Expr node = entries.back().node;
-      auto kids = ir::children(*node);
-      for (auto it = kids.rbegin(); it != kids.rend(); ++it) {
-        if (!visited(it->get())) entries.push_back(Entry{*it});
+      for (std::size_t k = ir::num_children(*node); k-- > 0;) {
+        const ir::Expr& kid = ir::child(*node, k);
+        if (!visited(kid.get())) entries.push_back(Entry{kid});
       }
       continue;
     }
     ir::Expr node = std::move(entries.back().node);
     entries.pop_back();
-    if (pending_.count(node.get())) on_cycle_(node);
+    if (const bool* pending = pending_.find(node.get()); pending != nullptr && *pending) {
+      on_cycle_(node);
+    }
     std::unique_ptr<Task> task = start_(node);
     if (!task) {
       visited_.insert(node.get());
       order_.push_back(std::move(node));
       continue;
     }
-    pending_.insert(node.get());
+    pending_[node.get()] = true;
     frames.push_back(Frame{{}, std::move(task), std::move(node)});
   }
 }

@@ -7,10 +7,10 @@
 
 #include <functional>
 #include <memory>
-#include <unordered_set>
 #include <vector>
 
 #include "ir/expr.h"
+#include "ir/node_map.h"
 
 namespace aotfuzz::aot {
 
@@ -39,7 +39,7 @@ class NestedWalk {
   /// Visits every node of `root` not yet visited. Calls made from inside a Task are not allowed;
   /// a Task asks for nested walks through next().
   void walk(const ir::Expr& root);
-  bool visited(const ir::ExprNode* node) const { return visited_.count(node) > 0; }
+  bool visited(const ir::ExprNode* node) const { return visited_.contains(node); }
   /// Every node visited so far, in the order each was finished: always after its children, so
   /// it is a valid post order for analyses that need one.
   const std::vector<ir::Expr>& order() const { return order_; }
@@ -47,9 +47,9 @@ class NestedWalk {
  private:
   StartFn start_;
   CycleFn on_cycle_;
-  std::unordered_set<const ir::ExprNode*> visited_;
+  ir::NodeSet visited_{64};
   std::vector<ir::Expr> order_;
-  std::unordered_set<const ir::ExprNode*> pending_;
+  ir::NodeMap<bool> pending_;  // true while the node's Task is pending
 };
 
 }  // namespace aotfuzz::aot

@@ -9,6 +9,7 @@
 #include "aot/annotations.h"
 #include "aot/nested_walk.h"
 #include "aot/pass_guard.h"
+#include "ir/node_map.h"
 #include "ir/regions.h"
 #include "ir/traversal.h"
 
@@ -44,7 +45,7 @@ class Partitioner {
         taken_names_(taken_names) {
     for (const ir::Region* r : regions_.regions()) {
       int i = 0;
-      for (const auto& in : r->ins) input_index_.emplace(in.get(), i++);
+      for (const auto& in : r->ins) input_index_.try_emplace(in.get(), i++);
     }
   }
 
@@ -53,7 +54,7 @@ class Partitioner {
     // Partitioner ICHECK-fails on it (GetArgIdx == -1), and outlining would revisit the region.
     for (const ir::Region* r : regions_.regions()) {
       for (const auto& node : r->nodes) {
-        if (is_begin(node.get()) && !input_index_.count(node.get())) {
+        if (is_begin(node.get()) && !input_index_.contains(node.get())) {
           throw PassError(kPassName, PassError::Kind::kRejectedInput,
                           "@" + caller_ + ": " + ir::describe(*node) +
                               " is not an input of region " + std::to_string(r->id) +
@@ -67,7 +68,7 @@ class Partitioner {
     NestedWalk walk([this](const ir::Expr& node) { return start(node); },
                     [this](const ir::Expr&) { reject_cycle(); });
     walk.walk(body_);
-    return post_.at(body_.get());
+    return post(body_.get());
   }
 
   // Outlined functions by region id.
@@ -115,10 +116,20 @@ class Partitioner {
       meta.creating = true;
       return std::make_unique<CreateTask>(*this, node, region);
     }
-    std::vector<ir::Expr> kids = ir::children(*node);
-    for (auto& k : kids) k = post_.at(k.get());
+    std::vector<ir::Expr> kids(ir::num_children(*node));
+    for (std::size_t k = 0; k < kids.size(); ++k) kids[k] = post(ir::child(*node, k).get());
     post_[node.get()] = ir::with_children(node, std::move(kids));
     return nullptr;
+  }
+
+  // The rewritten form of a node the walk has finished (children are finished first).
+  const ir::Expr& post(const ir::ExprNode* node) {
+    const ir::Expr* e = post_.find(node);
+    if (e == nullptr) {
+      throw PassError(kPassName, PassError::Kind::kBrokenOutput,
+                      "internal: " + ir::describe(*node) + " was used before it was rewritten");
+    }
+    return *e;
   }
 
   [[noreturn]] void reject_cycle() {
@@ -131,7 +142,7 @@ class Partitioner {
   void visit_begin(const ir::Expr& begin) {
     const ir::Region* region = regions_.region_of(begin.get());
     const auto* call = ir::as<ir::CallNode>(begin);
-    const auto index = input_index_.find(begin.get());
+    const int* index = input_index_.find(begin.get());
     RegionMeta& meta = meta_[region->id];
     const ir::Expr& producer = strip_annotations(call->args()[0]);
     const std::string type_key = ir::type_to_string(begin->type());
@@ -147,9 +158,9 @@ class Partitioner {
       post_[begin.get()] = it->second;
       return;
     }
-    ir::Var var = ir::VarNode::make(outlined_param_name(region->target, region->id, index->second),
+    ir::Var var = ir::VarNode::make(outlined_param_name(region->target, region->id, *index),
                                     begin->type());
-    meta.args.emplace_back(var, post_.at(call->args()[0].get()));
+    meta.args.emplace_back(var, post(call->args()[0].get()));
     meta.param_of_producer.emplace(producer.get(), var);
     meta.param_of_type.emplace(type_key, var);
     post_[begin.get()] = var;
@@ -167,7 +178,7 @@ class Partitioner {
     std::vector<ir::Expr> fields;
     std::vector<int> index_of_ret;
     for (std::size_t i = 0; i < rets.size(); ++i) {
-      fields.push_back(post_.at(rets[i].get()));
+      fields.push_back(post(rets[i].get()));
       index_of_ret.push_back(static_cast<int>(i));
     }
     if (fields.size() >= 2 && options_.bugs.on(Bug::kSwappedOutputOrder)) {
@@ -214,8 +225,8 @@ class Partitioner {
   std::string caller_;
   const PipelineOptions& options_;
   std::set<std::string>& taken_names_;
-  std::unordered_map<const ir::ExprNode*, int> input_index_;
-  std::unordered_map<const ir::ExprNode*, ir::Expr> post_;
+  ir::NodeMap<int> input_index_;
+  ir::NodeMap<ir::Expr> post_{64};
   std::unordered_map<int, RegionMeta> meta_;
   std::map<int, Outlined> outlined_;
 };

@@ -135,7 +135,10 @@ void RegionSet::merge(int src, int dest) {
 
 RegionSet RegionSet::build(const Expr& body) {
   RegionSet set;
-  for (const auto& node : post_order(body)) {
+  const std::vector<Expr> order = post_order(body);
+  set.node_region_.reserve(order.size());
+  set.position_.reserve(order.size());
+  for (const auto& node : order) {
     const auto* call = as<CallNode>(node);
     if (call != nullptr && call->is_op(Op::kCompilerBegin)) {
       const Expr& arg = call->args()[0];

@@ -25,12 +25,15 @@ std::vector<Expr> post_order(const Expr& root, bool enter_functions) {
   if (!root) return order;
   // Nodes are immutable and built from existing children, so the graph is acyclic: a node met
   // again was either finished or is an ancestor (impossible), and one "seen" set suffices.
-  NodeSet seen;  // most bodies are a handful of nodes: start small
+  // Sized for a typical generated body (tens of nodes) so small walks never rehash.
+  NodeSet seen(64);
+  order.reserve(64);
   struct Frame {
     const Expr* node;
     std::size_t next;
   };
   std::vector<Frame> stack;
+  stack.reserve(32);
   stack.push_back({&root, 0});
   seen.insert(root.get());
   while (!stack.empty()) {

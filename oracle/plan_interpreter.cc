@@ -448,8 +448,7 @@ CaseResult run_case_in_process(const ir::Module& annotated, const CaseOptions& o
   std::vector<aot::CallSiteInfo> expected_arity;
   try {
     if (emit_c) r.files = aot::generate_c(stages.fused, cg).files;
-    program = aot::build_executor_program(stages.fused, cg);
-    expected_arity = aot::expected_call_arity(stages.fused, cg);
+    program = aot::build_executor_program(stages.fused, cg, &expected_arity);
   } catch (const ir::Error& e) {
     r.verdict = {Stage::kCodegen, PipelineError{e.what()}};
     return r;

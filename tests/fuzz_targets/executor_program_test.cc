@@ -56,6 +56,20 @@ TEST(ExecutorProgram, NumArgsOfEveryCallEqualsTheArityTheIrGives) {
   }
 }
 
+TEST(ExecutorProgram, TheArityItReportsAlongsideIsExpectedCallArity) {
+  aot::CodegenOptions unpacked;
+  unpacked.api = aot::CodegenOptions::Api::kUnpacked;
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    const ir::Module fused = fused_of(generated(seed), seed % 2 == 0);
+    for (const auto& options : {aot::CodegenOptions{}, unpacked}) {
+      std::vector<aot::CallSiteInfo> arity{{"stale", 99, false}};
+      const auto program = aot::build_executor_program(fused, options, &arity);
+      EXPECT_EQ(arity, aot::expected_call_arity(fused, options));
+      EXPECT_EQ(program.calls.size(), aot::build_executor_program(fused, options).calls.size());
+    }
+  }
+}
+
 TEST(ExecutorProgram, TupleArgFirstFieldOnlyPassesTwoArgumentsToTheFusedAddThatTakesThree) {
   const ir::Module fused = fused_of(seed_9036());
   const auto good = aot::build_executor_program(fused, {});
