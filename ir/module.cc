@@ -23,6 +23,11 @@ const Function* Module::find(const std::string& name) const {
   return it == index_.end() ? nullptr : &functions_[it->second].second;
 }
 
+std::size_t Module::index_of(const std::string& name) const {
+  auto it = index_.find(name);
+  return it == index_.end() ? functions_.size() : it->second;
+}
+
 const Function& Module::main() const {
   const Function* f = find("main");
   if (f == nullptr) throw VerifyError("module has no @main");

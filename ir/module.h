@@ -19,6 +19,8 @@ class Module {
   void replace(const std::string& name, Function fn);
   /// The function `@name`, or nullptr.
   const Function* find(const std::string& name) const;
+  /// The position of `@name` in functions(), or size() when there is none.
+  std::size_t index_of(const std::string& name) const;
   /// `@main`; throws VerifyError if the module has none.
   const Function& main() const;
   /// A GlobalVar for `@name` typed as that function. Throws VerifyError if absent.

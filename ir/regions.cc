@@ -133,9 +133,10 @@ void RegionSet::merge(int src, int dest) {
   alive_[src] = false;
 }
 
-RegionSet RegionSet::build(const Expr& body) {
+RegionSet RegionSet::build(const Expr& body) { return build(body, post_order(body)); }
+
+RegionSet RegionSet::build(const Expr& body, const std::vector<Expr>& order) {
   RegionSet set;
-  const std::vector<Expr> order = post_order(body);
   set.node_region_.reserve(order.size());
   set.position_.reserve(order.size());
   for (const auto& node : order) {

@@ -39,6 +39,8 @@ class RegionSet {
   /// still inside a region, an op whose arguments are partly in regions, merged regions of
   /// different targets, a region value used without an end (or returned without one).
   static RegionSet build(const Expr& body);
+  /// The same, given `order == post_order(body)` already (verify() has it at hand).
+  static RegionSet build(const Expr& body, const std::vector<Expr>& order);
 
   /// The region holding `node`, or nullptr when it is outside every region.
   const Region* region_of(const ExprNode* node) const;

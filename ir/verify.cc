@@ -1,8 +1,6 @@
 // The module invariants, checked in one place.
 #include "ir/verify.h"
 
-#include <unordered_map>
-#include <unordered_set>
 
 #include "ir/error.h"
 #include "ir/node_map.h"
@@ -24,42 +22,48 @@ bool is_identifier(const std::string& s) {
 
 // Checks one function (and, through the work list, its local functions).
 void verify_function(const Module& module, const std::string& name, const Function& root,
-                     NodeSet& bound,
-                     std::vector<std::string>& callees) {
+                     NodeSet& bound, std::vector<std::size_t>& callees) {
   std::vector<const FunctionNode*> work{root.get()};
   while (!work.empty()) {
     const FunctionNode* fn = work.back();
     work.pop_back();
     NodeSet params(fn->params().size());
-    std::unordered_set<std::string> param_names;
-    for (const auto& p : fn->params()) {
+    for (std::size_t i = 0; i < fn->params().size(); ++i) {
+      const Var& p = fn->params()[i];
       if (!bound.insert(p.get())) {
         throw VerifyError("@" + name + ": parameter %" + p->name() + " is bound twice");
       }
       if (!is_identifier(p->name())) {
         throw VerifyError("@" + name + ": parameter name '" + p->name() + "' is not an identifier");
       }
-      if (!param_names.insert(p->name()).second) {
-        throw VerifyError("@" + name + ": two parameters are named %" + p->name());
+      // Parameter lists are short: a quadratic scan beats building a set of strings.
+      for (std::size_t j = 0; j < i; ++j) {
+        if (fn->params()[j]->name() == p->name()) {
+          throw VerifyError("@" + name + ": two parameters are named %" + p->name());
+        }
       }
       params.insert(p.get());
     }
     const bool outlined = fn->attrs().has("Compiler") || fn->attrs().has("Primitive");
-    for (const auto& node : post_order(fn->body())) {
+    const std::vector<Expr> order = post_order(fn->body());
+    for (const auto& node : order) {
       if (const auto* v = as<VarNode>(node)) {
         if (!params.contains(v)) {
           throw VerifyError("@" + name + ": %" + v->name() +
                             " is not a parameter of its enclosing function");
         }
       } else if (const auto* g = as<GlobalVarNode>(node)) {
-        const Function* callee = module.find(g->name());
-        if (callee == nullptr) throw VerifyError("@" + name + " calls undefined @" + g->name());
+        const std::size_t index = module.index_of(g->name());
+        if (index == module.size()) {
+          throw VerifyError("@" + name + " calls undefined @" + g->name());
+        }
+        const Function* callee = &module.functions()[index].second;
         if (!type_equal((*callee)->type(), g->type())) {
           throw VerifyError("@" + name + " calls @" + g->name() + " as " +
                             type_to_string(g->type()) + " but it has type " +
                             type_to_string((*callee)->type()));
         }
-        callees.push_back(g->name());
+        callees.push_back(index);
       } else if (const auto* local = as<FunctionNode>(node)) {
         work.push_back(local);
       } else if (outlined && annotation_target(node.get())) {
@@ -67,7 +71,7 @@ void verify_function(const Module& module, const std::string& name, const Functi
                           " inside a Compiler/Primitive function");
       }
     }
-    if (!outlined) RegionSet::build(fn->body());
+    if (!outlined) RegionSet::build(fn->body(), order);
   }
 }
 
@@ -76,8 +80,10 @@ void verify_function(const Module& module, const std::string& name, const Functi
 void verify(const Module& module) {
   module.main();
   NodeSet bound;
-  std::unordered_map<std::string, std::vector<std::string>> calls;
-  for (const auto& [name, fn] : module.functions()) {
+  // Functions by their position in the module, so the call graph needs no string keys.
+  std::vector<std::vector<std::size_t>> calls(module.size());
+  for (std::size_t f = 0; f < module.size(); ++f) {
+    const auto& [name, fn] = module.functions()[f];
     if (!is_identifier(name)) throw VerifyError("function name '@" + name + "' is not an identifier");
     // The symbol is the function's C name in the generated code (TVM's global_symbol).
     if (const AttrValue* symbol = fn->attrs().find("global_symbol")) {
@@ -87,7 +93,7 @@ void verify(const Module& module) {
       }
     }
     try {
-      verify_function(module, name, fn, bound, calls[name]);
+      verify_function(module, name, fn, bound, calls[f]);
     } catch (const VerifyError&) {
       throw;
     } catch (const Error& e) {
@@ -95,18 +101,20 @@ void verify(const Module& module) {
     }
   }
   // The call graph must be acyclic (three-colour DFS, iterative).
-  std::unordered_map<std::string, int> colour;
-  for (const auto& [start, fn] : module.functions()) {
+  std::vector<int> colour(module.size(), 0);
+  for (std::size_t start = 0; start < module.size(); ++start) {
     if (colour[start] != 0) continue;
-    std::vector<std::pair<std::string, std::size_t>> stack{{start, 0}};
+    std::vector<std::pair<std::size_t, std::size_t>> stack{{start, 0}};
     colour[start] = 1;
     while (!stack.empty()) {
       auto& [cur, next] = stack.back();
       const auto& out = calls[cur];
       if (next < out.size()) {
-        const std::string& callee = out[next++];
-        int c = colour[callee];
-        if (c == 1) throw VerifyError("recursive call cycle through @" + callee);
+        const std::size_t callee = out[next++];
+        const int c = colour[callee];
+        if (c == 1) {
+          throw VerifyError("recursive call cycle through @" + module.functions()[callee].first);
+        }
         if (c == 0) {
           colour[callee] = 1;
           stack.emplace_back(callee, 0);
