@@ -61,8 +61,8 @@ ExecutorProgram executor_program(const StoragePlan& plan, const std::vector<cons
     }
     for (const auto& r : step.results) call.slots.push_back(r);
     if (call.packed) {
-      program.stack_size = std::max({program.stack_size, call.slots.size(),
-                                     callee.inputs.size() + callee.outputs.size()});
+      program.stack_size = std::max(
+          {program.stack_size, call.slots.size(), callee.inputs.size() + callee.outputs.size()});
     }
     program.calls.push_back(std::move(call));
   }

@@ -44,7 +44,9 @@ struct ExecutorCall {
   /// The `num_args` of a packed call, or the argument count of a direct call.
   int num_args() const { return static_cast<int>(slots.size()); }
   /// How many slots the callee reads and writes (its flattened inputs plus outputs).
-  int callee_arity() const { return static_cast<int>(callee_inputs.size() + callee_outputs.size()); }
+  int callee_arity() const {
+    return static_cast<int>(callee_inputs.size() + callee_outputs.size());
+  }
 };
 
 /// The whole executor of one module.

@@ -158,8 +158,8 @@ class Partitioner {
       post_[begin.get()] = it->second;
       return;
     }
-    ir::Var var = ir::VarNode::make(outlined_param_name(region->target, region->id, *index),
-                                    begin->type());
+    ir::Var var =
+        ir::VarNode::make(outlined_param_name(region->target, region->id, *index), begin->type());
     meta.args.emplace_back(var, post(call->args()[0].get()));
     meta.param_of_producer.emplace(producer.get(), var);
     meta.param_of_type.emplace(type_key, var);

@@ -49,7 +49,15 @@ void BM_FuzzPipelineInput(benchmark::State& state) {
 BENCHMARK(BM_FuzzPipelineInput)->Arg(5)->Arg(20)->ArgName("ops")->Unit(benchmark::kMicrosecond);
 
 // One phase of that work at a time, on the 20-op inputs, so a change shows where it helps.
-enum Phase : int { kVerify, kReference, kPasses, kInterpretStages, kExecutorProgram, kArity, kPlanRun };
+enum Phase : int {
+  kVerify,
+  kReference,
+  kPasses,
+  kInterpretStages,
+  kExecutorProgram,
+  kArity,
+  kPlanRun
+};
 
 void BM_Phase(benchmark::State& state) {
   const auto phase = static_cast<Phase>(state.range(0));

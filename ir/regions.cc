@@ -144,8 +144,7 @@ RegionSet RegionSet::build(const Expr& body, const std::vector<Expr>& order) {
     if (call != nullptr && call->is_op(Op::kCompilerBegin)) {
       const Expr& arg = call->args()[0];
       if (set.region_of(arg.get()) != nullptr && !is_end(arg.get())) {
-        throw VerifyError("compiler_begin on " + describe(*arg) +
-                          ", a value still inside region " +
+        throw VerifyError("compiler_begin on " + describe(*arg) + ", a value still inside region " +
                           std::to_string(set.region_of(arg.get())->id) +
                           " (its edge out needs a compiler_end)");
       }
@@ -154,8 +153,8 @@ RegionSet RegionSet::build(const Expr& body, const std::vector<Expr>& order) {
       set.position_[node.get()] = {std::prev(r.ins.end()), true};
       set.add_node(r.id, node);
       if (is_end(arg.get())) {
-        auto [index, fresh] = set.consumer_index_.try_emplace(
-            arg.get(), static_cast<int>(set.consumers_.size()));
+        auto [index, fresh] =
+            set.consumer_index_.try_emplace(arg.get(), static_cast<int>(set.consumers_.size()));
         if (fresh) set.consumers_.emplace_back();
         set.consumers_[*index].push_back(node.get());
       }
@@ -210,8 +209,8 @@ RegionSet RegionSet::build(const Expr& body, const std::vector<Expr>& order) {
         const Region& d = set.regions_[set.find(region)];
         if (r->target != d.target) {
           throw VerifyError(describe(*node) + " joins region " + std::to_string(d.id) + " [" +
-                            d.target + "] and region " + std::to_string(r->id) + " [" +
-                            r->target + "]: targets differ");
+                            d.target + "] and region " + std::to_string(r->id) + " [" + r->target +
+                            "]: targets differ");
         }
         set.merge(r->id, region);
         region = set.find(region);

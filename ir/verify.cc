@@ -1,7 +1,6 @@
 // The module invariants, checked in one place.
 #include "ir/verify.h"
 
-
 #include "ir/error.h"
 #include "ir/node_map.h"
 #include "ir/regions.h"
@@ -84,7 +83,8 @@ void verify(const Module& module) {
   std::vector<std::vector<std::size_t>> calls(module.size());
   for (std::size_t f = 0; f < module.size(); ++f) {
     const auto& [name, fn] = module.functions()[f];
-    if (!is_identifier(name)) throw VerifyError("function name '@" + name + "' is not an identifier");
+    if (!is_identifier(name))
+      throw VerifyError("function name '@" + name + "' is not an identifier");
     // The symbol is the function's C name in the generated code (TVM's global_symbol).
     if (const AttrValue* symbol = fn->attrs().find("global_symbol")) {
       const auto* text = std::get_if<std::string>(symbol);

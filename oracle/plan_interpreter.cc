@@ -78,7 +78,8 @@ class Machine {
       for (std::size_t j = 0; j < program_.outputs.size() && !unwritten; ++j) {
         const auto& now = output(j).bytes;
         auto it = std::mismatch(first[j].begin(), first[j].end(), now.begin()).first;
-        if (it != first[j].end()) unwritten = {static_cast<int>(j), element_of(j, it - first[j].begin())};
+        if (it != first[j].end())
+          unwritten = {static_cast<int>(j), element_of(j, it - first[j].begin())};
       }
     }
     if (unwritten) {
@@ -181,7 +182,8 @@ class Machine {
   std::optional<Span> span(const aot::BufferRef& ref) const {
     switch (ref.kind) {
       case aot::BufferKind::kInput:
-        if (ref.index < 0 || static_cast<std::size_t>(ref.index) >= num_inputs_) return std::nullopt;
+        if (ref.index < 0 || static_cast<std::size_t>(ref.index) >= num_inputs_)
+          return std::nullopt;
         return Span{1 + ref.index, 0, ref};
       case aot::BufferKind::kOutput:
         if (ref.index < 0 || static_cast<std::size_t>(ref.index) >= program_.outputs.size()) {
@@ -199,9 +201,7 @@ class Machine {
     return Span{0, offset, ref};
   }
 
-  std::size_t capacity(const Span& sp) const {
-    return regions_[sp.region].addressable - sp.offset;
-  }
+  std::size_t capacity(const Span& sp) const { return regions_[sp.region].addressable - sp.offset; }
 
   // `n` bytes at `sp` (within capacity), noting a read of bytes this run has not written.
   std::vector<std::uint8_t> read(const Span& sp, std::size_t n) {
@@ -249,8 +249,7 @@ class Machine {
     const Handle h = stack_[k];
     if (h.call < 0) {
       return crash(&c, c.callee + " dereferences the NULL DLTensor handle in stack_value[" +
-                           std::to_string(k) + "] (num_args " + std::to_string(c.num_args()) +
-                           ")");
+                           std::to_string(k) + "] (num_args " + std::to_string(c.num_args()) + ")");
     }
     out = dl_[h.call][h.slot].buffer;
     return std::nullopt;
@@ -262,9 +261,9 @@ class Machine {
     std::vector<reference::Value> params;
     std::size_t next = 0;
     for (const auto& p : c.function->params()) params.push_back(assemble(p->type(), args, next));
-    reference::Value result = c.external
-                                  ? reference::evaluate(fused_, c.global_name, params)
-                                  : reference::evaluate(kernel_module(c.function), "kernel", params);
+    reference::Value result =
+        c.external ? reference::evaluate(fused_, c.global_name, params)
+                   : reference::evaluate(kernel_module(c.function), "kernel", params);
     return result.flatten();
   }
 
@@ -301,11 +300,10 @@ class Machine {
         stack_[k] = Handle{static_cast<int>(s), static_cast<int>(k)};
       }
     } else if (c.slots.size() != arity) {
-      return Stop{{Stage::kCodegen,
-                   CompileError{"plan", "direct call of " + c.callee + " with " +
-                                            std::to_string(c.slots.size()) +
-                                            " arguments; its prototype has " +
-                                            std::to_string(arity)}}};
+      return Stop{{Stage::kCodegen, CompileError{"plan", "direct call of " + c.callee + " with " +
+                                                             std::to_string(c.slots.size()) +
+                                                             " arguments; its prototype has " +
+                                                             std::to_string(arity)}}};
     }
     std::vector<Span> spans(arity);
     const std::size_t n_in = c.callee_inputs.size();
@@ -377,8 +375,9 @@ class Machine {
         const auto& bytes = results[j].bytes();
         Span at = spans[n_in + j];
         at.offset += e * elem;
-        write(at, std::vector<std::uint8_t>(bytes.begin() + static_cast<std::ptrdiff_t>(e * elem),
-                                            bytes.begin() + static_cast<std::ptrdiff_t>((e + 1) * elem)));
+        write(at, std::vector<std::uint8_t>(
+                      bytes.begin() + static_cast<std::ptrdiff_t>(e * elem),
+                      bytes.begin() + static_cast<std::ptrdiff_t>((e + 1) * elem)));
       }
     }
     return std::nullopt;
@@ -389,8 +388,8 @@ class Machine {
     auto to = span({aot::BufferKind::kOutput, copy.output});
     const std::size_t bytes = aot::tensor_bytes(copy.source.type);
     if (!from || !to || bytes > capacity(*from) || bytes > capacity(*to)) {
-      return crash(nullptr, "the copy into output " + std::to_string(copy.output) +
-                                " is out of bounds");
+      return crash(nullptr,
+                   "the copy into output " + std::to_string(copy.output) + " is out of bounds");
     }
     write(*to, read(*from, bytes));
     return std::nullopt;
@@ -414,10 +413,10 @@ std::optional<Verdict> check_program_arity(const aot::ExecutorProgram& program,
   for (std::size_t i = 0; i < n; ++i) {
     const auto& c = program.calls[i];
     if (c.num_args() != expected[i].num_args) {
-      return Verdict{Stage::kCodegen,
-                     Arity{expected[i].callee,
-                           c.external ? CalleeKind::kExternal : CalleeKind::kKernel,
-                           expected[i].num_args, c.num_args(), ArityEvidence::kStatic}};
+      return Verdict{
+          Stage::kCodegen,
+          Arity{expected[i].callee, c.external ? CalleeKind::kExternal : CalleeKind::kKernel,
+                expected[i].num_args, c.num_args(), ArityEvidence::kStatic}};
     }
   }
   if (program.calls.size() != expected.size()) {
@@ -434,8 +433,8 @@ PlanRun interpret_program(const ir::Module& fused, const aot::ExecutorProgram& p
   return m.run(inputs);
 }
 
-CaseResult run_case_in_process(const ir::Module& annotated, const CaseOptions& options,
-                               bool emit_c, const CaseReference* reference) {
+CaseResult run_case_in_process(const ir::Module& annotated, const CaseOptions& options, bool emit_c,
+                               const CaseReference* reference) {
   CaseResult r;
   // 1-2. The reference result of the valid input, then the passes, each interpreted.
   if (!reference_and_stages(annotated, options, reference, r)) return r;

@@ -94,7 +94,8 @@ TEST(ExecutorProgram, StaleUnpackedArgTakesTheBufferThePreviousCallHadInThatSlot
   unpacked.api = aot::CodegenOptions::Api::kUnpacked;
   const ir::Module fused = fused_of(seed_9036());
   const auto good = aot::build_executor_program(fused, unpacked);
-  const auto bad = aot::build_executor_program(fused, with_bug(aot::Bug::kStaleUnpackedArg, unpacked));
+  const auto bad =
+      aot::build_executor_program(fused, with_bug(aot::Bug::kStaleUnpackedArg, unpacked));
   int stale = 0;
   for (std::size_t i = 1; i < good.calls.size(); ++i) {
     for (std::size_t k = 0; k < good.calls[i].slots.size(); ++k) {
@@ -131,10 +132,12 @@ TEST(ExecutorProgram, TheEmittedExecutorMakesExactlyTheProgramsCalls) {
 
 TEST(ExecutorProgram, TheStackHoldsEveryPackedCallsSlotsAndWhatItsCalleeReads) {
   const ir::Module fused = fused_of(seed_9036());
-  const auto program = aot::build_executor_program(fused, with_bug(aot::Bug::kTupleArgFirstFieldOnly));
+  const auto program =
+      aot::build_executor_program(fused, with_bug(aot::Bug::kTupleArgFirstFieldOnly));
   std::size_t need = 0;
   for (const auto& c : program.calls) {
-    if (c.packed) need = std::max({need, c.slots.size(), static_cast<std::size_t>(c.callee_arity())});
+    if (c.packed)
+      need = std::max({need, c.slots.size(), static_cast<std::size_t>(c.callee_arity())});
   }
   EXPECT_GT(need, 0u);
   EXPECT_EQ(program.stack_size, need);
