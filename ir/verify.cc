@@ -1,6 +1,9 @@
 // The module invariants, checked in one place.
 #include "ir/verify.h"
 
+#include <string_view>
+#include <unordered_set>
+
 #include "ir/error.h"
 #include "ir/node_map.h"
 #include "ir/regions.h"
@@ -27,6 +30,10 @@ void verify_function(const Module& module, const std::string& name, const Functi
     const FunctionNode* fn = work.back();
     work.pop_back();
     NodeSet params(fn->params().size());
+    // Parameter lists are usually short, where a scan beats building a set of strings; long
+    // ones (hand-written modules) get the set.
+    const bool many_params = fn->params().size() > 16;
+    std::unordered_set<std::string_view> param_names;
     for (std::size_t i = 0; i < fn->params().size(); ++i) {
       const Var& p = fn->params()[i];
       if (!bound.insert(p.get())) {
@@ -35,12 +42,11 @@ void verify_function(const Module& module, const std::string& name, const Functi
       if (!is_identifier(p->name())) {
         throw VerifyError("@" + name + ": parameter name '" + p->name() + "' is not an identifier");
       }
-      // Parameter lists are short: a quadratic scan beats building a set of strings.
-      for (std::size_t j = 0; j < i; ++j) {
-        if (fn->params()[j]->name() == p->name()) {
-          throw VerifyError("@" + name + ": two parameters are named %" + p->name());
-        }
+      bool repeated = many_params && !param_names.insert(p->name()).second;
+      for (std::size_t j = 0; j < i && !many_params && !repeated; ++j) {
+        repeated = fn->params()[j]->name() == p->name();
       }
+      if (repeated) throw VerifyError("@" + name + ": two parameters are named %" + p->name());
       params.insert(p.get());
     }
     const bool outlined = fn->attrs().has("Compiler") || fn->attrs().has("Primitive");

@@ -201,5 +201,42 @@ TEST(Verify, AGlobalSymbolThatIsNoCIdentifierIsRejected) {
   EXPECT_THROW(verify(with_symbol(std::int64_t{3})), VerifyError);
 }
 
+TEST(Verify, TwoParametersWithOneNameAreRejectedInShortAndLongParameterLists) {
+  // Short lists are scanned, long ones go through a set: both must see the repeat.
+  for (const std::size_t count : {2u, 3u, 17u, 40u}) {
+    const auto with_params = [&](bool repeat) {
+      std::vector<Var> params;
+      for (std::size_t i = 0; i < count; ++i) {
+        const std::string name = repeat && i + 1 == count ? "p0" : "p" + std::to_string(i);
+        params.push_back(VarNode::make(name, f32({2})));
+      }
+      Module m;
+      m.add("main", FunctionNode::make(params, params.back()));
+      return m;
+    };
+    EXPECT_NO_THROW(verify(with_params(false))) << count << " parameters";
+    EXPECT_THROW(verify(with_params(true)), VerifyError) << count << " parameters";
+  }
+}
+
+TEST(Verify, NamesTheFunctionOnARecursiveCallCycle) {
+  Module m;
+  auto x = VarNode::make("x", f32({2}));
+  m.add("main", FunctionNode::make({x}, x));
+  auto y = VarNode::make("y", f32({2}));
+  auto gv_main = m.global_var("main");
+  m.add("helper", FunctionNode::make({y}, CallNode::make(gv_main, {y})));
+  auto z = VarNode::make("z", f32({2}));
+  m.replace("main", FunctionNode::make({z}, CallNode::make(m.global_var("helper"), {z})));
+  try {
+    verify(m);
+    FAIL() << "a cycle main -> helper -> main verified";
+  } catch (const VerifyError& e) {
+    // The walk starts at @main, the first function, and meets it again through @helper.
+    EXPECT_NE(std::string(e.what()).find("recursive call cycle through @main"), std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace aotfuzz::ir
