@@ -47,8 +47,8 @@ struct Stop {
 
 class Machine {
  public:
-  Machine(const ir::Module& fused, const aot::ExecutorProgram& program)
-      : fused_(fused), program_(program) {}
+  Machine(const ir::Module& fused, const aot::ExecutorProgram& program, reference::PlanCache& plans)
+      : fused_(fused), program_(program), plans_(plans) {}
 
   PlanRun run(const std::vector<reference::Value>& inputs) {
     build_memory(inputs);
@@ -262,8 +262,10 @@ class Machine {
     std::size_t next = 0;
     for (const auto& p : c.function->params()) params.push_back(assemble(p->type(), args, next));
     reference::Value result =
-        c.external ? reference::evaluate(fused_, c.global_name, params)
-                   : reference::evaluate(kernel_module(c.function), "kernel", params);
+        c.external
+            ? reference::evaluate(fused_, c.global_name, params, plans_)
+            // A kernel is evaluated on its own: nothing global is in reach, as in its C code.
+            : reference::evaluate_function(no_globals_, c.function, "@kernel", params, plans_);
     return result.flatten();
   }
 
@@ -275,16 +277,6 @@ class Machine {
     std::vector<reference::Value> fields;
     for (const auto& f : type->fields()) fields.push_back(assemble(f, args, next));
     return reference::Value::tuple(std::move(fields));
-  }
-
-  const ir::Module& kernel_module(const ir::Function& fn) {
-    auto it = kernels_.find(fn.get());
-    if (it == kernels_.end()) {
-      ir::Module m;
-      m.add("kernel", fn);
-      it = kernels_.emplace(fn.get(), std::move(m)).first;
-    }
-    return it->second;
   }
 
   std::optional<Stop> call(std::size_t s) {
@@ -402,7 +394,8 @@ class Machine {
   bool uninitialised_read_ = false;
   std::vector<Handle> stack_;
   std::vector<std::vector<aot::TensorRef>> dl_;
-  std::unordered_map<const ir::FunctionNode*, ir::Module> kernels_;
+  reference::PlanCache& plans_;
+  const ir::Module no_globals_;
 };
 
 }  // namespace
@@ -428,16 +421,20 @@ std::optional<Verdict> check_program_arity(const aot::ExecutorProgram& program,
 }
 
 PlanRun interpret_program(const ir::Module& fused, const aot::ExecutorProgram& program,
-                          const std::vector<reference::Value>& inputs) {
-  Machine m(fused, program);
+                          const std::vector<reference::Value>& inputs,
+                          reference::PlanCache* plans) {
+  reference::PlanCache own;
+  Machine m(fused, program, plans != nullptr ? *plans : own);
   return m.run(inputs);
 }
 
 CaseResult run_case_in_process(const ir::Module& annotated, const CaseOptions& options, bool emit_c,
                                const CaseReference* reference) {
   CaseResult r;
+  // Every stage and the plan interpreter evaluate many of the same functions: plan them once.
+  reference::PlanCache plans;
   // 1-2. The reference result of the valid input, then the passes, each interpreted.
-  if (!reference_and_stages(annotated, options, reference, r)) return r;
+  if (!reference_and_stages(annotated, options, reference, r, &plans)) return r;
   const aot::Stages& stages = *r.stages;
   // 3. The executor program, its static arities, and its run.
   aot::CodegenOptions cg = options.codegen;
@@ -457,7 +454,7 @@ CaseResult run_case_in_process(const ir::Module& annotated, const CaseOptions& o
     return r;
   }
   try {
-    PlanRun run = interpret_program(stages.fused, program, r.inputs);
+    PlanRun run = interpret_program(stages.fused, program, r.inputs, &plans);
     if (run.verdict.kind() != VerdictKind::kPass) {
       r.verdict = run.verdict;
       return r;

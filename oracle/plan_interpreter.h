@@ -46,8 +46,10 @@ std::optional<Verdict> check_program_arity(const aot::ExecutorProgram& program,
 /// memory as it is then (so an output aliasing a later input is seen as the C loop would see it
 /// for elementwise accesses). Never throws for what the program does; throws ir::Error only when
 /// `inputs` do not match @main.
+/// `plans`, when given, supplies and keeps the callees' evaluation plans.
 PlanRun interpret_program(const ir::Module& fused, const aot::ExecutorProgram& program,
-                          const std::vector<reference::Value>& inputs);
+                          const std::vector<reference::Value>& inputs,
+                          reference::PlanCache* plans = nullptr);
 
 /// run_case without a C compiler: the reference on the original graph, every pass verified and
 /// interpreted, then the executor program built (codegen's bug switches applied), its static

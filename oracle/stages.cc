@@ -24,14 +24,23 @@ Stage stage_of_pass(aot::Pass pass) {
   }
 }
 
+std::vector<reference::Value> outputs_of(const ir::Module& module,
+                                         const std::vector<reference::Value>& inputs,
+                                         reference::PlanCache* plans) {
+  return (plans != nullptr ? reference::run_main(module, inputs, *plans)
+                           : reference::run_main(module, inputs))
+      .flatten();
+}
+
 }  // namespace
 
-CaseReference case_reference(const ir::Module& annotated, std::uint64_t input_seed) {
+CaseReference case_reference(const ir::Module& annotated, std::uint64_t input_seed,
+                             reference::PlanCache* plans) {
   CaseReference ref;
   try {
     ir::verify(annotated);
     ref.inputs = reference::make_inputs(annotated.main(), input_seed);
-    ref.expected = reference::run_main(annotated, ref.inputs).flatten();
+    ref.expected = outputs_of(annotated, ref.inputs, plans);
   } catch (const ir::Error& e) {
     ref.invalid = Verdict{Stage::kAnnotated, InvalidInput{e.what()}};
   }
@@ -57,7 +66,7 @@ std::optional<Verdict> compare_outputs(const std::vector<reference::Value>& expe
 
 std::optional<Verdict> run_stages(const ir::Module& annotated, aot::PipelineOptions pipeline,
                                   const CaseReference& reference, std::uint32_t ulp,
-                                  aot::Stages& stages) {
+                                  aot::Stages& stages, reference::PlanCache* plans) {
   // The reference verified the input; the passes verify their outputs (PassError kBrokenOutput).
   pipeline.verify_input = false;
   stages = aot::Stages{annotated, annotated, annotated, annotated};
@@ -86,7 +95,7 @@ std::optional<Verdict> run_stages(const ir::Module& annotated, aot::PipelineOpti
         stages.fused = current;
     }
     try {
-      auto got = reference::run_main(current, reference.inputs).flatten();
+      auto got = outputs_of(current, reference.inputs, plans);
       if (auto v = compare_outputs(reference.expected, got, ulp, stage)) return v;
     } catch (const ir::Error& e) {
       return Verdict{stage, PipelineError{std::string("interpreting the output of ") +
@@ -97,10 +106,11 @@ std::optional<Verdict> run_stages(const ir::Module& annotated, aot::PipelineOpti
 }
 
 bool reference_and_stages(const ir::Module& annotated, const CaseOptions& options,
-                          const CaseReference* reference, CaseResult& r) {
+                          const CaseReference* reference, CaseResult& r,
+                          reference::PlanCache* plans) {
   CaseReference computed;
   if (reference == nullptr) {
-    computed = case_reference(annotated, options.input_seed);
+    computed = case_reference(annotated, options.input_seed, plans);
     reference = &computed;
   }
   if (reference->invalid) {
@@ -111,7 +121,7 @@ bool reference_and_stages(const ir::Module& annotated, const CaseOptions& option
   r.expected = reference->expected;
   aot::Stages stages;
   const std::optional<Verdict> v =
-      run_stages(annotated, options.pipeline, *reference, options.max_ulp, stages);
+      run_stages(annotated, options.pipeline, *reference, options.max_ulp, stages, plans);
   r.stages = std::move(stages);
   if (v) r.verdict = *v;
   return !v;

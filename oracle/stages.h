@@ -10,6 +10,7 @@
 #include "ir/module.h"
 #include "oracle/oracle.h"
 #include "oracle/verdict.h"
+#include "reference/interpreter.h"
 #include "reference/value.h"
 
 namespace aotfuzz::oracle {
@@ -22,7 +23,9 @@ struct CaseReference {
   std::vector<reference::Value> expected;
   std::optional<Verdict> invalid;
 };
-CaseReference case_reference(const ir::Module& annotated, std::uint64_t input_seed);
+/// `plans`, when given, keeps the evaluation plans for later evaluations of the same case.
+CaseReference case_reference(const ir::Module& annotated, std::uint64_t input_seed,
+                             reference::PlanCache* plans = nullptr);
 
 /// The first output of `actual` that differs from `expected` (bitwise, or by more than `ulp`
 /// units in the last place for floats) as a mismatch verdict of `stage`; nullopt when none does.
@@ -36,16 +39,17 @@ std::optional<Verdict> compare_outputs(const std::vector<reference::Value>& expe
 /// compared with reference.expected. `stages` receives every stage reached (a skipped or failed
 /// stage repeats the last good module). Returns the first verdict: invalid input (a pass refused
 /// the graph), pipeline error (a pass broke its output or threw) or mismatch; nullopt when every
-/// stage agrees.
+/// stage agrees. `plans`, when given, is used for every stage's evaluation.
 std::optional<Verdict> run_stages(const ir::Module& annotated, aot::PipelineOptions pipeline,
                                   const CaseReference& reference, std::uint32_t ulp,
-                                  aot::Stages& stages);
+                                  aot::Stages& stages, reference::PlanCache* plans = nullptr);
 
 /// Steps 1 and 2 of every case, into `r`: the reference (`*reference` when given, computed from
 /// `annotated` and options.input_seed otherwise) into r.inputs and r.expected, then run_stages
-/// into r.stages (set in either case). Returns false when that settled the case (r.verdict is then invalid input,
-/// pipeline error or mismatch); true when the executor side is to be checked next.
+/// into r.stages (set in either case). Returns false when that settled the case (r.verdict is then
+/// invalid input, pipeline error or mismatch); true when the executor side is to be checked next.
 bool reference_and_stages(const ir::Module& annotated, const CaseOptions& options,
-                          const CaseReference* reference, CaseResult& r);
+                          const CaseReference* reference, CaseResult& r,
+                          reference::PlanCache* plans = nullptr);
 
 }  // namespace aotfuzz::oracle

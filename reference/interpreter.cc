@@ -69,8 +69,8 @@ std::vector<std::size_t> broadcast_strides(const std::vector<std::int64_t>& in,
     const std::size_t din = in.size() - 1 - k;
     const std::size_t dout = r - 1 - k;
     if (in[din] != 1 && in[din] != out[dout]) {
-      throw EvalError("operand dimension " + std::to_string(in[din]) +
-                      " does not broadcast to " + std::to_string(out[dout]));
+      throw EvalError("operand dimension " + std::to_string(in[din]) + " does not broadcast to " +
+                      std::to_string(out[dout]));
     }
     const auto d = static_cast<std::size_t>(in[din]);
     strides[dout] = (d == 1 && out[dout] != 1) ? 0 : stride;
@@ -271,14 +271,35 @@ void check_args(const std::string& name, const ir::FunctionNode& fn,
   }
 }
 
+}  // namespace
+
+struct PlanCache::Entries {
+  struct Entry {
+    ir::Expr keep;  // the planned function (its nodes must outlive the plan)
+    std::string name;
+    std::shared_ptr<const Plan> plan;  // shared: NodeMap copies slots when it grows
+  };
+  // Most functions are planned under one name: a short vector per node.
+  ir::NodeMap<std::vector<Entry>> by_function;
+};
+
+PlanCache::PlanCache() : entries_(std::make_unique<Entries>()) {}
+PlanCache::~PlanCache() = default;
+
+namespace {
+
 class Machine {
  public:
-  explicit Machine(const ir::Module& module) : module_(module) {}
+  Machine(const ir::Module& module, PlanCache::Entries& plans) : module_(module), plans_(plans) {}
 
   Value run(const std::string& function, std::vector<Value> args) {
     const ir::Function* fn = module_.find(function);
     if (fn == nullptr) throw EvalError("no function @" + function + " in the module");
-    push(**fn, "@" + function, std::move(args));
+    return run(*fn, "@" + function, std::move(args));
+  }
+
+  Value run(const ir::Function& fn, const std::string& name, std::vector<Value> args) {
+    push(fn, name, std::move(args));
     for (;;) {
       Frame& f = frames_.back();
       const Plan& plan = *f.plan;
@@ -302,16 +323,22 @@ class Machine {
   }
 
  private:
-  const Plan& plan_for(const ir::FunctionNode& fn, const std::string& name) {
-    auto it = plans_.find(&fn);
-    if (it == plans_.end()) it = plans_.emplace(&fn, make_plan(fn, name)).first;
-    return *it->second;
+  const Plan& plan_for(const ir::Expr& keep, const std::string& name) {
+    std::vector<PlanCache::Entries::Entry>& entries = plans_.by_function[keep.get()];
+    for (const auto& e : entries) {
+      if (e.name == name) return *e.plan;
+    }
+    const auto& fn = static_cast<const ir::FunctionNode&>(*keep);
+    entries.push_back({keep, name, make_plan(fn, name)});
+    return *entries.back().plan;
   }
 
-  void push(const ir::FunctionNode& fn, const std::string& name, std::vector<Value> args) {
+  // `keep` is the function to call (a FunctionNode).
+  void push(const ir::Expr& keep, const std::string& name, std::vector<Value> args) {
+    const auto& fn = static_cast<const ir::FunctionNode&>(*keep);
     check_args(name, fn, args);
     if (active_[&fn] > 0) throw EvalError("recursive call of " + name);
-    const Plan& plan = plan_for(fn, name);
+    const Plan& plan = plan_for(keep, name);
     ++active_[&fn];
     Frame f{&plan, &fn, std::move(args), {}, plan.uses, 0};
     f.slots.resize(plan.nodes.size());
@@ -405,17 +432,17 @@ class Machine {
 
   void call_function(Frame& f, const ir::CallNode& call) {
     const ir::ExprNode* callee = call.callee().get();
-    const ir::FunctionNode* fn = nullptr;
+    ir::Expr fn;
     std::string name;
     if (const auto* gv = ir::as<ir::GlobalVarNode>(callee)) {
       const ir::Function* found = module_.find(gv->name());
       if (found == nullptr) {
         throw EvalError(f.plan->name + ": call of @" + gv->name() + ", which is not in the module");
       }
-      fn = found->get();
+      fn = *found;
       name = "@" + gv->name();
-    } else if (const auto* local = ir::as<ir::FunctionNode>(callee)) {
-      fn = local;
+    } else if (ir::as<ir::FunctionNode>(callee) != nullptr) {
+      fn = call.callee();
       name = f.plan->name + "/fn";
     } else {
       throw EvalError(f.plan->name + ": call of " + ir::describe(*callee) +
@@ -427,12 +454,12 @@ class Machine {
     for (std::size_t k = 1; k <= call.args().size(); ++k) args.push_back(kid(f, k));
     consume(f);
     // `f` may be invalidated by the push; the result is stored when the callee returns.
-    push(*fn, name, std::move(args));
+    push(fn, name, std::move(args));
   }
 
   const ir::Module& module_;
   std::vector<Frame> frames_;
-  std::unordered_map<const ir::FunctionNode*, std::unique_ptr<Plan>> plans_;
+  PlanCache::Entries& plans_;
   std::unordered_map<const ir::FunctionNode*, int> active_;
 };
 
@@ -466,11 +493,26 @@ Value apply_elementwise(ir::Op op, const Value& a, const Value& b) {
 
 Value evaluate(const ir::Module& module, const std::string& function,
                const std::vector<Value>& args) {
-  return Machine(module).run(function, args);
+  PlanCache plans;
+  return evaluate(module, function, args, plans);
 }
 
 Value run_main(const ir::Module& module, const std::vector<Value>& inputs) {
   return evaluate(module, "main", inputs);
+}
+
+Value evaluate(const ir::Module& module, const std::string& function,
+               const std::vector<Value>& args, PlanCache& plans) {
+  return Machine(module, plans.entries()).run(function, args);
+}
+
+Value run_main(const ir::Module& module, const std::vector<Value>& inputs, PlanCache& plans) {
+  return evaluate(module, "main", inputs, plans);
+}
+
+Value evaluate_function(const ir::Module& module, const ir::Function& fn, const std::string& name,
+                        const std::vector<Value>& args, PlanCache& plans) {
+  return Machine(module, plans.entries()).run(fn, name, args);
 }
 
 }  // namespace aotfuzz::reference

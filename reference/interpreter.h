@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,34 @@ Value evaluate(const ir::Module& module, const std::string& function,
 
 /// evaluate(module, "main", inputs). Use Value::flatten() on the result for per-output tensors.
 Value run_main(const ir::Module& module, const std::vector<Value>& inputs);
+
+/// Evaluation plans kept from one evaluation to the next: a case evaluates the same functions in
+/// several stages, and the plan interpreter calls each kernel again and again. A plan belongs to
+/// a function node and the name it was evaluated under, so messages are the same with or without
+/// the cache. The cache holds a reference to every function it has planned: no other function can
+/// take over a planned one's address while the cache lives. One per thread.
+class PlanCache {
+ public:
+  PlanCache();
+  ~PlanCache();
+  PlanCache(const PlanCache&) = delete;
+  PlanCache& operator=(const PlanCache&) = delete;
+  /// The plans; defined in interpreter.cc only.
+  struct Entries;
+  Entries& entries() { return *entries_; }
+
+ private:
+  std::unique_ptr<Entries> entries_;
+};
+
+/// evaluate() and run_main() reusing (and filling) `plans`.
+Value evaluate(const ir::Module& module, const std::string& function,
+               const std::vector<Value>& args, PlanCache& plans);
+Value run_main(const ir::Module& module, const std::vector<Value>& inputs, PlanCache& plans);
+/// Evaluates `fn`, which need not be in `module` (a kernel: a local primitive function), under
+/// `name` in messages; global calls inside it resolve in `module`.
+Value evaluate_function(const ir::Module& module, const ir::Function& fn, const std::string& name,
+                        const std::vector<Value>& args, PlanCache& plans);
 
 /// The NumPy broadcast of two shapes; throws EvalError when they are incompatible.
 std::vector<std::int64_t> broadcast_shapes(const std::vector<std::int64_t>& a,

@@ -201,6 +201,37 @@ TEST(Verify, AGlobalSymbolThatIsNoCIdentifierIsRejected) {
   EXPECT_THROW(verify(with_symbol(std::int64_t{3})), VerifyError);
 }
 
+TEST(Module, CopiesStayIndependentValuesWhenEitherSideChanges) {
+  auto x = VarNode::make("x", f32({2}));
+  const Function identity = FunctionNode::make({x}, x);
+  Module empty;
+  EXPECT_EQ(empty.size(), 0u);
+  EXPECT_EQ(empty.find("main"), nullptr);
+  EXPECT_THROW(empty.main(), VerifyError);
+
+  Module a;
+  a.add("main", identity);
+  Module b = a;  // shares a's functions until one side changes
+  auto y = VarNode::make("y", f32({2}));
+  const Function other = FunctionNode::make({y}, y);
+  b.add("helper", other);
+  b.replace("main", other);
+  EXPECT_EQ(a.size(), 1u);
+  EXPECT_EQ(a.main(), identity);
+  EXPECT_EQ(a.find("helper"), nullptr);
+  EXPECT_EQ(b.size(), 2u);
+  EXPECT_EQ(b.main(), other);
+  EXPECT_EQ(b.index_of("helper"), 1u);
+
+  Module c = b;
+  c.replace("helper", identity);  // changing the copy leaves the original as it was
+  EXPECT_EQ(*b.find("helper"), other);
+  EXPECT_EQ(*c.find("helper"), identity);
+  EXPECT_THROW(c.add("main", identity), VerifyError);
+  EXPECT_THROW(c.replace("absent", identity), VerifyError);
+  EXPECT_EQ(c.index_of("absent"), c.size());
+}
+
 TEST(Verify, TwoParametersWithOneNameAreRejectedInShortAndLongParameterLists) {
   // Short lists are scanned, long ones go through a set: both must see the repeat.
   for (const std::size_t count : {2u, 3u, 17u, 40u}) {

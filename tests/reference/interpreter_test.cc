@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <functional>
+#include <string>
 #include <cstring>
 
 #include "ir/module.h"
@@ -404,6 +406,64 @@ TEST(InterpreterErrors, ApplyElementwiseRejectsIncompatibleOperands) {
   EXPECT_THROW(
       apply_elementwise(Op::kCompilerBegin, Value::from_f32({1}, {1}), Value::from_f32({1}, {1})),
       EvalError);
+}
+
+// @main(x) = @twice(local(x)) where @twice(y) = y + y and local = fn(z) { z * z }.
+ir::Module calls_module() {
+  auto y = VarNode::make("y", f32({2}));
+  auto twice = FunctionNode::make({y}, CallNode::make(Op::kAdd, {y, y}));
+  auto z = VarNode::make("z", f32({2}));
+  auto local = FunctionNode::make({z}, CallNode::make(Op::kMultiply, {z, z}));
+  auto x = VarNode::make("x", f32({2}));
+  ir::Module m;
+  m.add("twice", twice);
+  m.add("main", FunctionNode::make(
+                    {x}, CallNode::make(m.global_var("twice"), {CallNode::make(local, {x})})));
+  return m;
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const EvalError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(InterpreterPlanCache, ReusedPlansGiveTheSameValuesAndMessagesAsFreshEvaluation) {
+  const Value x = Value::from_f32({2}, {3.0f, -1.5f});
+  PlanCache plans;
+  for (int round = 0; round < 3; ++round) {
+    // A new but equal module each round: its nodes are new, so nothing may be taken from the old.
+    const ir::Module m = calls_module();
+    const Value fresh = run_main(m, {x});
+    const Value cached = run_main(m, {x}, plans);
+    EXPECT_EQ(cached.bytes(), fresh.bytes());
+    EXPECT_EQ(cached.f32(0), 18.0f);
+    EXPECT_EQ(cached.f32(1), 4.5f);
+    EXPECT_EQ(evaluate(m, "twice", {x}, plans).f32(0), 6.0f);
+    EXPECT_EQ(error_of([&] { evaluate(m, "twice", {x, x}, plans); }),
+              error_of([&] { evaluate(m, "twice", {x, x}); }));
+  }
+}
+
+TEST(InterpreterPlanCache, AFunctionOutsideTheModuleIsEvaluatedUnderTheGivenName) {
+  const Value x = Value::from_f32({2}, {2.0f, 5.0f});
+  const ir::Module m = calls_module();
+  auto z = VarNode::make("z", f32({2}));
+  const ir::Function square = FunctionNode::make({z}, CallNode::make(Op::kMultiply, {z, z}));
+  PlanCache plans;
+  EXPECT_EQ(evaluate_function(m, square, "@kernel", {x}, plans).f32(1), 25.0f);
+  // Its global calls resolve in the module given, and only there.
+  auto w = VarNode::make("w", f32({2}));
+  const ir::Function caller =
+      FunctionNode::make({w}, CallNode::make(m.global_var("twice"), {w}));
+  EXPECT_EQ(evaluate_function(m, caller, "@kernel", {x}, plans).f32(0), 4.0f);
+  const std::string error =
+      error_of([&] { evaluate_function(ir::Module{}, caller, "@kernel", {x}, plans); });
+  EXPECT_NE(error.find("@kernel"), std::string::npos) << error;
+  EXPECT_NE(error.find("not in the module"), std::string::npos) << error;
 }
 
 TEST(InterpreterScale, AHundredThousandNodeChainDoesNotOverflowTheStack) {
