@@ -390,8 +390,8 @@ class FuseMutator {
         // Isolated (the tuple comes from an opaque call): keep the TupleGetItem as it is.
       }
     }
-    std::vector<ir::Expr> kids = ir::children(*node);
-    for (auto& k : kids) k = post_of(k);
+    std::vector<ir::Expr> kids(ir::num_children(*node));
+    for (std::size_t k = 0; k < kids.size(); ++k) kids[k] = post_of(ir::child(*node, k));
     return ir::with_children(node, std::move(kids));
   }
 
@@ -503,8 +503,7 @@ KernelNames::KernelNames(const ir::Module& fused, std::string_view mod_name) {
         }
         for (auto it = call->args().rbegin(); it != call->args().rend(); ++it) stack.push_back(*it);
       } else {
-        auto kids = ir::children(*node);
-        for (auto it = kids.rbegin(); it != kids.rend(); ++it) stack.push_back(*it);
+        for (std::size_t k = ir::num_children(*node); k-- > 0;) stack.push_back(ir::child(*node, k));
       }
     }
   }

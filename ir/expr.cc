@@ -294,12 +294,14 @@ std::vector<Expr> children(const ExprNode& node) {
 }
 
 Expr with_children(const Expr& node, std::vector<Expr> kids) {
-  std::vector<Expr> old = children(*node);
-  if (old.size() != kids.size()) {
-    throw TypeError("with_children: " + describe(*node) + " has " + std::to_string(old.size()) +
+  const std::size_t n = num_children(*node);
+  if (n != kids.size()) {
+    throw TypeError("with_children: " + describe(*node) + " has " + std::to_string(n) +
                     " children, got " + std::to_string(kids.size()));
   }
-  if (old == kids) return node;
+  bool same = true;
+  for (std::size_t i = 0; i < n && same; ++i) same = child(*node, i) == kids[i];
+  if (same) return node;
   switch (node->kind()) {
     case ExprKind::kCall: {
       const auto& call = static_cast<const CallNode&>(*node);
