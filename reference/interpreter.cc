@@ -276,10 +276,9 @@ void check_args(const std::string& name, const ir::FunctionNode& fn,
 struct PlanCache::Entries {
   struct Entry {
     ir::Expr keep;  // the planned function (its nodes must outlive the plan)
-    std::string name;
-    std::shared_ptr<const Plan> plan;  // shared: NodeMap copies slots when it grows
+    std::shared_ptr<const Plan> plan;  // shared, not unique: NodeMap needs copyable values
   };
-  // Most functions are planned under one name: a short vector per node.
+  // Plans by function, one per name it was evaluated under (Plan::name); mostly just one.
   ir::NodeMap<std::vector<Entry>> by_function;
 };
 
@@ -326,10 +325,10 @@ class Machine {
   const Plan& plan_for(const ir::Expr& keep, const std::string& name) {
     std::vector<PlanCache::Entries::Entry>& entries = plans_.by_function[keep.get()];
     for (const auto& e : entries) {
-      if (e.name == name) return *e.plan;
+      if (e.plan->name == name) return *e.plan;
     }
     const auto& fn = static_cast<const ir::FunctionNode&>(*keep);
-    entries.push_back({keep, name, make_plan(fn, name)});
+    entries.push_back({keep, make_plan(fn, name)});
     return *entries.back().plan;
   }
 

@@ -211,7 +211,7 @@ TEST(Module, CopiesStayIndependentValuesWhenEitherSideChanges) {
 
   Module a;
   a.add("main", identity);
-  Module b = a;  // shares a's functions until one side changes
+  Module b = a;  // a copy: the function nodes are shared, the name table is not
   auto y = VarNode::make("y", f32({2}));
   const Function other = FunctionNode::make({y}, y);
   b.add("helper", other);
