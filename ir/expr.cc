@@ -51,18 +51,23 @@ void check_args_nonnull(const std::vector<Expr>& args, std::string_view what) {
 
 std::string_view op_name(Op op) {
   switch (op) {
-    case Op::kAdd: return "add";
-    case Op::kSubtract: return "subtract";
-    case Op::kMultiply: return "multiply";
-    case Op::kCompilerBegin: return "annotation.compiler_begin";
-    case Op::kCompilerEnd: return "annotation.compiler_end";
+    case Op::kAdd:
+      return "add";
+    case Op::kSubtract:
+      return "subtract";
+    case Op::kMultiply:
+      return "multiply";
+    case Op::kCompilerBegin:
+      return "annotation.compiler_begin";
+    case Op::kCompilerEnd:
+      return "annotation.compiler_end";
   }
   return "?";
 }
 
 const std::vector<Op>& all_ops() {
-  static const std::vector<Op> kOps = {Op::kAdd, Op::kSubtract, Op::kMultiply,
-                                       Op::kCompilerBegin, Op::kCompilerEnd};
+  static const std::vector<Op> kOps = {Op::kAdd, Op::kSubtract, Op::kMultiply, Op::kCompilerBegin,
+                                       Op::kCompilerEnd};
   return kOps;
 }
 
@@ -73,9 +78,7 @@ std::optional<Op> parse_op(std::string_view name) {
   return std::nullopt;
 }
 
-bool is_elementwise(Op op) {
-  return op == Op::kAdd || op == Op::kSubtract || op == Op::kMultiply;
-}
+bool is_elementwise(Op op) { return op == Op::kAdd || op == Op::kSubtract || op == Op::kMultiply; }
 bool is_annotation(Op op) { return op == Op::kCompilerBegin || op == Op::kCompilerEnd; }
 
 Attrs::Attrs(std::initializer_list<std::pair<std::string, AttrValue>> entries)
@@ -119,7 +122,32 @@ std::optional<std::int64_t> Attrs::get_int(std::string_view key) const {
   return std::get<std::int64_t>(*v);
 }
 
+namespace {
+
+// True when dropping `kids` can destroy nothing but childless nodes among them: then no
+// destructor chain can start, and the explicit stack below (an allocation) is not needed. A
+// kid survives when references other than these remain; counting its repeats keeps
+// `add(%x, %x)`-style sharing honest. Long lists take the stack.
+bool drops_only_leaves(const Expr* kids, std::size_t n) {
+  if (n > 8) return false;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Expr& k = kids[i];
+    if (!k) continue;
+    const bool leaf = k->kind() != ExprKind::kFunction && num_children(*k) == 0;
+    if (leaf) continue;
+    const auto repeats = std::count(kids, kids + n, k);
+    if (k.use_count() <= repeats) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 void ExprNode::release(std::vector<Expr>& kids) {
+  if (drops_only_leaves(kids.data(), kids.size())) {
+    kids.clear();
+    return;
+  }
   std::vector<Expr> stack = std::move(kids);
   kids.clear();
   while (!stack.empty()) {
@@ -131,6 +159,10 @@ void ExprNode::release(std::vector<Expr>& kids) {
 }
 
 void ExprNode::release(Expr& kid) {
+  if (drops_only_leaves(&kid, 1)) {
+    kid.reset();
+    return;
+  }
   std::vector<Expr> one;
   one.push_back(std::move(kid));
   release(one);
@@ -148,9 +180,7 @@ void TupleNode::steal_children(std::vector<Expr>& out) const {
 void TupleGetItemNode::steal_children(std::vector<Expr>& out) const {
   out.push_back(std::move(tuple_));
 }
-void FunctionNode::steal_children(std::vector<Expr>& out) const {
-  out.push_back(std::move(body_));
-}
+void FunctionNode::steal_children(std::vector<Expr>& out) const { out.push_back(std::move(body_)); }
 
 Var VarNode::make(std::string name, Type type) {
   if (!type) throw TypeError("variable %" + name + " has no type");
@@ -207,8 +237,7 @@ Call CallNode::make(Expr callee, std::vector<Expr> args) {
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (!type_equal(ft->fields()[i], args[i]->type())) {
       throw TypeError(describe(*callee) + " argument " + std::to_string(i) + ": expected " +
-                      type_to_string(ft->fields()[i]) + ", got " +
-                      type_to_string(args[i]->type()));
+                      type_to_string(ft->fields()[i]) + ", got " + type_to_string(args[i]->type()));
     }
   }
   return std::make_shared<CallNode>(Key(), ft->ret(), std::nullopt, std::move(callee),
@@ -321,8 +350,10 @@ Expr with_children(const Expr& node, std::vector<Expr> kids) {
 
 std::string describe(const ExprNode& node) {
   switch (node.kind()) {
-    case ExprKind::kVar: return "%" + static_cast<const VarNode&>(node).name();
-    case ExprKind::kGlobalVar: return "@" + static_cast<const GlobalVarNode&>(node).name();
+    case ExprKind::kVar:
+      return "%" + static_cast<const VarNode&>(node).name();
+    case ExprKind::kGlobalVar:
+      return "@" + static_cast<const GlobalVarNode&>(node).name();
     case ExprKind::kCall: {
       const auto& call = static_cast<const CallNode&>(node);
       std::string head = call.op() ? std::string(op_name(*call.op())) : describe(*call.callee());
@@ -336,12 +367,13 @@ std::string describe(const ExprNode& node) {
       if (auto t = call.attrs().get_string("compiler")) out += " [" + *t + "]";
       return out;
     }
-    case ExprKind::kTuple: return "tuple of " +
-        std::to_string(static_cast<const TupleNode&>(node).fields().size());
+    case ExprKind::kTuple:
+      return "tuple of " + std::to_string(static_cast<const TupleNode&>(node).fields().size());
     case ExprKind::kTupleGetItem:
       return "tuple_get_item ." +
              std::to_string(static_cast<const TupleGetItemNode&>(node).index());
-    case ExprKind::kFunction: return "fn";
+    case ExprKind::kFunction:
+      return "fn";
   }
   return "?";
 }

@@ -29,6 +29,10 @@ class Module {
   std::size_t size() const { return functions_.size(); }
 
  private:
+  // Modules are copied and rebuilt by every pass and most hold a handful of functions, where a
+  // scan beats hashing and the map's per-entry allocations; the name index exists only from
+  // this many functions on, so large modules still look names up in constant time.
+  static constexpr std::size_t kIndexFrom = 16;
   std::vector<std::pair<std::string, Function>> functions_;
   std::unordered_map<std::string, std::size_t> index_;
 };

@@ -4,10 +4,13 @@
 // unordered_flat_map and its Abseil is shared-library only, which OSS-Fuzz runners cannot load.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <memory>
+#include <type_traits>
 #include <utility>
-#include <vector>
 
 namespace aotfuzz::ir {
 
@@ -22,16 +25,36 @@ class NodeMap {
   NodeMap() = default;
   /// Sized for `n` entries without rehashing.
   explicit NodeMap(std::size_t n) { reserve(n); }
+  NodeMap(const NodeMap& other)
+      : slots_(other.cap_ ? std::make_unique<Slot[]>(other.cap_) : nullptr),
+        cap_(other.cap_),
+        mask_(other.mask_),
+        shift_(other.shift_),
+        size_(other.size_) {
+    std::copy(other.slots_.get(), other.slots_.get() + cap_, slots_.get());
+  }
+  NodeMap(NodeMap&& other) noexcept { swap(other); }
+  NodeMap& operator=(NodeMap other) noexcept {
+    swap(other);
+    return *this;
+  }
+  void swap(NodeMap& other) noexcept {
+    std::swap(slots_, other.slots_);
+    std::swap(cap_, other.cap_);
+    std::swap(mask_, other.mask_);
+    std::swap(shift_, other.shift_);
+    std::swap(size_, other.size_);
+  }
 
   void reserve(std::size_t n) {
     std::size_t cap = 16;
     while (cap < 2 * n) cap *= 2;
-    if (cap > slots_.size()) rehash(cap);
+    if (cap > cap_) rehash(cap);
   }
 
   /// The value of `key`, or nullptr.
   V* find(const ExprNode* key) {
-    if (slots_.empty()) return nullptr;
+    if (cap_ == 0) return nullptr;
     for (std::size_t i = home(key);; i = (i + 1) & mask_) {
       if (slots_[i].key == key) return &slots_[i].value;
       if (slots_[i].key == nullptr) return nullptr;
@@ -42,7 +65,7 @@ class NodeMap {
 
   /// Inserts `key` with `value` unless present; returns the entry and whether it was inserted.
   std::pair<V*, bool> try_emplace(const ExprNode* key, V value = V()) {
-    if (2 * (size_ + 1) > slots_.size()) rehash(slots_.empty() ? 16 : 2 * slots_.size());
+    if (2 * (size_ + 1) > cap_) rehash(cap_ == 0 ? 16 : 2 * cap_);
     for (std::size_t i = home(key);; i = (i + 1) & mask_) {
       if (slots_[i].key == key) return {&slots_[i].value, false};
       if (slots_[i].key == nullptr) {
@@ -57,9 +80,11 @@ class NodeMap {
   V& operator[](const ExprNode* key) { return *try_emplace(key).first; }
 
  private:
+  // No member initialisers: `Slot{}` is still a null key with a value-initialised V, and a
+  // trivial Slot can be cleared with memset.
   struct Slot {
-    const ExprNode* key = nullptr;
-    V value{};
+    const ExprNode* key;
+    V value;
   };
 
   std::size_t home(const ExprNode* key) const {
@@ -69,18 +94,28 @@ class NodeMap {
   }
 
   void rehash(std::size_t cap) {
-    std::vector<Slot> old = std::move(slots_);
-    slots_.assign(cap, Slot{});
+    std::unique_ptr<Slot[]> old = std::move(slots_);
+    const std::size_t old_cap = cap_;
+    if constexpr (std::is_trivial_v<Slot>) {
+      // Most walks are small, so clearing the slots is a visible part of their cost: one memset
+      // instead of a store loop (all-zero bytes are a null key and a zero value).
+      slots_ = std::make_unique_for_overwrite<Slot[]>(cap);
+      std::memset(static_cast<void*>(slots_.get()), 0, cap * sizeof(Slot));
+    } else {
+      slots_ = std::make_unique<Slot[]>(cap);
+    }
+    cap_ = cap;
     mask_ = cap - 1;
     shift_ = 64;
     for (std::size_t c = cap; c > 1; c >>= 1) --shift_;
     size_ = 0;
-    for (auto& s : old) {
-      if (s.key != nullptr) try_emplace(s.key, std::move(s.value));
+    for (std::size_t i = 0; i < old_cap; ++i) {
+      if (old[i].key != nullptr) try_emplace(old[i].key, std::move(old[i].value));
     }
   }
 
-  std::vector<Slot> slots_;
+  std::unique_ptr<Slot[]> slots_;
+  std::size_t cap_ = 0;
   std::size_t mask_ = 0;
   int shift_ = 64;
   std::size_t size_ = 0;

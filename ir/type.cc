@@ -1,8 +1,6 @@
 // Type construction, equality and printing.
 #include "ir/type.h"
 
-#include <functional>
-
 #include "ir/error.h"
 
 namespace aotfuzz::ir {
@@ -16,9 +14,12 @@ std::size_t mix(std::size_t seed, std::size_t v) {
 
 std::string_view dtype_name(DType dtype) {
   switch (dtype) {
-    case DType::kFloat32: return "float32";
-    case DType::kInt32: return "int32";
-    case DType::kInt8: return "int8";
+    case DType::kFloat32:
+      return "float32";
+    case DType::kInt32:
+      return "int32";
+    case DType::kInt8:
+      return "int8";
   }
   return "?";
 }
@@ -32,9 +33,12 @@ std::optional<DType> parse_dtype(std::string_view name) {
 
 std::size_t dtype_bytes(DType dtype) {
   switch (dtype) {
-    case DType::kFloat32: return 4;
-    case DType::kInt32: return 4;
-    case DType::kInt8: return 1;
+    case DType::kFloat32:
+      return 4;
+    case DType::kInt32:
+      return 4;
+    case DType::kInt8:
+      return 1;
   }
   return 0;
 }
@@ -162,14 +166,20 @@ std::string type_to_string(const Type& type) {
 
 std::vector<Type> flatten_tensors(const Type& type) {
   std::vector<Type> out;
-  std::function<void(const Type&)> walk = [&](const Type& t) {
-    if (t->is_tuple()) {
-      for (const auto& f : t->fields()) walk(f);
-    } else {
+  if (!type->is_tuple()) {
+    out.push_back(type);
+    return out;
+  }
+  out.reserve(flat_count(type));
+  // Depth is bounded by kMaxTypeDepth, so recursing on the type is safe.
+  const auto walk = [&out](const auto& self, const Type& t) -> void {
+    if (!t->is_tuple()) {
       out.push_back(t);
+      return;
     }
+    for (const auto& f : t->fields()) self(self, f);
   };
-  walk(type);
+  walk(walk, type);
   return out;
 }
 

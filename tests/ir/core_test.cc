@@ -90,6 +90,30 @@ TEST(Traversal, AHundredThousandNodeChainDoesNotOverflowTheStack) {
   // Destroying a long chain must not recurse either; releasing it here exercises that.
 }
 
+TEST(Traversal, DroppingDeepChainsWithSharedLinksDoesNotOverflowTheStack) {
+  // Release takes a shortcut when only leaves can die; these shapes must still take the
+  // iterative path: each link used twice by one parent, and diamonds where a link dies only
+  // when the second of its two sole-owned users does.
+  auto x = VarNode::make("x", f32({1}));
+  {
+    Expr doubled = x;
+    for (int i = 0; i < 100000; ++i) doubled = CallNode::make(Op::kAdd, {doubled, doubled});
+    EXPECT_EQ(post_order(doubled).size(), 100001u);
+  }
+  {
+    Expr diamond = x;
+    for (int i = 0; i < 100000; ++i) {
+      Expr left = CallNode::make(Op::kAdd, {diamond, x});
+      Expr right = CallNode::make(Op::kMultiply, {diamond, x});
+      diamond = TupleNode::make({left, right});
+      diamond = CallNode::make(Op::kAdd, {TupleGetItemNode::make(diamond, 0),
+                                          TupleGetItemNode::make(diamond, 1)});
+    }
+    EXPECT_EQ(post_order(diamond).size(), 1 + 6 * 100000u);
+  }
+  // Both graphs die at the closing braces above; getting here is the assertion.
+}
+
 TEST(Structural, EqualityIgnoresVariableNamesAndSharing) {
   auto mk = [](const std::string& n, bool share) {
     auto x = VarNode::make(n, f32({3}));
@@ -230,6 +254,36 @@ TEST(Module, CopiesStayIndependentValuesWhenEitherSideChanges) {
   EXPECT_THROW(c.add("main", identity), VerifyError);
   EXPECT_THROW(c.replace("absent", identity), VerifyError);
   EXPECT_EQ(c.index_of("absent"), c.size());
+}
+
+TEST(Module, NamesAreFoundBeforeAndAfterTheModuleGrowsAnIndex) {
+  // Small modules scan their names, large ones keep an index: lookups, duplicates and
+  // replacement must behave the same on both sides of the switch and across copies.
+  auto x = VarNode::make("x", f32({2}));
+  const Function identity = FunctionNode::make({x}, x);
+  auto y = VarNode::make("y", f32({2}));
+  const Function other = FunctionNode::make({y}, y);
+  Module m;
+  for (std::size_t i = 0; i < 40; ++i) {
+    const std::string name = "f" + std::to_string(i);
+    m.add(name, identity);
+    Module copy = m;
+    for (std::size_t j = 0; j <= i; ++j) {
+      const std::string seen = "f" + std::to_string(j);
+      ASSERT_EQ(m.index_of(seen), j) << seen << " in a module of " << i + 1;
+      ASSERT_EQ(copy.index_of(seen), j) << seen << " in a copy of a module of " << i + 1;
+    }
+    EXPECT_EQ(m.index_of("f" + std::to_string(i + 1)), m.size());
+    EXPECT_THROW(m.add(name, identity), VerifyError) << name;
+    EXPECT_THROW(copy.add("f0", identity), VerifyError) << "f0 in a copy of " << i + 1;
+  }
+  m.replace("f0", other);
+  m.replace("f39", other);
+  EXPECT_EQ(*m.find("f0"), other);
+  EXPECT_EQ(*m.find("f39"), other);
+  EXPECT_EQ(*m.find("f20"), identity);
+  EXPECT_EQ(m.find("main"), nullptr);
+  EXPECT_THROW(m.replace("main", other), VerifyError);
 }
 
 TEST(Verify, TwoParametersWithOneNameAreRejectedInShortAndLongParameterLists) {
