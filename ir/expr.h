@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -221,6 +222,9 @@ class FunctionNode final : public ExprNode {
   const Expr& body() const { return body_; }
   const Attrs& attrs() const { return attrs_; }
   const Type& ret_type() const { return type()->ret(); }
+  /// post_order(body()): computed on first use and kept, since verify(), the interpreters and
+  /// the code generator all walk the same bodies again and again. Safe to call from threads.
+  const std::vector<Expr>& body_order() const;
 
  public:
   /// Only make() can call this: Key is ExprNode's. (Public for std::make_shared.)
@@ -235,6 +239,10 @@ class FunctionNode final : public ExprNode {
   std::vector<Var> params_;
   mutable Expr body_;
   Attrs attrs_;
+  // The walk only adds references to nodes `body_` already holds, so it creates no cycle, and
+  // dropping it destroys nothing by itself (see release()).
+  mutable std::once_flag order_once_;
+  mutable std::vector<Expr> order_;
 };
 using Function = std::shared_ptr<const FunctionNode>;
 

@@ -50,7 +50,7 @@ void verify_function(const Module& module, const std::string& name, const Functi
       params.insert(p.get());
     }
     const bool outlined = fn->attrs().has("Compiler") || fn->attrs().has("Primitive");
-    const std::vector<Expr> order = post_order(fn->body());
+    const std::vector<Expr>& order = fn->body_order();
     bool annotated = false;
     for (const auto& node : order) {
       if (const auto* v = as<VarNode>(node)) {

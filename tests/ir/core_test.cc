@@ -1,6 +1,8 @@
 // Unit tests for IR construction, typing, traversal, structural equality, regions and verify.
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include "ir/error.h"
 #include "ir/module.h"
 #include "ir/regions.h"
@@ -11,7 +13,9 @@
 namespace aotfuzz::ir {
 namespace {
 
-Type f32(std::vector<std::int64_t> shape) { return TypeNode::tensor(std::move(shape), DType::kFloat32); }
+Type f32(std::vector<std::int64_t> shape) {
+  return TypeNode::tensor(std::move(shape), DType::kFloat32);
+}
 
 // The annotated graph of TVM issue #9036.
 Module seed_graph() {
@@ -19,8 +23,10 @@ Module seed_graph() {
   auto w0 = VarNode::make("w0", f32({10, 10}));
   auto w1 = VarNode::make("w1", f32({10, 10}));
   const std::string cc = "ccompiler";
-  Expr z0 = compiler_end(CallNode::make(Op::kAdd, {compiler_begin(x, cc), compiler_begin(w0, cc)}), cc);
-  Expr z1 = compiler_end(CallNode::make(Op::kAdd, {compiler_begin(z0, cc), compiler_begin(w1, cc)}), cc);
+  Expr z0 =
+      compiler_end(CallNode::make(Op::kAdd, {compiler_begin(x, cc), compiler_begin(w0, cc)}), cc);
+  Expr z1 =
+      compiler_end(CallNode::make(Op::kAdd, {compiler_begin(z0, cc), compiler_begin(w1, cc)}), cc);
   Module m;
   m.add("main", FunctionNode::make({x, w0, w1}, CallNode::make(Op::kAdd, {z0, z1})));
   return m;
@@ -106,12 +112,29 @@ TEST(Traversal, DroppingDeepChainsWithSharedLinksDoesNotOverflowTheStack) {
       Expr left = CallNode::make(Op::kAdd, {diamond, x});
       Expr right = CallNode::make(Op::kMultiply, {diamond, x});
       diamond = TupleNode::make({left, right});
-      diamond = CallNode::make(Op::kAdd, {TupleGetItemNode::make(diamond, 0),
-                                          TupleGetItemNode::make(diamond, 1)});
+      diamond = CallNode::make(
+          Op::kAdd, {TupleGetItemNode::make(diamond, 0), TupleGetItemNode::make(diamond, 1)});
     }
     EXPECT_EQ(post_order(diamond).size(), 1 + 6 * 100000u);
   }
   // Both graphs die at the closing braces above; getting here is the assertion.
+}
+
+TEST(Traversal, AFunctionsKeptBodyOrderIsThePostOrderOfItsBodyFromEveryThread) {
+  const Module m = seed_graph();
+  const Function& main = m.main();
+  std::vector<const std::vector<Expr>*> seen(4, nullptr);
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < seen.size(); ++i) {
+    threads.emplace_back([&, i] { seen[i] = &main->body_order(); });
+  }
+  for (auto& t : threads) t.join();
+  const std::vector<Expr> expected = post_order(main->body());
+  ASSERT_FALSE(expected.empty());
+  for (const auto* order : seen) {
+    ASSERT_EQ(order, &main->body_order()) << "computed once, then the same list";
+    EXPECT_EQ(*order, expected);
+  }
 }
 
 TEST(Structural, EqualityIgnoresVariableNamesAndSharing) {
@@ -172,21 +195,26 @@ TEST(Verify, EndWithoutRegionIsRejected) {
 TEST(Verify, MismatchedTargetsAreRejected) {
   auto x = VarNode::make("x", f32({2}));
   Module m;
-  m.add("main", FunctionNode::make({x}, compiler_end(CallNode::make(Op::kAdd, {compiler_begin(x, "a"), compiler_begin(x, "a")}), "b")));
+  m.add("main",
+        FunctionNode::make({x}, compiler_end(CallNode::make(Op::kAdd, {compiler_begin(x, "a"),
+                                                                       compiler_begin(x, "a")}),
+                                             "b")));
   EXPECT_THROW(verify(m), VerifyError);
 }
 
 TEST(Verify, InconsistentArgumentRegionsAreRejected) {
   auto x = VarNode::make("x", f32({2}));
   Module m;
-  m.add("main", FunctionNode::make({x}, compiler_end(CallNode::make(Op::kAdd, {compiler_begin(x, "a"), x}), "a")));
+  m.add("main", FunctionNode::make(
+                    {x}, compiler_end(CallNode::make(Op::kAdd, {compiler_begin(x, "a"), x}), "a")));
   EXPECT_THROW(verify(m), VerifyError);
 }
 
 TEST(Verify, ValueLeavingARegionWithoutEndIsRejected) {
   auto x = VarNode::make("x", f32({2}));
   Module m;
-  m.add("main", FunctionNode::make({x}, CallNode::make(Op::kAdd, {compiler_begin(x, "a"), compiler_begin(x, "a")})));
+  m.add("main", FunctionNode::make({x}, CallNode::make(Op::kAdd, {compiler_begin(x, "a"),
+                                                                  compiler_begin(x, "a")})));
   EXPECT_THROW(verify(m), VerifyError);
 }
 
