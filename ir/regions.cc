@@ -139,6 +139,18 @@ RegionSet RegionSet::build(const Expr& body, const std::vector<Expr>& order) {
   RegionSet set;
   set.node_region_.reserve(order.size());
   set.position_.reserve(order.size());
+  // One region per begin: sized up front, the per-region tables never regrow (each regrowth
+  // moved every inner vector).
+  const auto begins =
+      static_cast<std::size_t>(std::count_if(order.begin(), order.end(), [](const Expr& e) {
+        const auto* call = as<CallNode>(e);
+        return call != nullptr && call->is_op(Op::kCompilerBegin);
+      }));
+  set.parent_.reserve(begins);
+  set.alive_.reserve(begins);
+  set.ends_.reserve(begins);
+  set.self_fed_.reserve(begins);
+  set.consumers_.reserve(begins);
   for (const auto& node : order) {
     const auto* call = as<CallNode>(node);
     if (call != nullptr && call->is_op(Op::kCompilerBegin)) {
