@@ -47,6 +47,7 @@ class NodeMap {
   }
 
   void reserve(std::size_t n) {
+    if (n == 0) return;  // an empty map allocates on its first insert
     std::size_t cap = 16;
     while (cap < 2 * n) cap *= 2;
     if (cap > cap_) rehash(cap);

@@ -1,6 +1,7 @@
 // The module invariants, checked in one place.
 #include "ir/verify.h"
 
+#include <algorithm>
 #include <string_view>
 #include <unordered_set>
 
@@ -29,10 +30,15 @@ void verify_function(const Module& module, const std::string& name, const Functi
   while (!work.empty()) {
     const FunctionNode* fn = work.back();
     work.pop_back();
-    NodeSet params(fn->params().size());
-    // Parameter lists are usually short, where a scan beats building a set of strings; long
-    // ones (hand-written modules) get the set.
+    // Parameter lists are usually short, where a scan beats building sets of nodes and of
+    // strings; long ones (hand-written modules) get the sets.
     const bool many_params = fn->params().size() > 16;
+    NodeSet params(many_params ? fn->params().size() : 0);
+    const auto is_param = [&](const VarNode* v) {
+      if (many_params) return params.contains(v);
+      return std::any_of(fn->params().begin(), fn->params().end(),
+                         [v](const Var& p) { return p.get() == v; });
+    };
     std::unordered_set<std::string_view> param_names;
     for (std::size_t i = 0; i < fn->params().size(); ++i) {
       const Var& p = fn->params()[i];
@@ -47,14 +53,14 @@ void verify_function(const Module& module, const std::string& name, const Functi
         repeated = fn->params()[j]->name() == p->name();
       }
       if (repeated) throw VerifyError("@" + name + ": two parameters are named %" + p->name());
-      params.insert(p.get());
+      if (many_params) params.insert(p.get());
     }
     const bool outlined = fn->attrs().has("Compiler") || fn->attrs().has("Primitive");
     const std::vector<Expr>& order = fn->body_order();
     bool annotated = false;
     for (const auto& node : order) {
       if (const auto* v = as<VarNode>(node)) {
-        if (!params.contains(v)) {
+        if (!is_param(v)) {
           throw VerifyError("@" + name + ": %" + v->name() +
                             " is not a parameter of its enclosing function");
         }
