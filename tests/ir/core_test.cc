@@ -332,6 +332,26 @@ TEST(Verify, TwoParametersWithOneNameAreRejectedInShortAndLongParameterLists) {
   }
 }
 
+TEST(Verify, AFreeVariableIsRejectedInShortAndLongParameterLists) {
+  // Short lists are scanned for the body's variables, long ones go through a set.
+  for (const std::size_t count : {1u, 16u, 17u, 40u}) {
+    std::vector<Var> params;
+    for (std::size_t i = 0; i < count; ++i) {
+      params.push_back(VarNode::make("p" + std::to_string(i), f32({2})));
+    }
+    const auto with_body = [&](Expr body) {
+      Module m;
+      m.add("main", FunctionNode::make(params, std::move(body)));
+      return m;
+    };
+    EXPECT_NO_THROW(verify(with_body(CallNode::make(Op::kAdd, {params.front(), params.back()}))))
+        << count << " parameters";
+    auto free = VarNode::make("free", f32({2}));
+    EXPECT_THROW(verify(with_body(CallNode::make(Op::kAdd, {params.back(), free}))), VerifyError)
+        << count << " parameters";
+  }
+}
+
 TEST(Verify, NamesTheFunctionOnARecursiveCallCycle) {
   Module m;
   auto x = VarNode::make("x", f32({2}));
