@@ -279,10 +279,17 @@ std::shared_ptr<const TupleGetItemNode> TupleGetItemNode::make(Expr tuple, int i
 Function FunctionNode::make(std::vector<Var> params, Expr body, Attrs attrs, Type ret_type) {
   if (!body) throw TypeError("function without a body");
   std::vector<Type> ptypes;
-  NodeSet seen(params.size());
-  for (const auto& p : params) {
+  ptypes.reserve(params.size());
+  // Short lists (nearly all) are scanned for repeats, long ones go through a set.
+  const bool many = params.size() > 16;
+  NodeSet seen(many ? params.size() : 0);
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const Var& p = params[i];
     if (!p) throw TypeError("null function parameter");
-    if (!seen.insert(p.get())) throw TypeError("parameter %" + p->name() + " bound twice");
+    const bool repeat =
+        many ? !seen.insert(p.get())
+             : std::find(params.begin(), params.begin() + i, p) != params.begin() + i;
+    if (repeat) throw TypeError("parameter %" + p->name() + " bound twice");
     ptypes.push_back(p->type());
   }
   if (body->type()->is_func()) throw TypeError("function returning a function");

@@ -69,6 +69,19 @@ TEST(Types, CallArityAndArgumentTypesAreChecked) {
   EXPECT_THROW(CallNode::make(fn, {b}), TypeError);
 }
 
+TEST(Types, AFunctionTakingOneVariableTwiceIsATypeError) {
+  // Short parameter lists are scanned for repeats, long ones go through a set.
+  for (const std::size_t count : {2u, 16u, 17u, 40u}) {
+    std::vector<Var> params;
+    for (std::size_t i = 0; i < count; ++i) {
+      params.push_back(VarNode::make("p" + std::to_string(i), f32({2})));
+    }
+    EXPECT_NO_THROW(FunctionNode::make(params, params.back())) << count << " parameters";
+    params.back() = params.front();
+    EXPECT_THROW(FunctionNode::make(params, params.back()), TypeError) << count << " parameters";
+  }
+}
+
 TEST(Traversal, PostOrderVisitsSharedNodesOnceChildrenFirst) {
   Module m = seed_graph();
   auto order = post_order(m.main()->body());
