@@ -63,14 +63,10 @@ std::unordered_map<const ExprNode*, int> use_counts(const Expr& root, bool enter
 }
 
 Expr rewrite(const Expr& root, const RewriteFn& fn) {
-  const std::vector<Expr> order = post_order(root);
-  NodeMap<Expr> memo(order.size());
-  for (const auto& node : order) {
-    std::vector<Expr> kids(num_children(*node));
-    for (std::size_t i = 0; i < kids.size(); ++i) kids[i] = *memo.find(child(*node, i).get());
-    memo[node.get()] = fn(node, std::move(kids));
-  }
-  return *memo.find(root.get());
+  return rewrite_in_order(post_order(root), root,
+                          [&fn](const Expr& old, std::vector<Expr>& kids, bool /*changed*/) {
+                            return fn(old, std::move(kids));
+                          });
 }
 
 Expr substitute(const Expr& root, const std::unordered_map<const ExprNode*, Expr>& map) {
