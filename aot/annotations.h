@@ -22,7 +22,7 @@ bool is_end(const ir::ExprNode* node);
 const ir::Expr& strip_annotations(const ir::Expr& e);
 
 /// TVM's SanitizeName: every character outside [A-Za-z0-9] becomes '_'.
-std::string sanitize_name(std::string_view name);
+std::string sanitize_name(std::string name);
 
 /// Whether the annotation passes and FuseOps transform this function: neither a `Compiler`
 /// (external) nor a `Primitive` function.
@@ -38,6 +38,8 @@ bool is_user_function(const ir::FunctionNode& fn);
 std::optional<std::string> find_region_cycle(const ir::Expr& body, const ir::RegionSet& regions);
 /// The same over `order`, every node of the graph with children before parents.
 std::optional<std::string> find_region_cycle(const std::vector<ir::Expr>& order,
+                                             const ir::RegionSet& regions);
+std::optional<std::string> find_region_cycle(const std::vector<const ir::ExprNode*>& order,
                                              const ir::RegionSet& regions);
 
 }  // namespace aotfuzz::aot
