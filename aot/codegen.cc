@@ -55,53 +55,65 @@ CalleeTable resolve_callees(const ir::Module& fused, const std::string& mod_name
   CalleeTable table;
   const KernelNames kernel_names(fused, mod_name);
   std::unordered_map<std::string, int> by_name;
-  for (const ir::CallNode* call : main_calls(fused)) {
-    Callee c;
+  const std::vector<const ir::CallNode*> calls = main_calls(fused);
+  table.call_callee.reserve(calls.size());
+  for (const ir::CallNode* call : calls) {
+    // The callee's name and function first: the rest of a Callee is built once per name.
+    const std::string* name = nullptr;
+    const ir::Function* fn = nullptr;
+    ir::Function local;
+    bool external = false;
     if (const auto* gv = ir::as<ir::GlobalVarNode>(call->callee())) {
-      const ir::Function* fn = fused.find(gv->name());
+      fn = fused.find(gv->name());
       if (fn == nullptr) throw CodegenError("call of @" + gv->name() + ": no such function");
-      const auto target = (*fn)->attrs().get_string("Compiler");
-      if (!target || target->empty() || *target == "default") {
+      const std::string* target = (*fn)->attrs().find_string("Compiler");
+      if (target == nullptr || target->empty() || *target == "default") {
         throw CodegenError("call of @" + gv->name() +
                            ": only functions with a non-default Compiler attribute may be called "
                            "from @main");
       }
-      c.name = (*fn)->attrs().get_string("global_symbol").value_or(gv->name());
-      c.fn = *fn;
-      c.external = true;
-    } else if (auto fn = ir::as_ptr<ir::FunctionNode>(call->callee())) {
-      if (!is_primitive(*fn)) {
+      name = (*fn)->attrs().find_string("global_symbol");
+      if (name == nullptr) name = &gv->name();
+      external = true;
+    } else if (call->callee()->kind() == ir::ExprKind::kFunction) {
+      local = std::static_pointer_cast<const ir::FunctionNode>(call->callee());
+      fn = &local;
+      if (!is_primitive(**fn)) {
         throw CodegenError("call of a local function without Primitive=1 in @main: " +
                            ir::describe(*call));
       }
-      if (auto target = fn->attrs().get_string("Compiler"); target && *target != "default") {
+      if (const std::string* target = (*fn)->attrs().find_string("Compiler");
+          target != nullptr && *target != "default") {
         throw CodegenError("local primitive function with Compiler=\"" + *target +
                            "\" in @main; PartitionGraph outlines external functions as globals");
       }
-      c.name = kernel_names.name_of(fn.get());
-      c.fn = fn;
+      name = &kernel_names.name_of(fn->get());
     } else {
       throw CodegenError("call " + ir::describe(*call) + " has an unsupported callee");
     }
-    if (!is_c_identifier(c.name)) {
-      throw CodegenError("function name \"" + c.name + "\" is not a C identifier");
-    }
-    for (const auto& p : c.fn->params()) {
-      for (const auto& t : ir::flatten_tensors(p->type())) c.inputs.push_back(t);
-    }
-    c.outputs = ir::flatten_tensors(c.fn->ret_type());
-    auto it = by_name.find(c.name);
+    auto it = by_name.find(*name);
     if (it == by_name.end()) {
-      it = by_name.emplace(c.name, static_cast<int>(table.callees.size())).first;
+      if (!is_c_identifier(*name)) {
+        throw CodegenError("function name \"" + *name + "\" is not a C identifier");
+      }
+      Callee c;
+      c.name = *name;
+      c.fn = *fn;
+      c.external = external;
+      for (const auto& p : c.fn->params()) {
+        for (const auto& t : ir::flatten_tensors(p->type())) c.inputs.push_back(t);
+      }
+      c.outputs = ir::flatten_tensors(c.fn->ret_type());
+      it = by_name.emplace(*name, static_cast<int>(table.callees.size())).first;
       table.callees.push_back(std::move(c));
-    } else if (table.callees[it->second].fn != c.fn &&
-               (table.callees[it->second].external != c.external ||
-                !ir::structural_equal(table.callees[it->second].fn, c.fn))) {
-      throw CodegenError("two different functions are both named " + c.name);
+    } else if (table.callees[it->second].fn != *fn &&
+               (table.callees[it->second].external != external ||
+                !ir::structural_equal(table.callees[it->second].fn, *fn))) {
+      throw CodegenError("two different functions are both named " + *name);
     }
     table.call_callee.push_back(it->second);
-    table.calls.push_back(call);
   }
+  table.calls = std::move(calls);
   return table;
 }
 
