@@ -32,9 +32,9 @@ namespace {
 
 bool is_primitive(const ir::FunctionNode& fn) { return fn.attrs().get_int("Primitive") == 1; }
 
-std::vector<const ir::CallNode*> main_calls(const ir::Module& fused) {
+std::vector<const ir::CallNode*> main_calls(const std::vector<ir::Expr>& main_order) {
   std::vector<const ir::CallNode*> calls;
-  for (const auto& node : ir::post_order(fused.main()->body())) {
+  for (const auto& node : main_order) {
     const auto* call = ir::as<ir::CallNode>(node);
     if (call == nullptr) continue;
     if (call->op()) {
@@ -52,10 +52,15 @@ std::vector<const ir::CallNode*> main_calls(const ir::Module& fused) {
 namespace detail {
 
 CalleeTable resolve_callees(const ir::Module& fused, const std::string& mod_name) {
+  return resolve_callees(fused, mod_name, ir::post_order(fused.main()->body()));
+}
+
+CalleeTable resolve_callees(const ir::Module& fused, const std::string& mod_name,
+                            const std::vector<ir::Expr>& main_order) {
   CalleeTable table;
   const KernelNames kernel_names(fused, mod_name);
   std::unordered_map<std::string, int> by_name;
-  const std::vector<const ir::CallNode*> calls = main_calls(fused);
+  std::vector<const ir::CallNode*> calls = main_calls(main_order);
   table.call_callee.reserve(calls.size());
   for (const ir::CallNode* call : calls) {
     // The callee's name and function first: the rest of a Callee is built once per name.
@@ -154,8 +159,9 @@ CSources generate_c(const ir::Module& fused, const CodegenOptions& options) {
   StorageOptions storage;
   storage.reuse = options.storage_reuse;
   storage.bugs = options.bugs;
-  const StoragePlan plan = plan_storage(main, storage);
-  const detail::CalleeTable table = detail::resolve_callees(fused, options.mod_name);
+  const std::vector<ir::Expr> order = ir::post_order(main->body());
+  const StoragePlan plan = plan_storage(main, storage, order);
+  const detail::CalleeTable table = detail::resolve_callees(fused, options.mod_name, order);
   if (table.calls.size() != plan.steps.size()) {
     throw CodegenError("internal: " + std::to_string(plan.steps.size()) + " planned calls but " +
                        std::to_string(table.calls.size()) + " resolved");

@@ -8,6 +8,7 @@
 
 #include "aot/codegen_error.h"
 #include "aot/codegen_internal.h"
+#include "ir/traversal.h"
 
 namespace aotfuzz::aot {
 namespace {
@@ -110,8 +111,11 @@ ExecutorProgram build_executor_program(const ir::Module& fused, const CodegenOpt
   StorageOptions storage;
   storage.reuse = options.storage_reuse;
   storage.bugs = options.bugs;
-  StoragePlan plan = plan_storage(fused.main(), storage);
-  const detail::CalleeTable table = detail::resolve_callees(fused, options.mod_name);
+  const ir::Function& main = fused.main();
+  // One post order of @main for both the plan and the callee table.
+  const std::vector<ir::Expr> order = ir::post_order(main->body());
+  StoragePlan plan = plan_storage(main, storage, order);
+  const detail::CalleeTable table = detail::resolve_callees(fused, options.mod_name, order);
   if (table.calls.size() != plan.steps.size()) {
     throw CodegenError("internal: " + std::to_string(plan.steps.size()) + " planned calls but " +
                        std::to_string(table.calls.size()) + " resolved");

@@ -28,7 +28,11 @@ struct RestrictionNode {
 class Merger {
  public:
   Merger(const ir::Expr& body, const BugSet& bugs, std::string where)
-      : body_(body), regions_(ir::RegionSet::build(body)), bugs_(bugs), where_(std::move(where)) {
+      : body_(body),
+        order_(ir::post_order(body)),
+        regions_(ir::RegionSet::build(body, order_)),
+        bugs_(bugs),
+        where_(std::move(where)) {
     const int n = regions_.next_id();
     uf_.resize(n);
     std::iota(uf_.begin(), uf_.end(), 0);
@@ -38,7 +42,7 @@ class Merger {
     target_.resize(n);
     for (const ir::Region* r : regions_.regions()) target_[r->id] = r->target;
     if (bugs_.on(Bug::kMergeSiblings)) {
-      for (const auto& node : ir::post_order(body_)) {
+      for (const auto& node : order_) {
         if (is_begin(node.get())) {
           const ir::Expr& arg = ir::as<ir::CallNode>(node)->args()[0];
           if (is_end(arg.get())) begins_of_end_[arg.get()].push_back(node);
@@ -60,16 +64,18 @@ class Merger {
       }
     }
     if (!internal_pair) return body_;
-    return ir::rewrite(body_, [this](const ir::Expr& old, std::vector<ir::Expr> kids) {
-      if (is_begin(old.get())) {
-        const ir::Expr& arg = ir::as<ir::CallNode>(old)->args()[0];
-        if (is_end(arg.get()) && regions_.region_of(old.get()) == regions_.region_of(arg.get())) {
-          // The pair is internal to one region now: use the end's (rewritten) argument.
-          return ir::as<ir::CallNode>(kids[0])->args()[0];
-        }
-      }
-      return ir::with_children(old, std::move(kids));
-    });
+    return rewrite_in_order(
+        order_, body_, [this](const ir::Expr& old, std::vector<ir::Expr>& kids, bool changed) {
+          if (is_begin(old.get())) {
+            const ir::Expr& arg = ir::as<ir::CallNode>(old)->args()[0];
+            if (is_end(arg.get()) &&
+                regions_.region_of(old.get()) == regions_.region_of(arg.get())) {
+              // The pair is internal to one region now: use the end's (rewritten) argument.
+              return ir::as<ir::CallNode>(kids[0])->args()[0];
+            }
+          }
+          return rebuilt(old, kids, changed);
+        });
   }
 
   // NestedWalk's handler: the first end of a region is pending while the unprocessed parent
@@ -222,6 +228,7 @@ class Merger {
   }
 
   ir::Expr body_;
+  std::vector<ir::Expr> order_;  // ir::post_order(body_)
   ir::RegionSet regions_;
   BugSet bugs_;
   std::string where_;

@@ -2,6 +2,7 @@
 #include "aot/partition_graph.h"
 
 #include <algorithm>
+#include <charconv>
 #include <set>
 #include <span>
 #include <unordered_map>
@@ -265,64 +266,53 @@ class Partitioner {
 };
 
 // FlattenTupleOutputs then RemoveDefaultAnnotations in one rewrite over `order`
-// (ir::post_order(body)), as ir::rewrite would do it but without rebuilding unchanged nodes. A
-// default end on a tuple still yields a new tuple node, as TVM's two passes do (sharing matters
-// to FuseOps).
+// (ir::post_order(body)). A default end on a tuple still yields a new tuple node, as TVM's two
+// passes do (sharing matters to FuseOps).
 ir::Expr flatten_and_strip_defaults(const ir::Expr& body, const std::vector<ir::Expr>& order) {
-  ir::NodeMap<ir::Expr> memo(order.size());
-  std::vector<ir::Expr> kids;
-  for (const auto& node : order) {
-    const std::size_t n = ir::num_children(*node);
-    bool changed = false;
-    kids.clear();
-    for (std::size_t k = 0; k < n; ++k) {
-      const ir::Expr& kid = ir::child(*node, k);
-      kids.push_back(*memo.find(kid.get()));
-      changed |= kids.back() != kid;
-    }
-    const auto* call = ir::as<ir::CallNode>(node);
-    const std::string* target = call != nullptr && call->op() && ir::is_annotation(*call->op())
-                                    ? call->attrs().find_string("compiler")
-                                    : nullptr;
-    ir::Expr out;
-    if (target == nullptr) {
-      out = changed ? ir::with_children(node, std::move(kids)) : node;
-    } else {
-      const bool strip = *target == "default";
-      const auto* tuple = is_end(node.get()) ? ir::as<ir::TupleNode>(kids[0]) : nullptr;
-      if (tuple != nullptr) {
-        std::vector<ir::Expr> fields;
-        fields.reserve(tuple->fields().size());
-        for (const auto& f : tuple->fields()) {
-          fields.push_back(strip ? f : ir::compiler_end(f, *target));
+  return rewrite_in_order(
+      order, body, [](const ir::Expr& old, std::vector<ir::Expr>& kids, bool changed) {
+        const auto* call = ir::as<ir::CallNode>(old);
+        const std::string* target = call != nullptr && call->op() && ir::is_annotation(*call->op())
+                                        ? call->attrs().find_string("compiler")
+                                        : nullptr;
+        if (target == nullptr) return rebuilt(old, kids, changed);
+        const bool strip = *target == "default";
+        if (is_end(old.get())) {
+          if (const auto* tuple = ir::as<ir::TupleNode>(kids[0])) {
+            std::vector<ir::Expr> fields;
+            fields.reserve(tuple->fields().size());
+            for (const auto& f : tuple->fields()) {
+              fields.push_back(strip ? f : ir::compiler_end(f, *target));
+            }
+            return ir::Expr(ir::TupleNode::make(std::move(fields)));
+          }
         }
-        out = ir::TupleNode::make(std::move(fields));
-      } else if (strip) {
-        out = kids[0];
-      } else {
-        out = changed ? ir::with_children(node, std::move(kids)) : node;
-      }
-    }
-    memo[node.get()] = std::move(out);
-  }
-  return *memo.find(body.get());
+        return strip ? kids[0] : rebuilt(old, kids, changed);
+      });
 }
 
 }  // namespace
 
 std::string outlined_name(std::string_view mod_name, std::string_view target,
                           std::string_view caller, int region_id) {
-  const std::string id = std::to_string(region_id);
+  char id[16];
+  const std::string_view digits(id, std::to_chars(id, id + sizeof id, region_id).ptr - id);
   std::string name;
-  name.reserve(10 + mod_name.size() + target.size() + caller.size() + id.size());
+  name.reserve(10 + mod_name.size() + target.size() + caller.size() + digits.size());
   name.append("tvmgen_").append(mod_name).append("_").append(target).append("_");
-  name.append(caller).append("_").append(id);
+  name.append(caller).append("_").append(digits);
   return sanitize_name(std::move(name));
 }
 
 std::string outlined_param_name(std::string_view target, int region_id, int index) {
-  std::string name(target);
-  name.append("_").append(std::to_string(region_id)).append("_i").append(std::to_string(index));
+  char buf[40];
+  char* end = std::to_chars(buf, buf + 16, region_id).ptr;
+  *end++ = '_';
+  *end++ = 'i';
+  end = std::to_chars(end, buf + sizeof buf, index).ptr;
+  std::string name;
+  name.reserve(target.size() + 2 + static_cast<std::size_t>(end - buf));
+  name.append(target).append("_").append(buf, end);
   name = sanitize_name(std::move(name));
   if (name.empty() || (name[0] >= '0' && name[0] <= '9')) name.insert(name.begin(), '_');
   return name;

@@ -45,8 +45,9 @@ std::size_t align_up(std::size_t n, std::size_t alignment) {
 
 class Planner {
  public:
-  Planner(const ir::Function& main, const StorageOptions& options)
-      : main_(main), options_(options) {}
+  Planner(const ir::Function& main, const StorageOptions& options,
+          const std::vector<ir::Expr>& order)
+      : main_(main), options_(options), order_(order) {}
 
   StoragePlan run() {
     if (options_.alignment == 0 || (options_.alignment & (options_.alignment - 1)) != 0) {
@@ -98,7 +99,8 @@ class Planner {
 
   void walk() {
     const ir::Expr& body = main_->body();
-    for (const auto& node : ir::post_order(body)) {
+    store_.reserve(order_.size() + main_->params().size());
+    for (const auto& node : order_) {
       switch (node->kind()) {
         case ir::ExprKind::kVar:
           if (!store_.contains(node.get())) {
@@ -326,6 +328,7 @@ class Planner {
 
   const ir::Function& main_;
   const StorageOptions& options_;
+  const std::vector<ir::Expr>& order_;  // ir::post_order(main_->body())
   StoragePlan plan_;
   std::vector<Slot> pool_;    // the slots of every value, by Range
   ir::NodeMap<Range> store_;  // the slots of each value node of @main
@@ -357,10 +360,14 @@ std::size_t tensor_bytes(const ir::Type& tensor_type) {
   std::size_t n = ir::dtype_bytes(tensor_type->dtype());
   for (std::int64_t d : tensor_type->shape()) {
     if (d < 0) throw CodegenError("negative dimension in " + ir::type_to_string(tensor_type));
-    if (d != 0 && n > kMaxTensorBytes / static_cast<std::size_t>(d)) {
+    // n <= kMaxTensorBytes here, so the 128-bit product is exact: the same test as
+    // n > kMaxTensorBytes / d, without a division per dimension.
+    const unsigned __int128 product =
+        static_cast<unsigned __int128>(n) * static_cast<std::uint64_t>(d);
+    if (product > kMaxTensorBytes) {
       throw CodegenError("tensor " + ir::type_to_string(tensor_type) + " is larger than 1 GiB");
     }
-    n *= static_cast<std::size_t>(d);
+    n = static_cast<std::size_t>(product);
   }
   if (n > kMaxTensorBytes) {
     throw CodegenError("tensor " + ir::type_to_string(tensor_type) + " is larger than 1 GiB");
@@ -370,7 +377,13 @@ std::size_t tensor_bytes(const ir::Type& tensor_type) {
 
 StoragePlan plan_storage(const ir::Function& main, const StorageOptions& options) {
   if (!main) throw CodegenError("no @main to plan");
-  return Planner(main, options).run();
+  return Planner(main, options, ir::post_order(main->body())).run();
+}
+
+StoragePlan plan_storage(const ir::Function& main, const StorageOptions& options,
+                         const std::vector<ir::Expr>& order) {
+  if (!main) throw CodegenError("no @main to plan");
+  return Planner(main, options, order).run();
 }
 
 }  // namespace aotfuzz::aot
