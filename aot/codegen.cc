@@ -34,6 +34,7 @@ bool is_primitive(const ir::FunctionNode& fn) { return fn.attrs().get_int("Primi
 
 std::vector<const ir::CallNode*> main_calls(const std::vector<ir::Expr>& main_order) {
   std::vector<const ir::CallNode*> calls;
+  calls.reserve(main_order.size());
   for (const auto& node : main_order) {
     const auto* call = ir::as<ir::CallNode>(node);
     if (call == nullptr) continue;
@@ -59,7 +60,9 @@ CalleeTable resolve_callees(const ir::Module& fused, const std::string& mod_name
                             const std::vector<ir::Expr>& main_order) {
   CalleeTable table;
   const KernelNames kernel_names(fused, mod_name);
-  std::unordered_map<std::string, int> by_name;
+  // Keyed by views of the names where they live (kernel_names, the module's attributes and
+  // global vars), all alive until the table is done.
+  std::unordered_map<std::string_view, int> by_name;
   std::vector<const ir::CallNode*> calls = main_calls(main_order);
   table.call_callee.reserve(calls.size());
   for (const ir::CallNode* call : calls) {
@@ -106,7 +109,13 @@ CalleeTable resolve_callees(const ir::Module& fused, const std::string& mod_name
       c.fn = *fn;
       c.external = external;
       for (const auto& p : c.fn->params()) {
-        for (const auto& t : ir::flatten_tensors(p->type())) c.inputs.push_back(t);
+        std::vector<ir::Type> flat = ir::flatten_tensors(p->type());
+        if (c.inputs.empty()) {
+          c.inputs = std::move(flat);
+        } else {
+          c.inputs.insert(c.inputs.end(), std::make_move_iterator(flat.begin()),
+                          std::make_move_iterator(flat.end()));
+        }
       }
       c.outputs = ir::flatten_tensors(c.fn->ret_type());
       it = by_name.emplace(*name, static_cast<int>(table.callees.size())).first;

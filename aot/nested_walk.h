@@ -111,12 +111,11 @@ void NestedWalk::walk(const ir::Expr& root, Handler& handler) {
     }
     Entry& top = entries.back();
     const ir::ExprNode* node = get(top.ref).get();
-    State* state = state_.find(node);
-    if (state != nullptr && *state == State::kVisited) {
-      entries.pop_back();
-      continue;
-    }
     if (!top.expanded) {
+      if (visited(node)) {
+        entries.pop_back();
+        continue;
+      }
       top.expanded = true;
       for (std::size_t k = ir::num_children(*node); k-- > 0;) {
         const ir::Expr& kid = ir::child(*node, k);
@@ -124,14 +123,21 @@ void NestedWalk::walk(const ir::Expr& root, Handler& handler) {
       }
       continue;
     }
-    const Ref ref = top.ref;
-    entries.pop_back();
-    if (state != nullptr && *state == State::kPending) handler.on_cycle(get(ref));
-    if (!handler.start(get(ref))) {
-      mark_visited(node);
+    // One probe for the checks and the update: the handler never touches this map.
+    State& state = *state_.try_emplace(node, State::kNone).first;
+    if (state == State::kVisited) {
+      entries.pop_back();
       continue;
     }
-    state_[node] = State::kPending;
+    const Ref ref = top.ref;
+    entries.pop_back();
+    if (state == State::kPending) handler.on_cycle(get(ref));
+    if (!handler.start(get(ref))) {
+      state = State::kVisited;
+      order_.push_back(node);
+      continue;
+    }
+    state = State::kPending;
     frames.push_back(Frame{entries.size(), true, ref});
   }
 }

@@ -51,6 +51,16 @@ class Partitioner {
         meta_(static_cast<std::size_t>(regions_.next_id())),
         outlined_(static_cast<std::size_t>(regions_.next_id())),
         walk_(order.size()) {
+    std::size_t num_ins = 0;
+    std::size_t num_outs = 0;
+    for (const ir::Region* r : live_regions_) {
+      num_ins += r->ins.size();
+      num_outs += r->outs.size();
+    }
+    input_index_.reserve(num_ins);
+    out_.reserve(num_outs);
+    ret_seen_ = ir::NodeSet(num_outs);
+    rets_.reserve(num_outs);
     for (const ir::Region* r : live_regions_) {
       int i = 0;
       for (const auto& in : r->ins) input_index_.try_emplace(in.get(), i++);

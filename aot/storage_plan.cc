@@ -100,6 +100,10 @@ class Planner {
   void walk() {
     const ir::Expr& body = main_->body();
     store_.reserve(order_.size() + main_->params().size());
+    // Upper bounds, to grow each once at most.
+    steps_.reserve(order_.size());
+    tokens_.reserve(order_.size());
+    pool_.reserve(2 * order_.size() + plan_.inputs.size());
     for (const auto& node : order_) {
       switch (node->kind()) {
         case ir::ExprKind::kVar:
