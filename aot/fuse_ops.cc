@@ -282,14 +282,17 @@ class Partitioner {
       if (pattern == kOpaque) continue;
       const int dom_parent = dom_.parent[nid];
       if (dom_parent < 0) continue;
-      if (count_fused_nodes(nid, dom_parent) > max_depth_) continue;
+      // TVM tests the group size first; it is a pure count, so it is left until a fusion is
+      // otherwise possible (the cheap tests decide most nodes).
+      auto fits = [&] { return count_fused_nodes(nid, dom_parent) <= max_depth_; };
       if (phase == 2) {
         // Fuse injective ops into intermediate tuples, if any.
         if (pattern > kInjective) continue;
         const int dom_root = find(dom_parent);
         if (groups_[dom_root].pattern == kTuple) continue;
         if (groups_[dom_parent].pattern == kTuple && groups_[dom_root].pattern <= kInjective) {
-          if (check_path(nid, dom_parent, [](int kind, bool) { return kind <= kInjective; })) {
+          if (fits() &&
+              check_path(nid, dom_parent, [](int kind, bool) { return kind <= kInjective; })) {
             commit_fuse(nid, dom_parent);
           }
         }
@@ -299,7 +302,7 @@ class Partitioner {
       if (groups_[dom_parent].pattern == kTuple) continue;
       if (pattern == kOutEWiseFusable) {
         if (phase != 0) continue;
-        if (dom_.pattern[nid] == kElemWise &&
+        if (dom_.pattern[nid] == kElemWise && fits() &&
             check_path(nid, dom_parent, [](int kind, bool) { return kind <= kBroadcast; })) {
           commit_fuse(nid, dom_parent);
         }
@@ -310,11 +313,12 @@ class Partitioner {
             return kind <= kBroadcast || kind == kCommReduce || kind == kInjective ||
                    kind == kOutEWiseFusable;
           };
-          if (check_path(nid, dom_parent, fcond)) commit_fuse(nid, dom_parent);
+          if (fits() && check_path(nid, dom_parent, fcond)) commit_fuse(nid, dom_parent);
         }
       } else if (pattern == kInjective || pattern == kTuple) {
         if (phase != 1) continue;
-        if (check_path(nid, dom_parent, [](int kind, bool) { return kind <= kInjective; })) {
+        if (fits() &&
+            check_path(nid, dom_parent, [](int kind, bool) { return kind <= kInjective; })) {
           commit_fuse(nid, dom_parent);
         }
       }
