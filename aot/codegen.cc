@@ -65,6 +65,7 @@ CalleeTable resolve_callees(const ir::Module& fused, const std::string& mod_name
   std::unordered_map<std::string_view, int> by_name;
   std::vector<const ir::CallNode*> calls = main_calls(main_order);
   table.call_callee.reserve(calls.size());
+  table.callees.reserve(calls.size());
   for (const ir::CallNode* call : calls) {
     // The callee's name and function first: the rest of a Callee is built once per name.
     const std::string* name = nullptr;

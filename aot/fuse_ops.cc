@@ -522,7 +522,9 @@ KernelNames::KernelNames(const ir::Module& fused, std::string_view mod_name) {
     kernels_.push_back({std::move(name), fn});
   };
   std::vector<const ir::Function*> order;
-  ir::NodeSet visited;
+  ir::NodeSet visited(64);
+  std::vector<const ir::Expr*> stack;
+  stack.reserve(64);
   if (const ir::Function* main = fused.find("main")) order.push_back(main);
   for (const auto& [name, fn] : fused.functions()) {
     if (name != "main") order.push_back(&fn);
@@ -532,7 +534,7 @@ KernelNames::KernelNames(const ir::Module& fused, std::string_view mod_name) {
     // LowerTE's mutator lowers a call's callee before visiting its arguments: pre order. The
     // stack points into the graph, which `fused` keeps alive. One visited set serves every
     // function: a subgraph shared with an earlier function had all its callees lowered there.
-    std::vector<const ir::Expr*> stack{&(*fn)->body()};
+    stack.assign(1, &(*fn)->body());
     while (!stack.empty()) {
       const ir::Expr& node = *stack.back();
       stack.pop_back();

@@ -163,7 +163,8 @@ class Merger {
     const ir::Region* region = regions_.region_of(end.get());
     const int id = region->id;
     in_progress_[id] = false;
-    std::vector<const ir::Region*> parents;
+    std::vector<const ir::Region*>& parents = parents_;  // storage kept across calls
+    parents.clear();
     for (const auto& in : region->ins) {
       const ir::Region* p = regions_.region_of(ir::as<ir::CallNode>(in)->args()[0].get());
       if (p != nullptr && p->id != id &&
@@ -196,7 +197,8 @@ class Merger {
       }
     }
     const std::string target = region->target;
-    std::vector<int> same_target;
+    std::vector<int>& same_target = same_target_;
+    same_target.clear();
     for (const ir::Region* p : parents) {
       if (p->target == target) same_target.push_back(p->id);
     }
@@ -243,6 +245,9 @@ class Merger {
   std::vector<Task> tasks_;
   std::vector<const ir::ExprNode*> task_ins_;
   std::vector<int> stack_;  // restricted()'s
+  // process()'s, kept to reuse their storage.
+  std::vector<const ir::Region*> parents_;
+  std::vector<int> same_target_;
   std::unordered_map<const ir::ExprNode*, std::vector<ir::Expr>> begins_of_end_;
 };
 

@@ -83,8 +83,13 @@ void NestedWalk::walk(const ir::Expr& root, Handler& handler) {
   };
   std::vector<ir::Expr> subs;  // one per nested traversal frame, innermost at the back
   auto get = [&subs](const Ref& r) -> const ir::Expr& { return r.sub < 0 ? *r.node : subs[r.sub]; };
-  std::vector<Entry> entries{Entry{Ref{&root, -1}, false}};
-  std::vector<Frame> frames{Frame{0, false, Ref{nullptr, -1}}};
+  std::vector<Entry> entries;
+  std::vector<Frame> frames;
+  // Room for the usual depth, so the stacks do not grow step by step.
+  entries.reserve(64);
+  frames.reserve(16);
+  entries.push_back(Entry{Ref{&root, -1}, false});
+  frames.push_back(Frame{0, false, Ref{nullptr, -1}});
   while (!frames.empty()) {
     Frame& frame = frames.back();
     if (frame.pending) {

@@ -186,6 +186,7 @@ class Partitioner {
     }
     ir::Var var =
         ir::VarNode::make(outlined_param_name(region->target, region->id, *index), begin->type());
+    if (meta.args.empty()) meta.args.reserve(region->ins.size());
     meta.args.emplace_back(var, post(call->args()[0].get()));
     if (by_type) {
       meta.param_of_type.emplace(std::move(type_key), var);
