@@ -4,8 +4,9 @@
 // MergeCompilerRegions and PartitionGraph depend on exactly this order (which regions are processed
 // first, which parameters come first), so they share this engine.
 //
-// Requires: the graph stays alive and unchanged during walk(). Ensures: every reachable node is
-// started once (children first), and a pending node is finished before the walk returns.
+// Requires: the graph stays alive and unchanged while the walker is used, subgraphs returned by
+// next() included (order() holds plain pointers). Ensures: every reachable node is started once
+// (children first), and a pending node is finished before the walk returns.
 #pragma once
 
 #include <cstddef>
@@ -40,6 +41,7 @@ class NestedWalk {
   template <class Handler>
   void walk(const ir::Expr& root, Handler& handler);
 
+  /// Whether `node` has been finished (by any walk() so far).
   bool visited(const ir::ExprNode* node) const {
     const State* s = state_.find(node);
     return s != nullptr && *s == State::kVisited;
