@@ -2,6 +2,7 @@
 #include "aot/annotations.h"
 
 #include <algorithm>
+#include <array>
 #include <span>
 #include <unordered_map>
 
@@ -55,11 +56,16 @@ const ir::Expr& strip_annotations(const ir::Expr& e) {
 }
 
 std::string sanitize_name(std::string name) {
-  // ASCII ranges rather than std::isalnum: the same in the "C" locale, which nothing changes,
-  // without a call per character.
-  for (char& c : name) {
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))) c = '_';
-  }
+  // A table of [A-Za-z0-9] rather than std::isalnum: the same in the "C" locale, which nothing
+  // changes, without a call and branches per character.
+  static constexpr std::array<bool, 256> kAlnum = [] {
+    std::array<bool, 256> t{};
+    for (int c = 0; c < 256; ++c) {
+      t[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    }
+    return t;
+  }();
+  for (char& c : name) c = kAlnum[static_cast<unsigned char>(c)] ? c : '_';
   return name;
 }
 

@@ -19,6 +19,20 @@ namespace {
 
 constexpr const char* kPassName = "partition";
 
+// `<target>_<region_id>_i` sanitized, and prefixed with '_' when it would start with a digit:
+// what outlined_param_name gives before the index, which adds only digits (unchanged by
+// sanitizing and never first), so a region computes it once for all its parameters.
+std::string param_name_prefix(std::string_view target, int region_id) {
+  char id[16];
+  const std::string_view digits(id, std::to_chars(id, id + sizeof id, region_id).ptr - id);
+  std::string prefix;
+  prefix.reserve(target.size() + 4 + digits.size());
+  prefix.append(target).append("_").append(digits).append("_i");
+  prefix = sanitize_name(std::move(prefix));
+  if (prefix[0] >= '0' && prefix[0] <= '9') prefix.insert(prefix.begin(), '_');
+  return prefix;
+}
+
 struct Outlined {
   std::string name;
   ir::Function function;
@@ -32,6 +46,7 @@ struct RegionMeta {
   std::vector<std::pair<ir::Var, ir::Expr>> args;
   ir::NodeMap<ir::Var> param_of_producer;
   std::unordered_map<std::string, ir::Var> param_of_type;  // Bug::kWrongParamDedup only
+  std::string param_prefix;  // param_name_prefix(), once the region has a parameter
 };
 
 // The handler of TVM's visiting order (NestedWalk): an end of a region not yet outlined is
@@ -184,9 +199,18 @@ class Partitioner {
       post_[begin.get()] = *var;
       return;
     }
-    ir::Var var =
-        ir::VarNode::make(outlined_param_name(region->target, region->id, *index), begin->type());
-    if (meta.args.empty()) meta.args.reserve(region->ins.size());
+    if (meta.args.empty()) {
+      meta.args.reserve(region->ins.size());
+      meta.param_prefix = param_name_prefix(region->target, region->id);
+    }
+    // outlined_param_name(region->target, region->id, *index), from the region's prefix.
+    char digits[16];
+    const auto num_digits = static_cast<std::size_t>(
+        std::to_chars(digits, digits + sizeof digits, *index).ptr - digits);
+    std::string name;
+    name.reserve(meta.param_prefix.size() + num_digits);
+    name.append(meta.param_prefix).append(digits, num_digits);
+    ir::Var var = ir::VarNode::make(std::move(name), begin->type());
     meta.args.emplace_back(var, post(call->args()[0].get()));
     if (by_type) {
       meta.param_of_type.emplace(std::move(type_key), var);
@@ -316,17 +340,7 @@ std::string outlined_name(std::string_view mod_name, std::string_view target,
 }
 
 std::string outlined_param_name(std::string_view target, int region_id, int index) {
-  char buf[40];
-  char* end = std::to_chars(buf, buf + 16, region_id).ptr;
-  *end++ = '_';
-  *end++ = 'i';
-  end = std::to_chars(end, buf + sizeof buf, index).ptr;
-  std::string name;
-  name.reserve(target.size() + 2 + static_cast<std::size_t>(end - buf));
-  name.append(target).append("_").append(buf, end);
-  name = sanitize_name(std::move(name));
-  if (name.empty() || (name[0] >= '0' && name[0] <= '9')) name.insert(name.begin(), '_');
-  return name;
+  return param_name_prefix(target, region_id) + std::to_string(index);
 }
 
 ir::Expr flatten_tuple_outputs(const ir::Expr& body) {
