@@ -32,9 +32,10 @@ namespace {
 
 bool is_primitive(const ir::FunctionNode& fn) { return fn.attrs().get_int("Primitive") == 1; }
 
-std::vector<const ir::CallNode*> main_calls(const ir::Module& fused) {
+std::vector<const ir::CallNode*> main_calls(const std::vector<ir::Expr>& main_order) {
   std::vector<const ir::CallNode*> calls;
-  for (const auto& node : ir::post_order(fused.main()->body())) {
+  calls.reserve(main_order.size());
+  for (const auto& node : main_order) {
     const auto* call = ir::as<ir::CallNode>(node);
     if (call == nullptr) continue;
     if (call->op()) {
@@ -52,56 +53,82 @@ std::vector<const ir::CallNode*> main_calls(const ir::Module& fused) {
 namespace detail {
 
 CalleeTable resolve_callees(const ir::Module& fused, const std::string& mod_name) {
+  return resolve_callees(fused, mod_name, ir::post_order(fused.main()->body()));
+}
+
+CalleeTable resolve_callees(const ir::Module& fused, const std::string& mod_name,
+                            const std::vector<ir::Expr>& main_order) {
   CalleeTable table;
   const KernelNames kernel_names(fused, mod_name);
-  std::unordered_map<std::string, int> by_name;
-  for (const ir::CallNode* call : main_calls(fused)) {
-    Callee c;
+  // Keyed by views of the names where they live (kernel_names, the module's attributes and
+  // global vars), all alive until the table is done.
+  std::unordered_map<std::string_view, int> by_name;
+  std::vector<const ir::CallNode*> calls = main_calls(main_order);
+  table.call_callee.reserve(calls.size());
+  table.callees.reserve(calls.size());
+  for (const ir::CallNode* call : calls) {
+    // The callee's name and function first: the rest of a Callee is built once per name.
+    const std::string* name = nullptr;
+    const ir::Function* fn = nullptr;
+    ir::Function local;
+    bool external = false;
     if (const auto* gv = ir::as<ir::GlobalVarNode>(call->callee())) {
-      const ir::Function* fn = fused.find(gv->name());
+      fn = fused.find(gv->name());
       if (fn == nullptr) throw CodegenError("call of @" + gv->name() + ": no such function");
-      const auto target = (*fn)->attrs().get_string("Compiler");
-      if (!target || target->empty() || *target == "default") {
+      const std::string* target = (*fn)->attrs().find_string("Compiler");
+      if (target == nullptr || target->empty() || *target == "default") {
         throw CodegenError("call of @" + gv->name() +
                            ": only functions with a non-default Compiler attribute may be called "
                            "from @main");
       }
-      c.name = (*fn)->attrs().get_string("global_symbol").value_or(gv->name());
-      c.fn = *fn;
-      c.external = true;
-    } else if (auto fn = ir::as_ptr<ir::FunctionNode>(call->callee())) {
-      if (!is_primitive(*fn)) {
+      name = (*fn)->attrs().find_string("global_symbol");
+      if (name == nullptr) name = &gv->name();
+      external = true;
+    } else if (call->callee()->kind() == ir::ExprKind::kFunction) {
+      local = std::static_pointer_cast<const ir::FunctionNode>(call->callee());
+      fn = &local;
+      if (!is_primitive(**fn)) {
         throw CodegenError("call of a local function without Primitive=1 in @main: " +
                            ir::describe(*call));
       }
-      if (auto target = fn->attrs().get_string("Compiler"); target && *target != "default") {
+      if (const std::string* target = (*fn)->attrs().find_string("Compiler");
+          target != nullptr && *target != "default") {
         throw CodegenError("local primitive function with Compiler=\"" + *target +
                            "\" in @main; PartitionGraph outlines external functions as globals");
       }
-      c.name = kernel_names.name_of(fn.get());
-      c.fn = fn;
+      name = &kernel_names.name_of(fn->get());
     } else {
       throw CodegenError("call " + ir::describe(*call) + " has an unsupported callee");
     }
-    if (!is_c_identifier(c.name)) {
-      throw CodegenError("function name \"" + c.name + "\" is not a C identifier");
-    }
-    for (const auto& p : c.fn->params()) {
-      for (const auto& t : ir::flatten_tensors(p->type())) c.inputs.push_back(t);
-    }
-    c.outputs = ir::flatten_tensors(c.fn->ret_type());
-    auto it = by_name.find(c.name);
+    auto it = by_name.find(*name);
     if (it == by_name.end()) {
-      it = by_name.emplace(c.name, static_cast<int>(table.callees.size())).first;
+      if (!is_c_identifier(*name)) {
+        throw CodegenError("function name \"" + *name + "\" is not a C identifier");
+      }
+      Callee c;
+      c.name = *name;
+      c.fn = *fn;
+      c.external = external;
+      for (const auto& p : c.fn->params()) {
+        std::vector<ir::Type> flat = ir::flatten_tensors(p->type());
+        if (c.inputs.empty()) {
+          c.inputs = std::move(flat);
+        } else {
+          c.inputs.insert(c.inputs.end(), std::make_move_iterator(flat.begin()),
+                          std::make_move_iterator(flat.end()));
+        }
+      }
+      c.outputs = ir::flatten_tensors(c.fn->ret_type());
+      it = by_name.emplace(*name, static_cast<int>(table.callees.size())).first;
       table.callees.push_back(std::move(c));
-    } else if (table.callees[it->second].fn != c.fn &&
-               (table.callees[it->second].external != c.external ||
-                !ir::structural_equal(table.callees[it->second].fn, c.fn))) {
-      throw CodegenError("two different functions are both named " + c.name);
+    } else if (table.callees[it->second].fn != *fn &&
+               (table.callees[it->second].external != external ||
+                !ir::structural_equal(table.callees[it->second].fn, *fn))) {
+      throw CodegenError("two different functions are both named " + *name);
     }
     table.call_callee.push_back(it->second);
-    table.calls.push_back(call);
   }
+  table.calls = std::move(calls);
   return table;
 }
 
@@ -142,8 +169,9 @@ CSources generate_c(const ir::Module& fused, const CodegenOptions& options) {
   StorageOptions storage;
   storage.reuse = options.storage_reuse;
   storage.bugs = options.bugs;
-  const StoragePlan plan = plan_storage(main, storage);
-  const detail::CalleeTable table = detail::resolve_callees(fused, options.mod_name);
+  const std::vector<ir::Expr> order = ir::post_order(main->body());
+  const StoragePlan plan = plan_storage(main, storage, order);
+  const detail::CalleeTable table = detail::resolve_callees(fused, options.mod_name, order);
   if (table.calls.size() != plan.steps.size()) {
     throw CodegenError("internal: " + std::to_string(plan.steps.size()) + " planned calls but " +
                        std::to_string(table.calls.size()) + " resolved");

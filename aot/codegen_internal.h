@@ -43,6 +43,9 @@ struct CalleeTable {
 
 /// Classifies every call of @main; throws CodegenError for a callee outside the fused shape.
 CalleeTable resolve_callees(const ir::Module& fused, const std::string& mod_name);
+/// The same, given `main_order == ir::post_order(fused.main()->body())` already.
+CalleeTable resolve_callees(const ir::Module& fused, const std::string& mod_name,
+                            const std::vector<ir::Expr>& main_order);
 /// expected_call_arity over an already resolved table.
 std::vector<CallSiteInfo> expected_call_arity(const CalleeTable& table,
                                               const CodegenOptions& options);

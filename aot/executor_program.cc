@@ -3,31 +3,49 @@
 #include "aot/executor_program.h"
 
 #include <algorithm>
+#include <type_traits>
+#include <utility>
 
 #include "aot/codegen_error.h"
 #include "aot/codegen_internal.h"
+#include "ir/traversal.h"
 
 namespace aotfuzz::aot {
-namespace detail {
+namespace {
 
-ExecutorProgram executor_program(const StoragePlan& plan, const std::vector<const Callee*>& callees,
-                                 const CodegenOptions& options) {
+// `x` moved out when `kMove`, else copied.
+template <bool kMove, class T>
+auto take(T& x) {
+  if constexpr (kMove) {
+    return std::move(x);
+  } else {
+    return x;
+  }
+}
+
+// The program of `plan`, copied from it (`Plan` = const StoragePlan&) or moved out of it
+// (`Plan` = StoragePlan, an rvalue).
+template <class Plan>
+ExecutorProgram make_program(Plan&& plan, const std::vector<const detail::Callee*>& callees,
+                             const CodegenOptions& options) {
+  constexpr bool kMove = !std::is_reference_v<Plan>;
   if (callees.size() != plan.steps.size()) {
     throw CodegenError("internal: " + std::to_string(plan.steps.size()) + " planned calls but " +
                        std::to_string(callees.size()) + " callees");
   }
   ExecutorProgram program;
-  program.inputs = plan.inputs;
-  program.outputs = plan.outputs;
-  program.copies = plan.copies;
-  program.buffers = plan.buffers;
+  program.inputs = take<kMove>(plan.inputs);
+  program.outputs = take<kMove>(plan.outputs);
+  program.copies = take<kMove>(plan.copies);
+  program.buffers = take<kMove>(plan.buffers);
   program.workspace_bytes = plan.workspace_bytes;
+  program.calls.reserve(plan.steps.size());
   const bool packed_api = options.api == CodegenOptions::Api::kPacked;
   for (std::size_t s = 0; s < plan.steps.size(); ++s) {
     // The slots of the previous call (what a stale slot still holds).
     const std::vector<TensorRef>* previous = s > 0 ? &program.calls[s - 1].slots : nullptr;
-    const CallStep& step = plan.steps[s];
-    const Callee& callee = *callees[s];
+    auto& step = plan.steps[s];
+    const detail::Callee& callee = *callees[s];
     ExecutorCall call;
     call.callee = callee.name;
     call.external = callee.external;
@@ -40,16 +58,19 @@ ExecutorProgram executor_program(const StoragePlan& plan, const std::vector<cons
     }
     call.callee_inputs = callee.inputs;
     call.callee_outputs = callee.outputs;
-    call.call = step.call;
+    std::size_t num_slots = step.results.size();
+    for (const auto& arg_refs : step.args) num_slots += arg_refs.size();
+    call.slots.reserve(num_slots);
     // Inputs (per argument, each flattened field), then one slot per flattened result.
     for (std::size_t a = 0; a < step.args.size(); ++a) {
-      const auto& arg_refs = step.args[a];
+      auto& arg_refs = step.args[a];
       const bool tuple_arg = step.call->args()[a]->type()->is_tuple();
       for (std::size_t f = 0; f < arg_refs.size(); ++f) {
         if (call.packed && tuple_arg && f > 0 && options.bugs.on(Bug::kTupleArgFirstFieldOnly)) {
           break;  // Bug #9036: only the first field of a tuple argument is packed.
         }
-        TensorRef slot = arg_refs[f];
+        // (Moving leaves a TensorRef's buffer in place: the stale slot below may still read it.)
+        TensorRef slot = take<kMove>(arg_refs[f]);
         if (!call.packed && tuple_arg && f > 0 && options.bugs.on(Bug::kStaleUnpackedArg)) {
           // Bug: the slot of a later tuple field keeps what the previous call put there.
           const std::size_t pos = call.slots.size();
@@ -59,14 +80,24 @@ ExecutorProgram executor_program(const StoragePlan& plan, const std::vector<cons
         call.slots.push_back(std::move(slot));
       }
     }
-    for (const auto& r : step.results) call.slots.push_back(r);
+    for (auto& r : step.results) call.slots.push_back(take<kMove>(r));
     if (call.packed) {
       program.stack_size = std::max(
           {program.stack_size, call.slots.size(), callee.inputs.size() + callee.outputs.size()});
     }
+    call.call = take<kMove>(step.call);
     program.calls.push_back(std::move(call));
   }
   return program;
+}
+
+}  // namespace
+
+namespace detail {
+
+ExecutorProgram executor_program(const StoragePlan& plan, const std::vector<const Callee*>& callees,
+                                 const CodegenOptions& options) {
+  return make_program(plan, callees, options);
 }
 
 }  // namespace detail
@@ -80,13 +111,17 @@ ExecutorProgram build_executor_program(const ir::Module& fused, const CodegenOpt
   StorageOptions storage;
   storage.reuse = options.storage_reuse;
   storage.bugs = options.bugs;
-  const StoragePlan plan = plan_storage(fused.main(), storage);
-  const detail::CalleeTable table = detail::resolve_callees(fused, options.mod_name);
+  const ir::Function& main = fused.main();
+  // One post order of @main for both the plan and the callee table.
+  const std::vector<ir::Expr> order = ir::post_order(main->body());
+  StoragePlan plan = plan_storage(main, storage, order);
+  const detail::CalleeTable table = detail::resolve_callees(fused, options.mod_name, order);
   if (table.calls.size() != plan.steps.size()) {
     throw CodegenError("internal: " + std::to_string(plan.steps.size()) + " planned calls but " +
                        std::to_string(table.calls.size()) + " resolved");
   }
   std::vector<const detail::Callee*> callees;
+  callees.reserve(plan.steps.size());
   for (std::size_t s = 0; s < plan.steps.size(); ++s) {
     if (table.calls[s] != plan.steps[s].call.get()) {
       throw CodegenError("internal: call order of the storage plan and the callee table differ");
@@ -94,7 +129,7 @@ ExecutorProgram build_executor_program(const ir::Module& fused, const CodegenOpt
     callees.push_back(&table.callees[table.call_callee[s]]);
   }
   if (expected_arity != nullptr) *expected_arity = detail::expected_call_arity(table, options);
-  return detail::executor_program(plan, callees, options);
+  return make_program(std::move(plan), callees, options);
 }
 
 }  // namespace aotfuzz::aot

@@ -3,10 +3,11 @@
 #include "aot/fuse_ops.h"
 
 #include <cstdint>
-#include <unordered_set>
+#include <span>
 
 #include "aot/annotations.h"
 #include "aot/pass_guard.h"
+#include "ir/node_map.h"
 #include "ir/structural.h"
 #include "ir/traversal.h"
 
@@ -33,15 +34,20 @@ struct Edge {
   int pattern;
 };
 
-// IndexedForwardGraph: nodes in post-DFS order, each with its consumers.
+// IndexedForwardGraph: nodes in post-DFS order, each with its consumers (in compressed rows:
+// the consumers of node i are `edges[first_edge[i] .. first_edge[i + 1])`, in TVM's order).
 struct ForwardGraph {
   std::vector<ir::Expr> nodes;
   std::vector<bool> extern_ref;
   std::vector<int> pattern;
-  std::vector<std::vector<Edge>> outputs;
-  std::unordered_map<const ir::ExprNode*, int> index;
+  std::vector<std::size_t> first_edge;
+  std::vector<Edge> edges;
+  ir::NodeMap<int> index;
 
-  int index_of(const ir::Expr& e) const { return index.at(e.get()); }
+  int index_of(const ir::Expr& e) const { return *index.find(e.get()); }
+  std::span<const Edge> outputs(std::size_t i) const {
+    return {edges.data() + first_edge[i], edges.data() + first_edge[i + 1]};
+  }
 };
 
 bool in_graph(const ir::ExprNode& node) {
@@ -50,53 +56,74 @@ bool in_graph(const ir::ExprNode& node) {
 
 ForwardGraph build_graph(const ir::Function& fn) {
   ForwardGraph g;
-  auto add = [&](const ir::Expr& e) {
-    if (g.index.emplace(e.get(), static_cast<int>(g.nodes.size())).second) {
-      g.nodes.push_back(e);
-      g.extern_ref.push_back(false);
-      g.pattern.push_back(kOpaque);
-      g.outputs.emplace_back();
+  std::vector<ir::Expr> order = ir::post_order(fn->body());
+  g.index.reserve(order.size() + fn->params().size());
+  g.nodes.reserve(order.size() + fn->params().size());
+  auto add = [&](ir::Expr e) {
+    if (g.index.try_emplace(e.get(), static_cast<int>(g.nodes.size())).second) {
+      g.nodes.push_back(std::move(e));
     }
   };
   // TVM visits the parameters before the body.
   for (const auto& p : fn->params()) add(p);
-  for (const auto& node : ir::post_order(fn->body())) {
-    if (in_graph(*node)) add(node);
+  for (auto& node : order) {
+    if (in_graph(*node)) add(std::move(node));
   }
+  const std::size_t n = g.nodes.size();
+  g.extern_ref.assign(n, false);
+  g.pattern.assign(n, kOpaque);
   for (const auto& p : fn->params()) g.extern_ref[g.index_of(p)] = true;
   g.extern_ref[g.index_of(fn->body())] = true;
-  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
-    const ir::Expr& node = g.nodes[i];
-    const int self = static_cast<int>(i);
-    if (const auto* call = ir::as<ir::CallNode>(node)) {
-      const int pattern = call->op() ? op_pattern(*call->op()) : kOpaque;
-      g.pattern[i] = pattern;
-      for (const auto& arg : call->args()) {
-        int edge = pattern;
-        if (edge == kBroadcast && arg->type()->is_tensor() && node->type()->is_tensor() &&
-            arg->type()->shape() == node->type()->shape()) {
-          edge = kElemWise;
-        }
-        g.outputs[g.index_of(arg)].push_back({self, edge});
-      }
-    } else if (const auto* tuple = ir::as<ir::TupleNode>(node)) {
-      g.pattern[i] = kTuple;
-      for (const auto& field : tuple->fields()) {
-        if (field->type()->is_tensor()) {
-          g.outputs[g.index_of(field)].push_back({self, kInjective});
-        } else {
-          g.extern_ref[g.index_of(field)] = true;
-        }
-      }
-    } else if (const auto* tgi = ir::as<ir::TupleGetItemNode>(node)) {
-      bool all_tensors = true;
-      for (const auto& t : tgi->tuple()->type()->fields()) all_tensors &= t->is_tensor();
-      if (all_tensors) {
-        g.pattern[i] = kInjective;
-        g.outputs[g.index_of(tgi->tuple())].push_back({self, kInjective});
+  // Two rounds over the same edges: the first counts each node's consumers, the second places
+  // them, in the order TVM appends them.
+  std::vector<std::size_t> next(n + 1, 0);
+  for (int round = 0; round < 2; ++round) {
+    auto edge = [&](const ir::Expr& from, int to, int pattern) {
+      const int i = g.index_of(from);
+      if (round == 0) {
+        ++next[i + 1];
       } else {
-        g.extern_ref[g.index_of(tgi->tuple())] = true;
+        g.edges[next[i]++] = Edge{to, pattern};
       }
+    };
+    for (std::size_t i = 0; i < n; ++i) {
+      const ir::Expr& node = g.nodes[i];
+      const int self = static_cast<int>(i);
+      if (const auto* call = ir::as<ir::CallNode>(node)) {
+        const int pattern = call->op() ? op_pattern(*call->op()) : kOpaque;
+        g.pattern[i] = pattern;
+        for (const auto& arg : call->args()) {
+          int kind = pattern;
+          if (kind == kBroadcast && arg->type()->is_tensor() && node->type()->is_tensor() &&
+              arg->type()->shape() == node->type()->shape()) {
+            kind = kElemWise;
+          }
+          edge(arg, self, kind);
+        }
+      } else if (const auto* tuple = ir::as<ir::TupleNode>(node)) {
+        g.pattern[i] = kTuple;
+        for (const auto& field : tuple->fields()) {
+          if (field->type()->is_tensor()) {
+            edge(field, self, kInjective);
+          } else {
+            g.extern_ref[g.index_of(field)] = true;
+          }
+        }
+      } else if (const auto* tgi = ir::as<ir::TupleGetItemNode>(node)) {
+        bool all_tensors = true;
+        for (const auto& t : tgi->tuple()->type()->fields()) all_tensors &= t->is_tensor();
+        if (all_tensors) {
+          g.pattern[i] = kInjective;
+          edge(tgi->tuple(), self, kInjective);
+        } else {
+          g.extern_ref[g.index_of(tgi->tuple())] = true;
+        }
+      }
+    }
+    if (round == 0) {
+      for (std::size_t i = 0; i < n; ++i) next[i + 1] += next[i];
+      g.first_edge = next;
+      g.edges.resize(next[n]);
     }
   }
   return g;
@@ -112,16 +139,17 @@ struct PostDomTree {
     depth.assign(n, 0);
     pattern.assign(n, kOpaque);
     for (std::size_t i = n; i-- > 0;) {
-      if (g.extern_ref[i] || g.outputs[i].empty()) {
+      const std::span<const Edge> outputs = g.outputs(i);
+      if (g.extern_ref[i] || outputs.empty()) {
         depth[i] = 1;
         continue;
       }
       int p = kElemWise;
-      int lca = g.outputs[i][0].node;
-      p = std::max(p, g.outputs[i][0].pattern);
-      for (std::size_t k = 1; k < g.outputs[i].size(); ++k) {
-        lca = common_ancestor(lca, g.outputs[i][k].node, p);
-        p = std::max(p, g.outputs[i][k].pattern);
+      int lca = outputs[0].node;
+      p = std::max(p, outputs[0].pattern);
+      for (std::size_t k = 1; k < outputs.size(); ++k) {
+        lca = common_ancestor(lca, outputs[k].node, p);
+        p = std::max(p, outputs[k].pattern);
       }
       parent[i] = lca;
       depth[i] = lca >= 0 ? depth[lca] + 1 : 1;
@@ -188,13 +216,13 @@ class Partitioner {
   template <class F>
   bool walk_to_sink(int src, int sink, bool include_src, F visit) {
     ++epoch_;
-    std::vector<int> stack;
+    std::vector<int>& stack = stack_;
+    stack.clear();
     if (include_src) {
       stack.push_back(src);
     } else {
-      for (auto it = g_.outputs[src].rbegin(); it != g_.outputs[src].rend(); ++it) {
-        stack.push_back(it->node);
-      }
+      const std::span<const Edge> outputs = g_.outputs(src);
+      for (auto it = outputs.rbegin(); it != outputs.rend(); ++it) stack.push_back(it->node);
     }
     while (!stack.empty()) {
       int n = stack.back();
@@ -203,9 +231,8 @@ class Partitioner {
       seen_[n] = epoch_;
       if (!visit(n)) return false;
       if (n == sink) continue;
-      for (auto it = g_.outputs[n].rbegin(); it != g_.outputs[n].rend(); ++it) {
-        stack.push_back(it->node);
-      }
+      const std::span<const Edge> outputs = g_.outputs(n);
+      for (auto it = outputs.rbegin(); it != outputs.rend(); ++it) stack.push_back(it->node);
     }
     return true;
   }
@@ -255,14 +282,17 @@ class Partitioner {
       if (pattern == kOpaque) continue;
       const int dom_parent = dom_.parent[nid];
       if (dom_parent < 0) continue;
-      if (count_fused_nodes(nid, dom_parent) > max_depth_) continue;
+      // TVM tests the group size first; it is a pure count, so it is left until a fusion is
+      // otherwise possible (the cheap tests decide most nodes).
+      auto fits = [&] { return count_fused_nodes(nid, dom_parent) <= max_depth_; };
       if (phase == 2) {
         // Fuse injective ops into intermediate tuples, if any.
         if (pattern > kInjective) continue;
         const int dom_root = find(dom_parent);
         if (groups_[dom_root].pattern == kTuple) continue;
         if (groups_[dom_parent].pattern == kTuple && groups_[dom_root].pattern <= kInjective) {
-          if (check_path(nid, dom_parent, [](int kind, bool) { return kind <= kInjective; })) {
+          if (fits() &&
+              check_path(nid, dom_parent, [](int kind, bool) { return kind <= kInjective; })) {
             commit_fuse(nid, dom_parent);
           }
         }
@@ -272,7 +302,7 @@ class Partitioner {
       if (groups_[dom_parent].pattern == kTuple) continue;
       if (pattern == kOutEWiseFusable) {
         if (phase != 0) continue;
-        if (dom_.pattern[nid] == kElemWise &&
+        if (dom_.pattern[nid] == kElemWise && fits() &&
             check_path(nid, dom_parent, [](int kind, bool) { return kind <= kBroadcast; })) {
           commit_fuse(nid, dom_parent);
         }
@@ -283,11 +313,12 @@ class Partitioner {
             return kind <= kBroadcast || kind == kCommReduce || kind == kInjective ||
                    kind == kOutEWiseFusable;
           };
-          if (check_path(nid, dom_parent, fcond)) commit_fuse(nid, dom_parent);
+          if (fits() && check_path(nid, dom_parent, fcond)) commit_fuse(nid, dom_parent);
         }
       } else if (pattern == kInjective || pattern == kTuple) {
         if (phase != 1) continue;
-        if (check_path(nid, dom_parent, [](int kind, bool) { return kind <= kInjective; })) {
+        if (fits() &&
+            check_path(nid, dom_parent, [](int kind, bool) { return kind <= kInjective; })) {
           commit_fuse(nid, dom_parent);
         }
       }
@@ -300,6 +331,7 @@ class Partitioner {
   std::vector<Group> groups_;
   std::vector<unsigned> seen_;
   unsigned epoch_ = 0;
+  std::vector<int> stack_;  // walk_to_sink's, kept to reuse its storage
 };
 
 // FuseMutator: rewrites the body in post order, wrapping each group in a primitive function.
@@ -307,6 +339,7 @@ class FuseMutator {
  public:
   FuseMutator(const ForwardGraph& g, Partitioner& parts) : g_(g), parts_(parts) {
     post_.resize(g.nodes.size());
+    info_.resize(g.nodes.size());
   }
 
   ir::Expr run(const ir::Function& fn) {
@@ -318,20 +351,19 @@ class FuseMutator {
   struct GroupInfo {
     std::vector<ir::Var> params;
     std::vector<ir::Expr> arguments;
-    std::unordered_map<const ir::ExprNode*, std::size_t> param_of;
+    ir::NodeMap<std::size_t> param_of;
   };
 
   const ir::Expr& post_of(const ir::Expr& e) const {
-    auto it = g_.index.find(e.get());
-    return it == g_.index.end() ? e : post_[it->second];
+    const int* i = g_.index.find(e.get());
+    return i == nullptr ? e : post_[*i];
   }
 
   ir::Var param_for(int group, const ir::Expr& arg, const ir::Type& type) {
     GroupInfo& info = info_[group];
-    auto it = info.param_of.find(arg.get());
-    if (it != info.param_of.end()) return info.params[it->second];
+    if (const std::size_t* i = info.param_of.find(arg.get())) return info.params[*i];
     ir::Var var = ir::VarNode::make("p" + std::to_string(info.params.size()), type);
-    info.param_of.emplace(arg.get(), info.params.size());
+    info.param_of.try_emplace(arg.get(), info.params.size());
     info.params.push_back(var);
     info.arguments.push_back(arg);
     return var;
@@ -353,8 +385,10 @@ class FuseMutator {
 
   ir::Expr make_function(int group, const ir::Expr& body) {
     const GroupInfo& info = info_[group];
-    bool has_call = false;
-    for (const auto& n : ir::post_order(body)) has_call |= n->kind() == ir::ExprKind::kCall;
+    bool has_call = body->kind() == ir::ExprKind::kCall;
+    if (!has_call) {
+      for (const auto& n : ir::post_order(body)) has_call |= n->kind() == ir::ExprKind::kCall;
+    }
     if (!has_call) {
       // No kernel for a group without calls: put the arguments back in place of the parameters.
       std::unordered_map<const ir::ExprNode*, ir::Expr> back;
@@ -390,15 +424,20 @@ class FuseMutator {
         // Isolated (the tuple comes from an opaque call): keep the TupleGetItem as it is.
       }
     }
-    std::vector<ir::Expr> kids(ir::num_children(*node));
-    for (std::size_t k = 0; k < kids.size(); ++k) kids[k] = post_of(ir::child(*node, k));
+    const std::size_t n = ir::num_children(*node);
+    std::size_t k = 0;
+    while (k < n && post_of(ir::child(*node, k)) == ir::child(*node, k)) ++k;
+    if (k == n) return node;  // what with_children gives for unchanged children
+    std::vector<ir::Expr> kids;
+    kids.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) kids.push_back(post_of(ir::child(*node, i)));
     return ir::with_children(node, std::move(kids));
   }
 
   const ForwardGraph& g_;
   Partitioner& parts_;
   std::vector<ir::Expr> post_;
-  std::unordered_map<int, GroupInfo> info_;
+  std::vector<GroupInfo> info_;  // by group (its root node's index)
 };
 
 std::uint64_t fnv1a(const std::string& s) {
@@ -445,7 +484,7 @@ std::string kernel_base_name(const ir::FunctionNode& primitive) {
   std::string name = "fused";
   for (const auto& node : ir::post_order(primitive.body())) {
     const auto* call = ir::as<ir::CallNode>(node);
-    if (call != nullptr && call->op()) name += "_" + std::string(ir::op_name(*call->op()));
+    if (call != nullptr && call->op()) name.append("_").append(ir::op_name(*call->op()));
   }
   if (name.size() > kMaxFuncNameLength) {
     name = name.substr(0, kMaxFuncNameLength) + "_" + std::to_string(fnv1a(name)) + "_";
@@ -457,18 +496,19 @@ KernelNames::KernelNames(const ir::Module& fused, std::string_view mod_name) {
   std::unordered_map<std::string, int> name_uses;
   std::unordered_multimap<std::size_t, std::size_t> by_hash;  // structural hash -> kernel
   auto lower = [&](const ir::Function& fn) {
-    if (kernel_of_.count(fn.get())) return;
+    if (kernel_of_.contains(fn.get())) return;
     const std::size_t hash = ir::structural_hash(fn);
     auto [lo, hi] = by_hash.equal_range(hash);
     for (auto it = lo; it != hi; ++it) {
       if (ir::structural_equal(kernels_[it->second].function, fn)) {
-        kernel_of_.emplace(fn.get(), it->second);
+        kernel_of_.try_emplace(fn.get(), it->second);
         return;
       }
     }
     // TVM's GetUniqueName over the mangled name.
-    std::string name =
-        sanitize_name("tvmgen_" + std::string(mod_name) + "_" + kernel_base_name(*fn));
+    std::string name("tvmgen_");
+    name.append(mod_name).append("_").append(kernel_base_name(*fn));
+    name = sanitize_name(std::move(name));
     for (;;) {
       auto it = name_uses.find(name);
       if (it == name_uses.end()) {
@@ -478,45 +518,54 @@ KernelNames::KernelNames(const ir::Module& fused, std::string_view mod_name) {
       name += "_" + std::to_string(it->second++);
     }
     by_hash.emplace(hash, kernels_.size());
-    kernel_of_.emplace(fn.get(), kernels_.size());
-    kernels_.push_back({name, fn});
+    kernel_of_.try_emplace(fn.get(), kernels_.size());
+    kernels_.push_back({std::move(name), fn});
   };
   std::vector<const ir::Function*> order;
+  ir::NodeSet visited(64);
+  std::vector<const ir::Expr*> stack;
+  stack.reserve(64);
   if (const ir::Function* main = fused.find("main")) order.push_back(main);
   for (const auto& [name, fn] : fused.functions()) {
     if (name != "main") order.push_back(&fn);
   }
   for (const ir::Function* fn : order) {
     if (!is_user_function(**fn)) continue;
-    // LowerTE's mutator lowers a call's callee before visiting its arguments: pre order.
-    std::unordered_set<const ir::ExprNode*> visited;
-    std::vector<ir::Expr> stack{(*fn)->body()};
+    // LowerTE's mutator lowers a call's callee before visiting its arguments: pre order. The
+    // stack points into the graph, which `fused` keeps alive. One visited set serves every
+    // function: a subgraph shared with an earlier function had all its callees lowered there.
+    stack.assign(1, &(*fn)->body());
     while (!stack.empty()) {
-      ir::Expr node = std::move(stack.back());
+      const ir::Expr& node = *stack.back();
       stack.pop_back();
-      if (!visited.insert(node.get()).second) continue;
+      if (!visited.insert(node.get())) continue;
       if (const auto* call = ir::as<ir::CallNode>(node)) {
-        auto callee = ir::as_ptr<ir::FunctionNode>(call->callee());
-        if (callee && callee->attrs().get_int("Primitive").value_or(0) != 0 &&
-            !callee->attrs().has("Compiler")) {
-          lower(callee);
+        if (call->callee() && call->callee()->kind() == ir::ExprKind::kFunction) {
+          const auto& callee = static_cast<const ir::FunctionNode&>(*call->callee());
+          if (callee.attrs().get_int("Primitive").value_or(0) != 0 &&
+              !callee.attrs().has("Compiler")) {
+            lower(std::static_pointer_cast<const ir::FunctionNode>(call->callee()));
+          }
         }
-        for (auto it = call->args().rbegin(); it != call->args().rend(); ++it) stack.push_back(*it);
+        for (auto it = call->args().rbegin(); it != call->args().rend(); ++it)
+          stack.push_back(&*it);
       } else {
-        for (std::size_t k = ir::num_children(*node); k-- > 0;) stack.push_back(ir::child(*node, k));
+        for (std::size_t k = ir::num_children(*node); k-- > 0;) {
+          stack.push_back(&ir::child(*node, k));
+        }
       }
     }
   }
 }
 
 const std::string& KernelNames::name_of(const ir::FunctionNode* primitive) const {
-  auto it = kernel_of_.find(primitive);
-  if (it == kernel_of_.end()) {
+  const std::size_t* kernel = kernel_of_.find(primitive);
+  if (kernel == nullptr) {
     throw PassError(kPassName, PassError::Kind::kRejectedInput,
                     "no host kernel for this function: it is not a Primitive=1 local function "
                     "called from the module");
   }
-  return kernels_[it->second].name;
+  return kernels_[*kernel].name;
 }
 
 std::string kernel_name(const ir::Module& fused, const ir::FunctionNode& primitive,

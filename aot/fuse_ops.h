@@ -9,6 +9,7 @@
 
 #include "aot/pipeline.h"
 #include "ir/module.h"
+#include "ir/node_map.h"
 
 namespace aotfuzz::aot {
 
@@ -67,7 +68,7 @@ class KernelNames {
 
  private:
   std::vector<Kernel> kernels_;
-  std::unordered_map<const ir::FunctionNode*, std::size_t> kernel_of_;
+  ir::NodeMap<std::size_t> kernel_of_;  // by primitive function
 };
 
 /// KernelNames(fused, mod_name).name_of(&primitive): the C name codegen gives `primitive`.

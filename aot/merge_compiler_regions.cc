@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <numeric>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "aot/annotations.h"
 #include "aot/nested_walk.h"
@@ -29,15 +28,21 @@ struct RestrictionNode {
 class Merger {
  public:
   Merger(const ir::Expr& body, const BugSet& bugs, std::string where)
-      : body_(body), regions_(ir::RegionSet::build(body)), bugs_(bugs), where_(std::move(where)) {
+      : body_(body),
+        order_(ir::post_order(body)),
+        regions_(ir::RegionSet::build(body, order_)),
+        bugs_(bugs),
+        where_(std::move(where)) {
     const int n = regions_.next_id();
     uf_.resize(n);
     std::iota(uf_.begin(), uf_.end(), 0);
     restriction_of_.assign(n, -1);
+    processed_.assign(n, false);
+    in_progress_.assign(n, false);
     target_.resize(n);
     for (const ir::Region* r : regions_.regions()) target_[r->id] = r->target;
     if (bugs_.on(Bug::kMergeSiblings)) {
-      for (const auto& node : ir::post_order(body_)) {
+      for (const auto& node : order_) {
         if (is_begin(node.get())) {
           const ir::Expr& arg = ir::as<ir::CallNode>(node)->args()[0];
           if (is_end(arg.get())) begins_of_end_[arg.get()].push_back(node);
@@ -47,67 +52,72 @@ class Merger {
   }
 
   ir::Expr run() {
-    NestedWalk walk([this](const ir::Expr& node) { return start(node); },
-                    [this](const ir::Expr&) { reject_cycle(); });
-    walk.walk(body_);
+    NestedWalk walk;
+    walk.walk(body_, *this);
     if (find_region_cycle(walk.order(), regions_)) reject_cycle();
     bool internal_pair = false;
-    for (const auto& node : walk.order()) {
-      if (is_begin(node.get())) {
+    for (const ir::ExprNode* node : walk.order()) {
+      if (is_begin(node)) {
         const ir::Expr& arg = ir::as<ir::CallNode>(node)->args()[0];
         internal_pair |=
-            is_end(arg.get()) && regions_.region_of(node.get()) == regions_.region_of(arg.get());
+            is_end(arg.get()) && regions_.region_of(node) == regions_.region_of(arg.get());
       }
     }
     if (!internal_pair) return body_;
-    return ir::rewrite(body_, [this](const ir::Expr& old, std::vector<ir::Expr> kids) {
-      if (is_begin(old.get())) {
-        const ir::Expr& arg = ir::as<ir::CallNode>(old)->args()[0];
-        if (is_end(arg.get()) && regions_.region_of(old.get()) == regions_.region_of(arg.get())) {
-          // The pair is internal to one region now: use the end's (rewritten) argument.
-          return ir::as<ir::CallNode>(kids[0])->args()[0];
-        }
-      }
-      return ir::with_children(old, std::move(kids));
-    });
+    return rewrite_in_order(
+        order_, body_, [this](const ir::Expr& old, std::vector<ir::Expr>& kids, bool changed) {
+          if (is_begin(old.get())) {
+            const ir::Expr& arg = ir::as<ir::CallNode>(old)->args()[0];
+            if (is_end(arg.get()) &&
+                regions_.region_of(old.get()) == regions_.region_of(arg.get())) {
+              // The pair is internal to one region now: use the end's (rewritten) argument.
+              return ir::as<ir::CallNode>(kids[0])->args()[0];
+            }
+          }
+          return rebuilt(old, kids, changed);
+        });
   }
 
- private:
-  class EndTask : public NestedWalk::Task {
-   public:
-    EndTask(Merger& m, ir::Expr end, std::vector<ir::Expr> ins)
-        : m_(m), end_(std::move(end)), ins_(std::move(ins)) {}
-    // Visit the unprocessed parent regions first (TVM: VisitExpr(begin->args[0])).
-    ir::Expr next() override {
-      while (next_ < ins_.size()) {
-        const ir::Expr& arg = ir::as<ir::CallNode>(ins_[next_++])->args()[0];
-        const ir::Region* parent = m_.regions_.region_of(arg.get());
-        if (parent == nullptr || m_.processed_.count(parent->id)) continue;
-        if (m_.in_progress_.count(parent->id)) m_.reject_cycle();
-        return arg;
-      }
-      return nullptr;
-    }
-    void finish() override { m_.process(end_); }
-
-   private:
-    Merger& m_;
-    ir::Expr end_;
-    std::vector<ir::Expr> ins_;
-    std::size_t next_ = 0;
-  };
-
-  std::unique_ptr<NestedWalk::Task> start(const ir::Expr& node) {
-    if (!is_end(node.get())) return nullptr;
+  // NestedWalk's handler: the first end of a region is pending while the unprocessed parent
+  // regions are visited (TVM: VisitExpr(begin->args[0])), then the region is processed.
+  bool start(const ir::Expr& node) {
+    if (!is_end(node.get())) return false;
     const ir::Region* region = regions_.region_of(node.get());
-    if (processed_.count(region->id)) return nullptr;
+    if (processed_[region->id]) return false;
     // Reaching another end of a region whose processing is pending means the region feeds
     // itself: TVM recursed forever here.
-    if (in_progress_.count(region->id)) reject_cycle();
-    in_progress_.insert(region->id);
-    return std::make_unique<EndTask>(*this, node,
-                                     std::vector<ir::Expr>(region->ins.begin(), region->ins.end()));
+    if (in_progress_[region->id]) reject_cycle();
+    in_progress_[region->id] = true;
+    // The inputs as they are now: visiting the parents may merge regions.
+    tasks_.push_back(Task{task_ins_.size()});
+    for (const auto& in : region->ins) task_ins_.push_back(in.get());
+    return true;
   }
+  ir::Expr next(const ir::Expr&) {
+    Task& task = tasks_.back();
+    while (task.next < task_ins_.size()) {
+      const ir::Expr& arg = ir::as<ir::CallNode>(task_ins_[task.next++])->args()[0];
+      const ir::Region* parent = regions_.region_of(arg.get());
+      if (parent == nullptr || processed_[parent->id]) continue;
+      if (in_progress_[parent->id]) reject_cycle();
+      return arg;
+    }
+    return nullptr;
+  }
+  void finish(const ir::Expr& end) {
+    task_ins_.resize(tasks_.back().first);
+    tasks_.pop_back();
+    process(end);
+  }
+  [[noreturn]] void on_cycle(const ir::Expr&) { reject_cycle(); }
+
+ private:
+  // A pending region: its inputs are task_ins_[first..], the next to look at task_ins_[next].
+  struct Task {
+    explicit Task(std::size_t f) : first(f), next(f) {}
+    std::size_t first;
+    std::size_t next;
+  };
 
   int find(int id) {
     while (uf_[id] != id) {
@@ -124,7 +134,8 @@ class Merger {
     if (node < 0) return false;
     ++epoch_;
     if (restriction_of_[parent] >= 0) seen_[restriction_of_[parent]] = epoch_;
-    std::vector<int> stack{node};
+    std::vector<int>& stack = stack_;
+    stack.assign(1, node);
     seen_[node] = epoch_;
     while (!stack.empty()) {
       const RestrictionNode& r = nodes_[stack.back()];
@@ -151,8 +162,9 @@ class Merger {
   void process(const ir::Expr& end) {
     const ir::Region* region = regions_.region_of(end.get());
     const int id = region->id;
-    in_progress_.erase(id);
-    std::vector<const ir::Region*> parents;
+    in_progress_[id] = false;
+    std::vector<const ir::Region*>& parents = parents_;  // storage kept across calls
+    parents.clear();
     for (const auto& in : region->ins) {
       const ir::Region* p = regions_.region_of(ir::as<ir::CallNode>(in)->args()[0].get());
       if (p != nullptr && p->id != id &&
@@ -185,7 +197,8 @@ class Merger {
       }
     }
     const std::string target = region->target;
-    std::vector<int> same_target;
+    std::vector<int>& same_target = same_target_;
+    same_target.clear();
     for (const ir::Region* p : parents) {
       if (p->target == target) same_target.push_back(p->id);
     }
@@ -199,7 +212,7 @@ class Merger {
       const int current = find(s);
       if (current != find(id) && target_[current] == target) merge(current, find(id));
     }
-    processed_.insert(find(id));
+    processed_[find(id)] = true;
   }
 
   [[noreturn]] void reject_cycle() {
@@ -217,6 +230,7 @@ class Merger {
   }
 
   ir::Expr body_;
+  std::vector<ir::Expr> order_;  // ir::post_order(body_)
   ir::RegionSet regions_;
   BugSet bugs_;
   std::string where_;
@@ -226,8 +240,14 @@ class Merger {
   std::vector<RestrictionNode> nodes_;
   std::vector<unsigned> seen_;
   unsigned epoch_ = 0;
-  std::unordered_set<int> processed_;
-  std::unordered_set<int> in_progress_;
+  std::vector<bool> processed_;    // by region id
+  std::vector<bool> in_progress_;  // by region id
+  std::vector<Task> tasks_;
+  std::vector<const ir::ExprNode*> task_ins_;
+  std::vector<int> stack_;  // restricted()'s
+  // process()'s, kept to reuse their storage.
+  std::vector<const ir::Region*> parents_;
+  std::vector<int> same_target_;
   std::unordered_map<const ir::ExprNode*, std::vector<ir::Expr>> begins_of_end_;
 };
 

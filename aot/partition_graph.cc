@@ -2,8 +2,9 @@
 #include "aot/partition_graph.h"
 
 #include <algorithm>
-#include <map>
+#include <charconv>
 #include <set>
+#include <span>
 #include <unordered_map>
 
 #include "aot/annotations.h"
@@ -18,32 +19,64 @@ namespace {
 
 constexpr const char* kPassName = "partition";
 
+// `<target>_<region_id>_i` sanitized, and prefixed with '_' when it would start with a digit:
+// what outlined_param_name gives before the index, which adds only digits (unchanged by
+// sanitizing and never first), so a region computes it once for all its parameters.
+std::string param_name_prefix(std::string_view target, int region_id) {
+  char id[16];
+  const std::string_view digits(id, std::to_chars(id, id + sizeof id, region_id).ptr - id);
+  std::string prefix;
+  prefix.reserve(target.size() + 4 + digits.size());
+  prefix.append(target).append("_").append(digits).append("_i");
+  prefix = sanitize_name(std::move(prefix));
+  if (prefix[0] >= '0' && prefix[0] <= '9') prefix.insert(prefix.begin(), '_');
+  return prefix;
+}
+
 struct Outlined {
   std::string name;
   ir::Function function;
 };
 
-// What TVM keeps per region: the call, the (parameter, argument) pairs, the parameter of each
-// producer and the expression each output's consumers read.
+// What TVM keeps per region: the call and the (parameter, argument) pairs, and the parameter of
+// each producer.
 struct RegionMeta {
   ir::Expr call;
   bool creating = false;
   std::vector<std::pair<ir::Var, ir::Expr>> args;
-  std::unordered_map<const ir::ExprNode*, ir::Var> param_of_producer;
+  ir::NodeMap<ir::Var> param_of_producer;
   std::unordered_map<std::string, ir::Var> param_of_type;  // Bug::kWrongParamDedup only
-  std::unordered_map<const ir::ExprNode*, ir::Expr> out;
+  std::string param_prefix;  // param_name_prefix(), once the region has a parameter
 };
 
+// The handler of TVM's visiting order (NestedWalk): an end of a region not yet outlined is
+// pending while the region's distinct outputs are walked, then the region's function is built.
 class Partitioner {
  public:
-  Partitioner(const ir::Expr& body, std::string caller, const PipelineOptions& options,
-              std::set<std::string>& taken_names)
+  // `order` is ir::post_order(body).
+  Partitioner(const ir::Expr& body, const std::vector<ir::Expr>& order, std::string caller,
+              const PipelineOptions& options, std::set<std::string>& taken_names)
       : body_(body),
-        regions_(ir::RegionSet::build(body)),
+        regions_(ir::RegionSet::build(body, order)),
+        live_regions_(regions_.regions()),
         caller_(std::move(caller)),
         options_(options),
-        taken_names_(taken_names) {
-    for (const ir::Region* r : regions_.regions()) {
+        taken_names_(taken_names),
+        post_(order.size()),
+        meta_(static_cast<std::size_t>(regions_.next_id())),
+        outlined_(static_cast<std::size_t>(regions_.next_id())),
+        walk_(order.size()) {
+    std::size_t num_ins = 0;
+    std::size_t num_outs = 0;
+    for (const ir::Region* r : live_regions_) {
+      num_ins += r->ins.size();
+      num_outs += r->outs.size();
+    }
+    input_index_.reserve(num_ins);
+    out_.reserve(num_outs);
+    ret_seen_ = ir::NodeSet(num_outs);
+    rets_.reserve(num_outs);
+    for (const ir::Region* r : live_regions_) {
       int i = 0;
       for (const auto& in : r->ins) input_index_.try_emplace(in.get(), i++);
     }
@@ -52,7 +85,7 @@ class Partitioner {
   ir::Expr run() {
     // A begin that is not among its region's inputs takes an output of its own region: TVM's
     // Partitioner ICHECK-fails on it (GetArgIdx == -1), and outlining would revisit the region.
-    for (const ir::Region* r : regions_.regions()) {
+    for (const ir::Region* r : live_regions_) {
       for (const auto& node : r->nodes) {
         if (is_begin(node.get()) && !input_index_.contains(node.get())) {
           throw PassError(kPassName, PassError::Kind::kRejectedInput,
@@ -65,62 +98,70 @@ class Partitioner {
     }
     // A cyclic region (or two regions feeding each other) shows up as the walk reaching an end
     // of a region whose function is being built: where TVM recursed forever.
-    NestedWalk walk([this](const ir::Expr& node) { return start(node); },
-                    [this](const ir::Expr&) { reject_cycle(); });
-    walk.walk(body_);
+    walk_.walk(body_, *this);
     return post(body_.get());
   }
 
-  // Outlined functions by region id.
-  std::map<int, Outlined>& outlined() { return outlined_; }
+  // Outlined functions by region id (an empty entry for ids without one).
+  std::vector<Outlined>& outlined() { return outlined_; }
 
- private:
-  class CreateTask : public NestedWalk::Task {
-   public:
-    CreateTask(Partitioner& p, ir::Expr end, const ir::Region* region)
-        : p_(p), end_(std::move(end)), region_(region) {
-      std::unordered_map<const ir::ExprNode*, int> seen;
-      for (const auto& out : region->outs) {
-        const ir::Expr& ret = ir::as<ir::CallNode>(out)->args()[0];
-        if (seen.emplace(ret.get(), static_cast<int>(rets_.size())).second) rets_.push_back(ret);
-      }
-    }
-    // TVM visits each distinct output in the order the ends were met before building the function.
-    ir::Expr next() override { return next_ < rets_.size() ? rets_[next_++] : nullptr; }
-    void finish() override {
-      p_.create_function(*region_, rets_);
-      p_.finish_end(end_);
-    }
-
-   private:
-    Partitioner& p_;
-    ir::Expr end_;
-    const ir::Region* region_;
-    std::vector<ir::Expr> rets_;
-    std::size_t next_ = 0;
-  };
-
-  std::unique_ptr<NestedWalk::Task> start(const ir::Expr& node) {
+  // NestedWalk's handler.
+  bool start(const ir::Expr& node) {
     if (is_begin(node.get())) {
       visit_begin(node);
-      return nullptr;
+      return false;
     }
     if (is_end(node.get())) {
       const ir::Region* region = regions_.region_of(node.get());
       RegionMeta& meta = meta_[region->id];
       if (meta.call) {
         finish_end(node);
-        return nullptr;
+        return false;
       }
       if (meta.creating) reject_cycle();
       meta.creating = true;
-      return std::make_unique<CreateTask>(*this, node, region);
+      // TVM visits each distinct output in the order the ends were met before building the
+      // function. A node is in one region, so one set serves every region.
+      tasks_.push_back(Task{region, rets_.size(), rets_.size()});
+      for (const auto& out : region->outs) {
+        const ir::Expr& ret = ir::as<ir::CallNode>(out)->args()[0];
+        if (ret_seen_.insert(ret.get())) rets_.push_back(ret);
+      }
+      return true;
     }
-    std::vector<ir::Expr> kids(ir::num_children(*node));
-    for (std::size_t k = 0; k < kids.size(); ++k) kids[k] = post(ir::child(*node, k).get());
+    const std::size_t n = ir::num_children(*node);
+    std::size_t k = 0;
+    while (k < n && post(ir::child(*node, k).get()) == ir::child(*node, k)) ++k;
+    if (k == n) {
+      post_[node.get()] = node;  // what with_children gives for unchanged children
+      return false;
+    }
+    std::vector<ir::Expr> kids;
+    kids.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) kids.push_back(post(ir::child(*node, i).get()));
     post_[node.get()] = ir::with_children(node, std::move(kids));
-    return nullptr;
+    return false;
   }
+  ir::Expr next(const ir::Expr&) {
+    Task& task = tasks_.back();
+    return task.next < rets_.size() ? rets_[task.next++] : nullptr;
+  }
+  void finish(const ir::Expr& end) {
+    const Task task = tasks_.back();
+    tasks_.pop_back();
+    create_function(*task.region, std::span<const ir::Expr>(rets_).subspan(task.first));
+    rets_.resize(task.first);
+    finish_end(end);
+  }
+  [[noreturn]] void on_cycle(const ir::Expr&) { reject_cycle(); }
+
+ private:
+  // A pending region: its distinct outputs are rets_[first..], the next to walk rets_[next].
+  struct Task {
+    const ir::Region* region;
+    std::size_t first;
+    std::size_t next;
+  };
 
   // The rewritten form of a node the walk has finished (children are finished first).
   const ir::Expr& post(const ir::ExprNode* node) {
@@ -145,125 +186,161 @@ class Partitioner {
     const int* index = input_index_.find(begin.get());
     RegionMeta& meta = meta_[region->id];
     const ir::Expr& producer = strip_annotations(call->args()[0]);
-    const std::string type_key = ir::type_to_string(begin->type());
+    // Injected bug kWrongParamDedup: parameters are de-duplicated by type, not by producer.
     const bool by_type = options_.bugs.on(Bug::kWrongParamDedup);
+    std::string type_key;
     if (by_type) {
-      // Injected bug: parameters are de-duplicated by type, not by producer.
+      type_key = ir::type_to_string(begin->type());
       if (auto it = meta.param_of_type.find(type_key); it != meta.param_of_type.end()) {
         post_[begin.get()] = it->second;
         return;
       }
-    } else if (auto it = meta.param_of_producer.find(producer.get());
-               it != meta.param_of_producer.end()) {
-      post_[begin.get()] = it->second;
+    } else if (const ir::Var* var = meta.param_of_producer.find(producer.get())) {
+      post_[begin.get()] = *var;
       return;
     }
-    ir::Var var =
-        ir::VarNode::make(outlined_param_name(region->target, region->id, *index), begin->type());
+    if (meta.args.empty()) {
+      meta.args.reserve(region->ins.size());
+      meta.param_prefix = param_name_prefix(region->target, region->id);
+    }
+    // outlined_param_name(region->target, region->id, *index), from the region's prefix.
+    char digits[16];
+    const auto num_digits = static_cast<std::size_t>(
+        std::to_chars(digits, digits + sizeof digits, *index).ptr - digits);
+    std::string name;
+    name.reserve(meta.param_prefix.size() + num_digits);
+    name.append(meta.param_prefix).append(digits, num_digits);
+    ir::Var var = ir::VarNode::make(std::move(name), begin->type());
     meta.args.emplace_back(var, post(call->args()[0].get()));
-    meta.param_of_producer.emplace(producer.get(), var);
-    meta.param_of_type.emplace(type_key, var);
-    post_[begin.get()] = var;
+    if (by_type) {
+      meta.param_of_type.emplace(std::move(type_key), var);
+    } else {
+      meta.param_of_producer.try_emplace(producer.get(), var);
+    }
+    post_[begin.get()] = std::move(var);
   }
 
   void finish_end(const ir::Expr& end) {
-    const ir::Region* region = regions_.region_of(end.get());
     const ir::Expr& ret = ir::as<ir::CallNode>(end)->args()[0];
-    post_[end.get()] = meta_.at(region->id).out.at(ret.get());
+    post_[end.get()] = *out_.find(ret.get());
   }
 
   // TVM's CreateFunction / CreateRegionCall.
-  void create_function(const ir::Region& region, const std::vector<ir::Expr>& rets) {
-    RegionMeta& meta = meta_.at(region.id);
+  void create_function(const ir::Region& region, std::span<const ir::Expr> rets) {
+    RegionMeta& meta = meta_[region.id];
     std::vector<ir::Expr> fields;
-    std::vector<int> index_of_ret;
-    for (std::size_t i = 0; i < rets.size(); ++i) {
-      fields.push_back(post(rets[i].get()));
-      index_of_ret.push_back(static_cast<int>(i));
-    }
+    fields.reserve(rets.size());
+    for (const auto& ret : rets) fields.push_back(post(ret.get()));
     if (fields.size() >= 2 && options_.bugs.on(Bug::kSwappedOutputOrder)) {
       // Injected bug: the returned tuple disagrees with the indices the consumers read.
       std::swap(fields[0], fields[1]);
     }
-    if (fields.size() >= 2 && options_.bugs.on(Bug::kRegionOutputOffByOne)) {
+    // Consumers of output i read index i, except under kRegionOutputOffByOne.
+    const bool off_by_one = fields.size() >= 2 && options_.bugs.on(Bug::kRegionOutputOffByOne);
+    if (off_by_one) {
       // Injected bug: the last output is dropped; its consumers read the one before it.
       fields.pop_back();
-      index_of_ret.back() = static_cast<int>(fields.size()) - 1;
     }
     std::vector<ir::Var> params;
     std::vector<ir::Expr> call_args;
-    for (const auto& [var, arg] : meta.args) {
-      params.push_back(var);
-      call_args.push_back(arg);
+    params.reserve(meta.args.size());
+    call_args.reserve(meta.args.size());
+    for (auto& [var, arg] : meta.args) {
+      params.push_back(std::move(var));
+      call_args.push_back(std::move(arg));
     }
-    const std::string name = outlined_name(options_.mod_name, region.target, caller_, region.id);
+    meta.args.clear();
+    std::string name = outlined_name(options_.mod_name, region.target, caller_, region.id);
     if (!taken_names_.insert(name).second) {
       throw PassError(kPassName, PassError::Kind::kRejectedInput,
                       "global function @" + name + " already exists (outlining region " +
                           std::to_string(region.id) + " of @" + caller_ + ")");
     }
-    ir::Expr result = fields.size() == 1 ? fields[0] : ir::TupleNode::make(fields);
+    const bool single = fields.size() == 1;
+    ir::Expr result = single ? fields[0] : ir::TupleNode::make(std::move(fields));
     ir::Attrs attrs{{"Inline", std::int64_t{1}},
                     {"Compiler", region.target},
                     {"global_symbol", name},
                     {"Primitive", std::int64_t{1}}};
-    ir::Function fn = ir::FunctionNode::make(params, result, attrs);
-    meta.call = ir::CallNode::make(ir::GlobalVarNode::make(name, fn->type()), call_args);
+    ir::Function fn =
+        ir::FunctionNode::make(std::move(params), std::move(result), std::move(attrs));
+    meta.call = ir::CallNode::make(ir::GlobalVarNode::make(name, fn->type()), std::move(call_args));
     // One TupleGetItem per output index, shared by every consumer of that output.
-    std::unordered_map<int, ir::Expr> read_of_index;
+    ir::Expr last_read;
     for (std::size_t i = 0; i < rets.size(); ++i) {
-      const int k = index_of_ret[i];
-      ir::Expr& read = read_of_index[k];
-      if (!read) read = fields.size() == 1 ? meta.call : ir::TupleGetItemNode::make(meta.call, k);
-      meta.out[rets[i].get()] = read;
+      ir::Expr read;
+      if (single) {
+        read = meta.call;
+      } else if (off_by_one && i + 1 == rets.size()) {
+        read = last_read;  // the index before, whose read exists already
+      } else {
+        read = ir::TupleGetItemNode::make(meta.call, static_cast<int>(i));
+      }
+      out_[rets[i].get()] = read;
+      last_read = std::move(read);
     }
-    outlined_.emplace(region.id, Outlined{name, fn});
+    outlined_[static_cast<std::size_t>(region.id)] = Outlined{std::move(name), std::move(fn)};
   }
 
   ir::Expr body_;
   ir::RegionSet regions_;
+  std::vector<const ir::Region*> live_regions_;
   std::string caller_;
   const PipelineOptions& options_;
   std::set<std::string>& taken_names_;
   ir::NodeMap<int> input_index_;
-  ir::NodeMap<ir::Expr> post_{64};
-  std::unordered_map<int, RegionMeta> meta_;
-  std::map<int, Outlined> outlined_;
+  ir::NodeMap<ir::Expr> post_;
+  std::vector<RegionMeta> meta_;  // by region id
+  // What each region output's consumers read, by the output (the end's argument).
+  ir::NodeMap<ir::Expr> out_;
+  std::vector<Outlined> outlined_;  // by region id
+  std::vector<Task> tasks_;
+  std::vector<ir::Expr> rets_;
+  ir::NodeSet ret_seen_;
+  NestedWalk walk_;
 };
 
-// FlattenTupleOutputs then RemoveDefaultAnnotations in one rewrite. A default end on a tuple
-// still yields a new tuple node, as TVM's two passes do (sharing matters to FuseOps).
-ir::Expr flatten_and_strip_defaults(const ir::Expr& body) {
-  return ir::rewrite(body, [](const ir::Expr& old, std::vector<ir::Expr> kids) {
-    const auto target = ir::annotation_target(old.get());
-    if (!target) return ir::with_children(old, std::move(kids));
-    const bool strip = *target == "default";
-    if (is_end(old.get())) {
-      if (const auto* tuple = ir::as<ir::TupleNode>(kids[0])) {
-        std::vector<ir::Expr> fields;
-        for (const auto& f : tuple->fields()) {
-          fields.push_back(strip ? f : ir::compiler_end(f, *target));
+// FlattenTupleOutputs then RemoveDefaultAnnotations in one rewrite over `order`
+// (ir::post_order(body)). A default end on a tuple still yields a new tuple node, as TVM's two
+// passes do (sharing matters to FuseOps).
+ir::Expr flatten_and_strip_defaults(const ir::Expr& body, const std::vector<ir::Expr>& order) {
+  return rewrite_in_order(
+      order, body, [](const ir::Expr& old, std::vector<ir::Expr>& kids, bool changed) {
+        const auto* call = ir::as<ir::CallNode>(old);
+        const std::string* target = call != nullptr && call->op() && ir::is_annotation(*call->op())
+                                        ? call->attrs().find_string("compiler")
+                                        : nullptr;
+        if (target == nullptr) return rebuilt(old, kids, changed);
+        const bool strip = *target == "default";
+        if (is_end(old.get())) {
+          if (const auto* tuple = ir::as<ir::TupleNode>(kids[0])) {
+            std::vector<ir::Expr> fields;
+            fields.reserve(tuple->fields().size());
+            for (const auto& f : tuple->fields()) {
+              fields.push_back(strip ? f : ir::compiler_end(f, *target));
+            }
+            return ir::Expr(ir::TupleNode::make(std::move(fields)));
+          }
         }
-        return ir::Expr(ir::TupleNode::make(std::move(fields)));
-      }
-    }
-    return strip ? kids[0] : ir::with_children(old, std::move(kids));
-  });
+        return strip ? kids[0] : rebuilt(old, kids, changed);
+      });
 }
 
 }  // namespace
 
 std::string outlined_name(std::string_view mod_name, std::string_view target,
                           std::string_view caller, int region_id) {
-  return sanitize_name("tvmgen_" + std::string(mod_name) + "_" + std::string(target) + "_" +
-                       std::string(caller) + "_" + std::to_string(region_id));
+  char id[16];
+  const std::string_view digits(id, std::to_chars(id, id + sizeof id, region_id).ptr - id);
+  std::string name;
+  name.reserve(10 + mod_name.size() + target.size() + caller.size() + digits.size());
+  name.append("tvmgen_").append(mod_name).append("_").append(target).append("_");
+  name.append(caller).append("_").append(digits);
+  return sanitize_name(std::move(name));
 }
 
 std::string outlined_param_name(std::string_view target, int region_id, int index) {
-  std::string name = sanitize_name(std::string(target) + "_" + std::to_string(region_id) + "_i" +
-                                   std::to_string(index));
-  if (name.empty() || (name[0] >= '0' && name[0] <= '9')) name = "_" + name;
-  return name;
+  return param_name_prefix(target, region_id) + std::to_string(index);
 }
 
 ir::Expr flatten_tuple_outputs(const ir::Expr& body) {
@@ -298,13 +375,18 @@ ir::Module partition_graph(const ir::Module& module, const PipelineOptions& opti
         out.add(name, fn);
         continue;
       }
-      ir::Expr body = flatten_and_strip_defaults(fn->body());
-      Partitioner partitioner(body, name, options, taken);
+      std::vector<ir::Expr> order = ir::post_order(fn->body());
+      ir::Expr body = flatten_and_strip_defaults(fn->body(), order);
+      if (body != fn->body()) order = ir::post_order(body);
+      Partitioner partitioner(body, order, name, options, taken);
+      order.clear();
       body = partitioner.run();
       out.add(name, body == fn->body()
                         ? fn
                         : ir::FunctionNode::make(fn->params(), body, fn->attrs(), nullptr));
-      for (auto& [id, o] : partitioner.outlined()) outlined.push_back(std::move(o));
+      for (auto& o : partitioner.outlined()) {
+        if (o.function) outlined.push_back(std::move(o));
+      }
     }
     for (auto& o : outlined) out.add(o.name, std::move(o.function));
     return out;

@@ -5,9 +5,10 @@
 #include <algorithm>
 #include <limits>
 #include <optional>
-#include <unordered_map>
+#include <span>
 
 #include "aot/codegen_error.h"
+#include "ir/node_map.h"
 #include "ir/traversal.h"
 
 namespace aotfuzz::aot {
@@ -32,14 +33,21 @@ struct Slot {
   ir::Type type;
 };
 
+// The slots of one value: `count` consecutive entries of the planner's slot pool.
+struct Range {
+  std::size_t first = 0;
+  std::size_t count = 0;
+};
+
 std::size_t align_up(std::size_t n, std::size_t alignment) {
   return std::max(alignment, (n + alignment - 1) / alignment * alignment);
 }
 
 class Planner {
  public:
-  Planner(const ir::Function& main, const StorageOptions& options)
-      : main_(main), options_(options) {}
+  Planner(const ir::Function& main, const StorageOptions& options,
+          const std::vector<ir::Expr>& order)
+      : main_(main), options_(options), order_(order) {}
 
   StoragePlan run() {
     if (options_.alignment == 0 || (options_.alignment & (options_.alignment - 1)) != 0) {
@@ -59,19 +67,28 @@ class Planner {
   void bind_params() {
     int next = 0;
     for (const auto& param : main_->params()) {
-      std::vector<Slot> slots;
-      for (const auto& t : ir::flatten_tensors(param->type())) {
+      const Range range{pool_.size(), 0};
+      for (auto& t : ir::flatten_tensors(param->type())) {
         tensor_bytes(t);  // validates the size
-        slots.push_back(Slot{false, next++, t});
         plan_.inputs.push_back(t);
+        pool_.push_back(Slot{false, next++, std::move(t)});
       }
-      store_[param.get()] = std::move(slots);
+      store_[param.get()] = Range{range.first, pool_.size() - range.first};
     }
   }
 
-  const std::vector<Slot>& lookup(const ir::Expr& e, const ir::ExprNode& user) const {
-    auto it = store_.find(e.get());
-    if (it != store_.end()) return it->second;
+  std::span<const Slot> slots(Range r) const { return {pool_.data() + r.first, r.count}; }
+
+  // Appends copies of the slots of `r` to the pool (indices, as the pool may grow meanwhile).
+  void append(Range r) {
+    for (std::size_t i = 0; i < r.count; ++i) {
+      Slot copy = pool_[r.first + i];
+      pool_.push_back(std::move(copy));
+    }
+  }
+
+  Range lookup(const ir::Expr& e, const ir::ExprNode& user) const {
+    if (const Range* r = store_.find(e.get())) return *r;
     if (e->kind() == ir::ExprKind::kVar) {
       throw CodegenError("variable " + ir::describe(*e) + " used by " + ir::describe(user) +
                          " is not a parameter of @main");
@@ -82,10 +99,15 @@ class Planner {
 
   void walk() {
     const ir::Expr& body = main_->body();
-    for (const auto& node : ir::post_order(body)) {
+    store_.reserve(order_.size() + main_->params().size());
+    // Upper bounds, to grow each once at most.
+    steps_.reserve(order_.size());
+    tokens_.reserve(order_.size());
+    pool_.reserve(2 * order_.size() + plan_.inputs.size());
+    for (const auto& node : order_) {
       switch (node->kind()) {
         case ir::ExprKind::kVar:
-          if (!store_.count(node.get())) {
+          if (!store_.contains(node.get())) {
             throw CodegenError("variable " + ir::describe(*node) + " is not a parameter of @main");
           }
           break;
@@ -96,30 +118,28 @@ class Planner {
           add_call(std::static_pointer_cast<const ir::CallNode>(node));
           break;
         case ir::ExprKind::kTuple: {
-          std::vector<Slot> slots;
+          const std::size_t first = pool_.size();
           for (const auto& f : static_cast<const ir::TupleNode&>(*node).fields()) {
-            const auto& fs = lookup(f, *node);
-            slots.insert(slots.end(), fs.begin(), fs.end());
+            append(lookup(f, *node));
           }
-          store_[node.get()] = std::move(slots);
+          store_[node.get()] = Range{first, pool_.size() - first};
           break;
         }
         case ir::ExprKind::kTupleGetItem: {
+          // A field of a tuple is a part of the tuple's own range: nothing to copy.
           const auto& tgi = static_cast<const ir::TupleGetItemNode&>(*node);
-          const auto& whole = lookup(tgi.tuple(), *node);
+          const Range whole = lookup(tgi.tuple(), *node);
           const auto& fields = tgi.tuple()->type()->fields();
           std::size_t begin = 0;
           for (int i = 0; i < tgi.index(); ++i) begin += ir::flat_count(fields[i]);
-          std::size_t count = ir::flat_count(fields[tgi.index()]);
-          store_[node.get()] =
-              std::vector<Slot>(whole.begin() + static_cast<std::ptrdiff_t>(begin),
-                                whole.begin() + static_cast<std::ptrdiff_t>(begin + count));
+          const std::size_t count = ir::flat_count(fields[tgi.index()]);
+          store_[node.get()] = Range{whole.first + begin, count};
           break;
         }
       }
     }
     outputs_ = lookup(body, *main_);
-    for (const auto& s : outputs_) plan_.outputs.push_back(s.type);
+    for (const auto& s : slots(outputs_)) plan_.outputs.push_back(s.type);
   }
 
   void add_call(const ir::Call& call) {
@@ -136,26 +156,28 @@ class Planner {
     const int step = static_cast<int>(steps_.size());
     RawStep raw;
     raw.call = call;
+    raw.args.reserve(call->args().size());
     for (const auto& arg : call->args()) raw.args.push_back(lookup(arg, *call));
-    std::vector<Slot> results;
-    for (const auto& t : ir::flatten_tensors(call->type())) {
+    const std::size_t first = pool_.size();
+    for (auto& t : ir::flatten_tensors(call->type())) {
       Token token;
       token.producer = step;
       token.type = t;
       token.bytes = tensor_bytes(t);
-      results.push_back(Slot{true, static_cast<int>(tokens_.size()), t});
+      pool_.push_back(Slot{true, static_cast<int>(tokens_.size()), std::move(t)});
       tokens_.push_back(std::move(token));
     }
-    raw.results = results;
-    store_[call.get()] = std::move(results);
+    raw.results = Range{first, pool_.size() - first};
+    store_[call.get()] = raw.results;
     steps_.push_back(std::move(raw));
   }
 
   // Outputs computed in place; inputs returned directly and repeated outputs become copies.
   void place_outputs() {
     std::vector<std::pair<Slot, int>> seen;  // source slot -> first output index
-    for (std::size_t j = 0; j < outputs_.size(); ++j) {
-      const Slot& s = outputs_[j];
+    const std::span<const Slot> outputs = slots(outputs_);
+    for (std::size_t j = 0; j < outputs.size(); ++j) {
+      const Slot& s = outputs[j];
       const int out = static_cast<int>(j);
       auto earlier = std::find_if(seen.begin(), seen.end(), [&](const auto& p) {
         return p.first.is_token == s.is_token && p.first.index == s.index;
@@ -200,8 +222,8 @@ class Planner {
   void compute_liveness() {
     for (auto& t : tokens_) t.first_use = t.last_use = -1;
     for (std::size_t s = 0; s < steps_.size(); ++s) {
-      for (const auto& arg : steps_[s].args) {
-        for (const auto& slot : arg) {
+      for (const Range arg : steps_[s].args) {
+        for (const auto& slot : slots(arg)) {
           if (!slot.is_token) continue;
           Token& t = tokens_[slot.index];
           const int step = static_cast<int>(s);
@@ -215,23 +237,36 @@ class Planner {
   void allocate() {
     // Bug kReuseLiveStorage: a buffer is released after its first reader, not its last.
     const bool early_release = options_.bugs.on(Bug::kReuseLiveStorage);
-    std::vector<std::vector<int>> release_at(steps_.size());
+    // The tokens released after each step, in token order: released[release_at[s] ..
+    // release_at[s + 1]) (a counting sort by step).
+    std::vector<int> until(tokens_.size(), -1);
+    std::vector<std::size_t> release_at(steps_.size() + 1, 0);
     for (std::size_t i = 0; i < tokens_.size(); ++i) {
       const Token& t = tokens_[i];
       if (t.placed) continue;
       ++plan_.num_intermediate_tensors;
-      int until = t.last_use < 0 ? t.producer : (early_release ? t.first_use : t.last_use);
-      release_at[until].push_back(static_cast<int>(i));
+      until[i] = t.last_use < 0 ? t.producer : (early_release ? t.first_use : t.last_use);
+      ++release_at[until[i] + 1];
+    }
+    for (std::size_t s = 0; s < steps_.size(); ++s) release_at[s + 1] += release_at[s];
+    std::vector<int> released(release_at.back());
+    {
+      std::vector<std::size_t> next(release_at.begin(), release_at.end() - 1);
+      for (std::size_t i = 0; i < tokens_.size(); ++i) {
+        if (until[i] >= 0) released[next[until[i]]++] = static_cast<int>(i);
+      }
     }
     std::vector<int> free_sids;
     for (std::size_t s = 0; s < steps_.size(); ++s) {
-      for (const auto& slot : steps_[s].results) {
+      for (const auto& slot : slots(steps_[s].results)) {
         Token& t = tokens_[slot.index];
         if (t.placed) continue;
         t.placed = BufferRef{BufferKind::kIntermediate, take_buffer(t.bytes, free_sids)};
       }
       if (!options_.reuse) continue;
-      for (int id : release_at[s]) free_sids.push_back(tokens_[id].placed->index);
+      for (std::size_t k = release_at[s]; k < release_at[s + 1]; ++k) {
+        free_sids.push_back(tokens_[released[k]].placed->index);
+      }
     }
     std::size_t offset = 0;
     for (auto& b : plan_.buffers) {
@@ -271,15 +306,19 @@ class Planner {
   }
 
   StoragePlan finish() {
-    for (const auto& raw : steps_) {
+    plan_.steps.reserve(steps_.size());
+    for (auto& raw : steps_) {
       CallStep step;
-      step.call = raw.call;
-      for (const auto& arg : raw.args) {
+      step.call = std::move(raw.call);
+      step.args.reserve(raw.args.size());
+      for (const Range arg : raw.args) {
         std::vector<TensorRef> refs;
-        for (const auto& s : arg) refs.push_back(resolve(s));
+        refs.reserve(arg.count);
+        for (const auto& s : slots(arg)) refs.push_back(resolve(s));
         step.args.push_back(std::move(refs));
       }
-      for (const auto& s : raw.results) step.results.push_back(resolve(s));
+      step.results.reserve(raw.results.count);
+      for (const auto& s : slots(raw.results)) step.results.push_back(resolve(s));
       plan_.steps.push_back(std::move(step));
     }
     return std::move(plan_);
@@ -287,17 +326,19 @@ class Planner {
 
   struct RawStep {
     ir::Call call;
-    std::vector<std::vector<Slot>> args;
-    std::vector<Slot> results;
+    std::vector<Range> args;
+    Range results;
   };
 
   const ir::Function& main_;
   const StorageOptions& options_;
+  const std::vector<ir::Expr>& order_;  // ir::post_order(main_->body())
   StoragePlan plan_;
-  std::unordered_map<const ir::ExprNode*, std::vector<Slot>> store_;
+  std::vector<Slot> pool_;    // the slots of every value, by Range
+  ir::NodeMap<Range> store_;  // the slots of each value node of @main
   std::vector<Token> tokens_;
   std::vector<RawStep> steps_;
-  std::vector<Slot> outputs_;
+  Range outputs_;
   std::vector<std::pair<int, int>> output_producer_;  // (output, producer step), output order
 };
 
@@ -323,10 +364,14 @@ std::size_t tensor_bytes(const ir::Type& tensor_type) {
   std::size_t n = ir::dtype_bytes(tensor_type->dtype());
   for (std::int64_t d : tensor_type->shape()) {
     if (d < 0) throw CodegenError("negative dimension in " + ir::type_to_string(tensor_type));
-    if (d != 0 && n > kMaxTensorBytes / static_cast<std::size_t>(d)) {
+    // n <= kMaxTensorBytes here, so the 128-bit product is exact: the same test as
+    // n > kMaxTensorBytes / d, without a division per dimension.
+    const unsigned __int128 product =
+        static_cast<unsigned __int128>(n) * static_cast<std::uint64_t>(d);
+    if (product > kMaxTensorBytes) {
       throw CodegenError("tensor " + ir::type_to_string(tensor_type) + " is larger than 1 GiB");
     }
-    n *= static_cast<std::size_t>(d);
+    n = static_cast<std::size_t>(product);
   }
   if (n > kMaxTensorBytes) {
     throw CodegenError("tensor " + ir::type_to_string(tensor_type) + " is larger than 1 GiB");
@@ -336,7 +381,13 @@ std::size_t tensor_bytes(const ir::Type& tensor_type) {
 
 StoragePlan plan_storage(const ir::Function& main, const StorageOptions& options) {
   if (!main) throw CodegenError("no @main to plan");
-  return Planner(main, options).run();
+  return Planner(main, options, ir::post_order(main->body())).run();
+}
+
+StoragePlan plan_storage(const ir::Function& main, const StorageOptions& options,
+                         const std::vector<ir::Expr>& order) {
+  if (!main) throw CodegenError("no @main to plan");
+  return Planner(main, options, order).run();
 }
 
 }  // namespace aotfuzz::aot

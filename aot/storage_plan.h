@@ -95,5 +95,9 @@ std::size_t tensor_bytes(const ir::Type& tensor_type);
 /// Deterministic: steps follow ir::post_order of main's body; sids are numbered in allocation
 /// order; a reused buffer is the smallest free one that is large enough (lowest sid on ties).
 StoragePlan plan_storage(const ir::Function& main, const StorageOptions& options = {});
+/// The same, given `order == ir::post_order(main->body())` already (callers that also resolve
+/// the callees of @main walk it once).
+StoragePlan plan_storage(const ir::Function& main, const StorageOptions& options,
+                         const std::vector<ir::Expr>& order);
 
 }  // namespace aotfuzz::aot
