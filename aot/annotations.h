@@ -23,31 +23,6 @@ bool is_end(const ir::ExprNode* node);
 /// PartitionGraph backtracks a begin to its producer.
 const ir::Expr& strip_annotations(const ir::Expr& e);
 
-/// ir::rewrite for a graph whose post order is at hand (`order == ir::post_order(root)`), without
-/// a std::function call per node: `fn(old, kids, changed)` gets the rewritten children and
-/// whether any of them differs from the old one, and returns the replacement; rebuilt() is the
-/// replacement of a node the rewrite leaves alone.
-template <class F>
-ir::Expr rewrite_in_order(const std::vector<ir::Expr>& order, const ir::Expr& root, F fn) {
-  ir::NodeMap<ir::Expr> memo(order.size());
-  std::vector<ir::Expr> kids;
-  for (const auto& node : order) {
-    kids.clear();
-    bool changed = false;
-    for (std::size_t k = 0, n = ir::num_children(*node); k < n; ++k) {
-      const ir::Expr& kid = ir::child(*node, k);
-      kids.push_back(*memo.find(kid.get()));
-      changed |= kids.back() != kid;
-    }
-    memo[node.get()] = fn(node, kids, changed);
-  }
-  return *memo.find(root.get());
-}
-/// What ir::with_children(old, kids) gives, without rebuilding anything when nothing `changed`.
-inline ir::Expr rebuilt(const ir::Expr& old, std::vector<ir::Expr>& kids, bool changed) {
-  return changed ? ir::with_children(old, std::move(kids)) : old;
-}
-
 /// TVM's SanitizeName: every character outside [A-Za-z0-9] becomes '_'.
 std::string sanitize_name(std::string name);
 

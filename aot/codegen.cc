@@ -53,7 +53,7 @@ std::vector<const ir::CallNode*> main_calls(const std::vector<ir::Expr>& main_or
 namespace detail {
 
 CalleeTable resolve_callees(const ir::Module& fused, const std::string& mod_name) {
-  return resolve_callees(fused, mod_name, ir::post_order(fused.main()->body()));
+  return resolve_callees(fused, mod_name, fused.main()->body_order());
 }
 
 CalleeTable resolve_callees(const ir::Module& fused, const std::string& mod_name,
@@ -169,7 +169,7 @@ CSources generate_c(const ir::Module& fused, const CodegenOptions& options) {
   StorageOptions storage;
   storage.reuse = options.storage_reuse;
   storage.bugs = options.bugs;
-  const std::vector<ir::Expr> order = ir::post_order(main->body());
+  const std::vector<ir::Expr>& order = main->body_order();
   const StoragePlan plan = plan_storage(main, storage, order);
   const detail::CalleeTable table = detail::resolve_callees(fused, options.mod_name, order);
   if (table.calls.size() != plan.steps.size()) {

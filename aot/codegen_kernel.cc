@@ -122,7 +122,7 @@ void emit_elementwise_body(CWriter& w, const ir::Function& fn,
     }
     return it->second;
   };
-  const auto nodes = ir::post_order(fn->body());
+  const auto& nodes = fn->body_order();
   for (const auto& node : nodes) {
     switch (node->kind()) {
       case ir::ExprKind::kVar:

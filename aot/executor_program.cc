@@ -113,7 +113,7 @@ ExecutorProgram build_executor_program(const ir::Module& fused, const CodegenOpt
   storage.bugs = options.bugs;
   const ir::Function& main = fused.main();
   // One post order of @main for both the plan and the callee table.
-  const std::vector<ir::Expr> order = ir::post_order(main->body());
+  const std::vector<ir::Expr>& order = main->body_order();
   StoragePlan plan = plan_storage(main, storage, order);
   const detail::CalleeTable table = detail::resolve_callees(fused, options.mod_name, order);
   if (table.calls.size() != plan.steps.size()) {

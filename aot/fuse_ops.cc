@@ -56,7 +56,7 @@ bool in_graph(const ir::ExprNode& node) {
 
 ForwardGraph build_graph(const ir::Function& fn) {
   ForwardGraph g;
-  std::vector<ir::Expr> order = ir::post_order(fn->body());
+  const std::vector<ir::Expr>& order = fn->body_order();
   g.index.reserve(order.size() + fn->params().size());
   g.nodes.reserve(order.size() + fn->params().size());
   auto add = [&](ir::Expr e) {
@@ -482,7 +482,7 @@ ir::Module fuse_ops(const ir::Module& module, const PipelineOptions& options) {
 std::string kernel_base_name(const ir::FunctionNode& primitive) {
   constexpr std::size_t kMaxFuncNameLength = 80;
   std::string name = "fused";
-  for (const auto& node : ir::post_order(primitive.body())) {
+  for (const auto& node : primitive.body_order()) {
     const auto* call = ir::as<ir::CallNode>(node);
     if (call != nullptr && call->op()) name.append("_").append(ir::op_name(*call->op()));
   }

@@ -64,7 +64,7 @@ class Merger {
       }
     }
     if (!internal_pair) return body_;
-    return rewrite_in_order(
+    return ir::rewrite_in_order(
         order_, body_, [this](const ir::Expr& old, std::vector<ir::Expr>& kids, bool changed) {
           if (is_begin(old.get())) {
             const ir::Expr& arg = ir::as<ir::CallNode>(old)->args()[0];
@@ -74,7 +74,7 @@ class Merger {
               return ir::as<ir::CallNode>(kids[0])->args()[0];
             }
           }
-          return rebuilt(old, kids, changed);
+          return ir::rebuilt(old, kids, changed);
         });
   }
 

@@ -304,13 +304,13 @@ class Partitioner {
 // (ir::post_order(body)). A default end on a tuple still yields a new tuple node, as TVM's two
 // passes do (sharing matters to FuseOps).
 ir::Expr flatten_and_strip_defaults(const ir::Expr& body, const std::vector<ir::Expr>& order) {
-  return rewrite_in_order(
+  return ir::rewrite_in_order(
       order, body, [](const ir::Expr& old, std::vector<ir::Expr>& kids, bool changed) {
         const auto* call = ir::as<ir::CallNode>(old);
         const std::string* target = call != nullptr && call->op() && ir::is_annotation(*call->op())
                                         ? call->attrs().find_string("compiler")
                                         : nullptr;
-        if (target == nullptr) return rebuilt(old, kids, changed);
+        if (target == nullptr) return ir::rebuilt(old, kids, changed);
         const bool strip = *target == "default";
         if (is_end(old.get())) {
           if (const auto* tuple = ir::as<ir::TupleNode>(kids[0])) {
@@ -322,7 +322,7 @@ ir::Expr flatten_and_strip_defaults(const ir::Expr& body, const std::vector<ir::
             return ir::Expr(ir::TupleNode::make(std::move(fields)));
           }
         }
-        return strip ? kids[0] : rebuilt(old, kids, changed);
+        return strip ? kids[0] : ir::rebuilt(old, kids, changed);
       });
 }
 
@@ -375,11 +375,13 @@ ir::Module partition_graph(const ir::Module& module, const PipelineOptions& opti
         out.add(name, fn);
         continue;
       }
-      std::vector<ir::Expr> order = ir::post_order(fn->body());
-      ir::Expr body = flatten_and_strip_defaults(fn->body(), order);
-      if (body != fn->body()) order = ir::post_order(body);
-      Partitioner partitioner(body, order, name, options, taken);
-      order.clear();
+      ir::Expr body = flatten_and_strip_defaults(fn->body(), fn->body_order());
+      // A new (flattened) body gets a walk of its own, dropped once the regions are built.
+      std::vector<ir::Expr> flat_order;
+      if (body != fn->body()) flat_order = ir::post_order(body);
+      Partitioner partitioner(body, body != fn->body() ? flat_order : fn->body_order(), name,
+                              options, taken);
+      flat_order.clear();
       body = partitioner.run();
       out.add(name, body == fn->body()
                         ? fn

@@ -381,7 +381,7 @@ std::size_t tensor_bytes(const ir::Type& tensor_type) {
 
 StoragePlan plan_storage(const ir::Function& main, const StorageOptions& options) {
   if (!main) throw CodegenError("no @main to plan");
-  return Planner(main, options, ir::post_order(main->body())).run();
+  return Planner(main, options, main->body_order()).run();
 }
 
 StoragePlan plan_storage(const ir::Function& main, const StorageOptions& options,

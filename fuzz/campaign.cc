@@ -42,7 +42,7 @@ std::optional<std::uint64_t> parse_u64(std::string_view s) {
 // Tuple-typed parameters of the primitive functions in a fused @main.
 std::size_t fused_tuple_params(const ir::Module& fused) {
   std::size_t n = 0;
-  for (const auto& node : ir::post_order(fused.main()->body())) {
+  for (const auto& node : fused.main()->body_order()) {
     if (const auto* fn = ir::as<ir::FunctionNode>(node)) {
       for (const auto& p : fn->params()) n += p->type()->is_tuple() ? 1 : 0;
     }

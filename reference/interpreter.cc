@@ -212,7 +212,7 @@ struct Plan {
 std::unique_ptr<Plan> make_plan(const ir::FunctionNode& fn, std::string name) {
   auto plan = std::make_unique<Plan>();
   plan->name = std::move(name);
-  std::vector<ir::Expr> order = ir::post_order(fn.body());
+  const std::vector<ir::Expr>& order = fn.body_order();
   if (order.size() >= UINT32_MAX) throw EvalError(plan->name + ": function body too large");
   ir::NodeMap<std::uint32_t> slot(order.size());
   ir::NodeMap<std::uint32_t> param_of(fn.params().size());
