@@ -50,7 +50,7 @@ Region& RegionSet::make_region(const std::string& target) {
 
 void RegionSet::add_node(int region, const Expr& node) {
   node_region_[node.get()] = region;
-  regions_[region].nodes.push_back(node);
+  if (members_) regions_[region].nodes.push_back(node);
 }
 
 bool RegionSet::in_region(const ExprNode* node, int root) const {
@@ -76,6 +76,11 @@ void RegionSet::merge(int src, int dest) {
   src = find(src);
   dest = find(dest);
   if (src == dest) return;
+  if (!members_) {
+    parent_[src] = dest;
+    alive_[src] = false;
+    return;
+  }
   Region& s = regions_[src];
   Region& d = regions_[dest];
   const auto arg_of = [](const ExprNode* begin) {
@@ -136,9 +141,18 @@ void RegionSet::merge(int src, int dest) {
 RegionSet RegionSet::build(const Expr& body) { return build(body, post_order(body)); }
 
 RegionSet RegionSet::build(const Expr& body, const std::vector<Expr>& order) {
+  return build(body, order, true);
+}
+
+void RegionSet::check(const Expr& body, const std::vector<Expr>& order) {
+  build(body, order, false);
+}
+
+RegionSet RegionSet::build(const Expr& body, const std::vector<Expr>& order, bool members) {
   RegionSet set;
+  set.members_ = members;
   set.node_region_.reserve(order.size());
-  set.position_.reserve(order.size());
+  if (members) set.position_.reserve(order.size());
   // One region per begin: sized up front, the per-region tables never regrow (each regrowth
   // moved every inner vector).
   const auto begins =
@@ -161,9 +175,10 @@ RegionSet RegionSet::build(const Expr& body, const std::vector<Expr>& order) {
                           " (its edge out needs a compiler_end)");
       }
       Region& r = set.make_region(*call->attrs().find_string("compiler"));
+      set.add_node(r.id, node);
+      if (!members) continue;
       r.ins.push_back(node);
       set.position_[node.get()] = {std::prev(r.ins.end()), true};
-      set.add_node(r.id, node);
       if (is_end(arg.get())) {
         auto [index, fresh] =
             set.consumer_index_.try_emplace(arg.get(), static_cast<int>(set.consumers_.size()));
@@ -184,12 +199,13 @@ RegionSet RegionSet::build(const Expr& body, const std::vector<Expr>& order) {
         throw VerifyError("compiler_end [" + target + "] closes region " + std::to_string(r->id) +
                           " of target " + r->target);
       }
-      int id = r->id;
+      const int id = r->id;
+      set.add_node(id, node);
+      if (!members) continue;
       Region& region = set.regions_[id];
       region.outs.push_back(node);
       set.position_[node.get()] = {std::prev(region.outs.end()), true};
       set.ends_[id].push_back(node.get());
-      set.add_node(id, node);
       continue;
     }
     if (node->kind() == ExprKind::kFunction || node->kind() == ExprKind::kVar ||

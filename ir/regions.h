@@ -41,6 +41,9 @@ class RegionSet {
   static RegionSet build(const Expr& body);
   /// The same, given `order == post_order(body)` already (verify() has it at hand).
   static RegionSet build(const Expr& body, const std::vector<Expr>& order);
+  /// Throws exactly what build(body, order) throws, without keeping the regions' members, ins
+  /// and outs: the check verify() runs on every annotated body.
+  static void check(const Expr& body, const std::vector<Expr>& order);
 
   /// The region holding `node`, or nullptr when it is outside every region.
   const Region* region_of(const ExprNode* node) const;
@@ -59,12 +62,16 @@ class RegionSet {
     bool live = false;
   };
 
+  static RegionSet build(const Expr& body, const std::vector<Expr>& order, bool members);
   int find(int id) const;
   Region& make_region(const std::string& target);
   void add_node(int region, const Expr& node);
   bool in_region(const ExprNode* node, int root) const;
 
   int next_id_ = 0;
+  // False in check(): only the node-to-region map and the union-find are kept, which is all the
+  // errors depend on.
+  bool members_ = true;
   std::deque<Region> regions_;  // by id; a deque keeps Region pointers stable
   std::vector<bool> alive_;
   mutable std::vector<int> parent_;

@@ -89,7 +89,7 @@ void verify_function(const Module& module, const std::string& name, const Functi
     }
     // Without annotations there are no regions, so nothing for the region rules to reject
     // (partitioned and fused bodies, verified after every later pass).
-    if (annotated) RegionSet::build(fn->body(), order);
+    if (annotated) RegionSet::check(fn->body(), order);
   }
 }
 

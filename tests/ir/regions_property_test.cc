@@ -9,10 +9,14 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string>
+#include <unordered_map>
 
 #include "generator/builder.h"
 #include "generator/policy.h"
+#include "ir/error.h"
 #include "ir/regions.h"
+#include "ir/traversal.h"
 
 namespace aotfuzz::ir {
 namespace {
@@ -107,6 +111,59 @@ TEST(RegionsProperty, MergeSequencesAgreeWithTheDirectFormOfTvmsMergeRegions) {
     rc::detail::printResultMessage(result, message);
     FAIL() << message.str();
   }
+}
+
+// What RegionSet::build(body) throws, or "" when it accepts the body; check() when `light`.
+std::string region_error(const Expr& body, bool light) {
+  try {
+    const std::vector<Expr> order = post_order(body);
+    if (light) {
+      RegionSet::check(body, order);
+    } else {
+      RegionSet::build(body, order);
+    }
+    return "";
+  } catch (const VerifyError& e) {
+    return e.what();
+  }
+}
+
+RC_GTEST_PROP(RegionsProperty, CheckThrowsExactlyWhatBuildThrowsOnBrokenAnnotations,
+              (std::uint64_t seed, std::vector<std::pair<unsigned, bool>> breaks)) {
+  // Generated graphs are valid; dropping annotations (an annotation replaced by its argument) or
+  // giving them another target breaks the region rules in every way build() reports.
+  generator::GenPolicy policy = generator::with_size(generator::GenPolicy{}, 16);
+  policy.targets = {{"ccompiler", 2}, {"dsp", 1}};
+  Rng rng(seed);
+  const Module m = generator::generate(policy, rng);
+  Expr body = m.main()->body();
+  for (const auto& [pick, retarget] : breaks) {
+    std::vector<const CallNode*> annotations;
+    for (const auto& n : post_order(body)) {
+      const auto* call = as<CallNode>(n);
+      if (call != nullptr && call->op() && is_annotation(*call->op())) annotations.push_back(call);
+    }
+    if (annotations.empty()) break;
+    const CallNode* victim = annotations[pick % annotations.size()];
+    std::unordered_map<const ExprNode*, Expr> replace;
+    if (retarget) {
+      const std::string other =
+          *victim->attrs().find_string("compiler") == "dsp" ? "ccompiler" : "dsp";
+      replace[victim] = victim->is_op(Op::kCompilerBegin) ? compiler_begin(victim->args()[0], other)
+                                                          : compiler_end(victim->args()[0], other);
+    } else {
+      replace[victim] = victim->args()[0];
+    }
+    body = substitute(body, replace);
+    const std::string full = region_error(body, false);
+    RC_ASSERT(region_error(body, true) == full);
+    if (!full.empty()) {
+      // The kind of rejection (the message up to its first detail), to see that all are met.
+      RC_TAG(full.substr(0, full.find_first_of("%(0123456789")));
+      return;
+    }
+  }
+  RC_TAG("still valid");
 }
 
 }  // namespace
