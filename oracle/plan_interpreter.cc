@@ -159,7 +159,7 @@ class Machine {
       std::fill(output(j).bytes.begin(), output(j).bytes.end(), poison);
     }
     stack_.assign(program_.stack_size, Handle{});
-    dl_.assign(program_.calls.size(), {});
+    dl_.assign(program_.calls.size(), nullptr);
     for (std::size_t s = 0; s < program_.calls.size(); ++s) {
       if (auto stop = call(s)) return stop;
     }
@@ -251,39 +251,42 @@ class Machine {
       return crash(&c, c.callee + " dereferences the NULL DLTensor handle in stack_value[" +
                            std::to_string(k) + "] (num_args " + std::to_string(c.num_args()) + ")");
     }
-    out = dl_[h.call][h.slot].buffer;
+    out = (*dl_[h.call])[h.slot].buffer;
     return std::nullopt;
   }
 
-  // Evaluates the callee on its flattened inputs, returning its flattened results.
-  std::vector<reference::Value> evaluate(const aot::ExecutorCall& c,
-                                         const std::vector<reference::Value>& args) {
-    std::vector<reference::Value> params;
+  // Evaluates the callee on its flattened inputs (taken from `args`), replacing `results` with
+  // its flattened results.
+  void evaluate(const aot::ExecutorCall& c, std::vector<reference::Value>& args,
+                std::vector<reference::Value>& results) {
+    params_.clear();
     std::size_t next = 0;
-    for (const auto& p : c.function->params()) params.push_back(assemble(p->type(), args, next));
+    for (const auto& p : c.function->params()) params_.push_back(assemble(p->type(), args, next));
     reference::Value result =
         c.external
-            ? reference::evaluate(fused_, c.global_name, params, plans_)
+            ? reference::evaluate(fused_, c.global_name, params_, plans_)
             // A kernel is evaluated on its own: nothing global is in reach, as in its C code.
-            : reference::evaluate_function(no_globals_, c.function, "@kernel", params, plans_);
-    return result.flatten();
+            : reference::evaluate_function(no_globals_, c.function, "@kernel", params_, plans_);
+    results.clear();
+    result.flatten(results);
   }
 
-  // A parameter value of `type` from the flattened tensors args[next...] (types nest at most
-  // ir::kMaxTypeDepth deep, so this recursion is bounded).
-  static reference::Value assemble(const ir::Type& type, const std::vector<reference::Value>& args,
+  // A parameter value of `type` from the flattened tensors args[next...], moved out (types nest
+  // at most ir::kMaxTypeDepth deep, so this recursion is bounded).
+  static reference::Value assemble(const ir::Type& type, std::vector<reference::Value>& args,
                                    std::size_t& next) {
-    if (type->is_tensor()) return args.at(next++);
+    if (type->is_tensor()) return std::move(args.at(next++));
     std::vector<reference::Value> fields;
+    fields.reserve(type->fields().size());
     for (const auto& f : type->fields()) fields.push_back(assemble(f, args, next));
-    return reference::Value::tuple(std::move(fields));
+    return reference::Value::tuple(std::move(fields), type);
   }
 
   std::optional<Stop> call(std::size_t s) {
     const aot::ExecutorCall& c = program_.calls[s];
     const std::size_t arity = static_cast<std::size_t>(c.callee_arity());
     if (c.packed) {
-      dl_[s] = c.slots;
+      dl_[s] = &c.slots;
       for (std::size_t k = 0; k < c.slots.size(); ++k) {
         if (k >= stack_.size()) {
           return crash(&c, "the executor writes stack_value[" + std::to_string(k) +
@@ -297,7 +300,10 @@ class Machine {
                                                              " arguments; its prototype has " +
                                                              std::to_string(arity)}}};
     }
-    std::vector<Span> spans(arity);
+    std::vector<Span>& spans = spans_;
+    std::vector<std::size_t>& slot_bytes = slot_bytes_;
+    spans.resize(arity);
+    slot_bytes.resize(arity);
     const std::size_t n_in = c.callee_inputs.size();
     for (std::size_t k = 0; k < arity; ++k) {
       aot::BufferRef ref;
@@ -308,6 +314,7 @@ class Machine {
       const bool is_in = k < n_in;
       const auto& type = is_in ? c.callee_inputs[k] : c.callee_outputs[k - n_in];
       const std::size_t bytes = aot::tensor_bytes(type);
+      slot_bytes[k] = bytes;
       if (!is_in && regions_[sp->region].kind == aot::BufferKind::kInput) {
         return Stop{{Stage::kRun, InputClobbered{ref.index, 0, "", ""}}};
       }
@@ -324,22 +331,22 @@ class Machine {
     // evaluation per element); otherwise one evaluation gives every output.
     bool aliased = false;
     for (std::size_t o = n_in; o < arity && !aliased; ++o) {
-      const std::size_t ob = aot::tensor_bytes(c.callee_outputs[o - n_in]);
+      const std::size_t ob = slot_bytes[o];
       for (std::size_t i = 0; i < n_in && !aliased; ++i) {
-        const std::size_t ib = aot::tensor_bytes(c.callee_inputs[i]);
+        const std::size_t ib = slot_bytes[i];
         aliased = spans[o].region == spans[i].region && spans[o].offset < spans[i].offset + ib &&
                   spans[i].offset < spans[o].offset + ob;
       }
     }
-    std::vector<reference::Value> results;
+    std::vector<reference::Value>& results = results_;
     auto evaluate_now = [&]() -> std::optional<Stop> {
-      std::vector<reference::Value> args;
+      std::vector<reference::Value>& args = args_;
+      args.clear();
       for (std::size_t i = 0; i < n_in; ++i) {
-        args.push_back(reference::Value::tensor(
-            c.callee_inputs[i], read(spans[i], aot::tensor_bytes(c.callee_inputs[i]))));
+        args.push_back(reference::Value::tensor(c.callee_inputs[i], read(spans[i], slot_bytes[i])));
       }
       try {
-        results = evaluate(c, args);
+        evaluate(c, args, results);
       } catch (const ir::Error& e) {
         return Stop{{Stage::kCodegen,
                      PipelineError{"plan interpreter: evaluating " + c.callee + ": " + e.what()}}};
@@ -361,7 +368,7 @@ class Machine {
     }
     for (std::size_t j = 0; j < c.callee_outputs.size(); ++j) {
       const std::size_t elem = ir::dtype_bytes(c.callee_outputs[j]->dtype());
-      const std::size_t count = aot::tensor_bytes(c.callee_outputs[j]) / elem;
+      const std::size_t count = slot_bytes[n_in + j] / elem;
       for (std::size_t e = 0; e < count; ++e) {
         if (auto stop = evaluate_now()) return stop;
         const auto& bytes = results[j].bytes();
@@ -393,9 +400,16 @@ class Machine {
   std::size_t num_inputs_ = 0;
   bool uninitialised_read_ = false;
   std::vector<Handle> stack_;
-  std::vector<std::vector<aot::TensorRef>> dl_;
+  // The slots each packed call has put in its DLTensor array (null before the call).
+  std::vector<const std::vector<aot::TensorRef>*> dl_;
   reference::PlanCache& plans_;
   const ir::Module no_globals_;
+  // Per-call scratch, kept so that calls reuse its memory.
+  std::vector<Span> spans_;
+  std::vector<std::size_t> slot_bytes_;
+  std::vector<reference::Value> args_;
+  std::vector<reference::Value> params_;
+  std::vector<reference::Value> results_;
 };
 
 }  // namespace

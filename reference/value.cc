@@ -113,6 +113,8 @@ std::optional<Mismatch> compare(const Value& expected, const Value& actual, std:
         0, 0, expected.empty() ? std::string("<empty>") : ir::type_to_string(expected.type()),
         actual.empty() ? std::string("<empty>") : ir::type_to_string(actual.type()), true};
   }
+  // Equal types: both are tensors, or tuples of the same structure.
+  if (expected.is_tensor()) return compare_tensors(expected, actual, 0, max_ulp);
   const std::vector<Value> es = expected.flatten();
   const std::vector<Value> as = actual.flatten();
   for (std::size_t k = 0; k < es.size(); ++k) {
@@ -123,7 +125,19 @@ std::optional<Mismatch> compare(const Value& expected, const Value& actual, std:
 
 }  // namespace
 
+std::optional<std::size_t> num_elements_within_limit(const ir::Type& type) {
+  if (!type || !type->is_tensor()) return std::nullopt;
+  std::uint64_t n = 1;
+  for (std::int64_t d : type->shape()) {
+    if (__builtin_mul_overflow(n, static_cast<std::uint64_t>(d), &n)) return std::nullopt;
+  }
+  if (n > kMaxTensorBytes / ir::dtype_bytes(type->dtype())) return std::nullopt;
+  return static_cast<std::size_t>(n);
+}
+
 std::size_t checked_num_elements(const ir::Type& type) {
+  if (const auto n = num_elements_within_limit(type)) return *n;
+  // The message says which limit was hit; only a refused type gets here.
   if (!type || !type->is_tensor()) throw ValueError("not a tensor type");
   std::uint64_t n = 1;
   for (std::int64_t d : type->shape()) {
@@ -131,12 +145,8 @@ std::size_t checked_num_elements(const ir::Type& type) {
       throw ValueError("tensor " + ir::type_to_string(type) + " has too many elements");
     }
   }
-  const std::uint64_t width = ir::dtype_bytes(type->dtype());
-  if (n > kMaxTensorBytes / width) {
-    throw ValueError("tensor " + ir::type_to_string(type) + " exceeds " +
-                     std::to_string(kMaxTensorBytes) + " bytes");
-  }
-  return static_cast<std::size_t>(n);
+  throw ValueError("tensor " + ir::type_to_string(type) + " exceeds " +
+                   std::to_string(kMaxTensorBytes) + " bytes");
 }
 
 Value Value::tensor(ir::Type type, std::vector<std::uint8_t> bytes) {
@@ -164,6 +174,18 @@ Value Value::tuple(std::vector<Value> fields) {
   }
   Value v;
   v.type_ = ir::TypeNode::tuple(std::move(types));
+  v.fields_ = std::make_shared<const std::vector<Value>>(std::move(fields));
+  return v;
+}
+
+Value Value::tuple(std::vector<Value> fields, const ir::Type& type_hint) {
+  bool fits = type_hint && type_hint->is_tuple() && type_hint->fields().size() == fields.size();
+  for (std::size_t i = 0; fits && i < fields.size(); ++i) {
+    fits = !fields[i].empty() && ir::type_equal(fields[i].type(), type_hint->fields()[i]);
+  }
+  if (!fits) return tuple(std::move(fields));
+  Value v;
+  v.type_ = type_hint;
   v.fields_ = std::make_shared<const std::vector<Value>>(std::move(fields));
   return v;
 }
@@ -252,7 +274,16 @@ std::int8_t Value::i8(std::size_t i) const {
 
 std::vector<Value> Value::flatten() const {
   std::vector<Value> out;
-  if (empty()) return out;
+  flatten(out);
+  return out;
+}
+
+void Value::flatten(std::vector<Value>& out) const {
+  if (empty()) return;
+  if (is_tensor()) {
+    out.push_back(*this);
+    return;
+  }
   // Explicit stack, fields pushed in reverse so they pop left to right.
   std::vector<const Value*> stack{this};
   while (!stack.empty()) {
@@ -265,7 +296,6 @@ std::vector<Value> Value::flatten() const {
     const auto& fs = *v->fields_;
     for (auto it = fs.rbegin(); it != fs.rend(); ++it) stack.push_back(&*it);
   }
-  return out;
 }
 
 std::string Value::to_string(std::size_t max_elems) const {
