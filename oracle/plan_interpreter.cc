@@ -30,7 +30,9 @@ struct Region {
   aot::BufferKind kind = aot::BufferKind::kIntermediate;
   std::vector<std::uint8_t> bytes;
   std::size_t addressable = 0;
-  std::vector<bool> written;  // per byte of `bytes`, written during the current run
+  // Per byte of `bytes`, 1 when written during the current run. Bytes, not vector<bool>: going
+  // through bits one at a time made these scans the larger part of a read.
+  std::vector<std::uint8_t> written;
 };
 
 // Where a buffer reference points: a region and an offset into it.
@@ -67,7 +69,7 @@ class Machine {
     if (!uninitialised_read_) {
       for (std::size_t j = 0; j < program_.outputs.size() && !unwritten; ++j) {
         const auto& w = output(j).written;
-        auto it = std::find(w.begin(), w.end(), false);
+        auto it = std::find(w.begin(), w.end(), std::uint8_t{0});
         if (it != w.end()) unwritten = {static_cast<int>(j), element_of(j, it - w.begin())};
       }
     } else {
@@ -153,7 +155,7 @@ class Machine {
 
   std::optional<Stop> run_once(std::uint8_t poison) {
     for (auto& r : regions_) {
-      if (r.kind != aot::BufferKind::kInput) r.written.assign(r.bytes.size(), false);
+      if (r.kind != aot::BufferKind::kInput) r.written.assign(r.bytes.size(), 0);
     }
     for (std::size_t j = 0; j < program_.outputs.size(); ++j) {
       std::fill(output(j).bytes.begin(), output(j).bytes.end(), poison);
@@ -211,10 +213,13 @@ class Machine {
     if (r.kind != aot::BufferKind::kInput && !uninitialised_read_) {
       uninitialised_read_ = stored < n;
       if (stored > 0) {
-        const auto first = r.written.begin() + static_cast<std::ptrdiff_t>(sp.offset);
-        const auto last = first + static_cast<std::ptrdiff_t>(stored);
-        uninitialised_read_ = uninitialised_read_ || std::find(first, last, false) != last;
+        uninitialised_read_ =
+            uninitialised_read_ || std::memchr(r.written.data() + sp.offset, 0, stored) != nullptr;
       }
+    }
+    if (stored > 0 && stored == n) {
+      const std::uint8_t* from = r.bytes.data() + sp.offset;
+      return std::vector<std::uint8_t>(from, from + n);
     }
     std::vector<std::uint8_t> out(n, 0);
     if (stored > 0) std::memcpy(out.data(), r.bytes.data() + sp.offset, stored);
@@ -227,11 +232,11 @@ class Machine {
     Region& r = regions_[sp.region];
     if (sp.offset + bytes.size() > r.bytes.size()) {
       r.bytes.resize(sp.offset + bytes.size(), 0);
-      r.written.resize(r.bytes.size(), false);
+      r.written.resize(r.bytes.size(), 0);
     }
     std::copy(bytes.begin(), bytes.end(), r.bytes.begin() + static_cast<std::ptrdiff_t>(sp.offset));
     const auto first = r.written.begin() + static_cast<std::ptrdiff_t>(sp.offset);
-    std::fill(first, first + static_cast<std::ptrdiff_t>(bytes.size()), true);
+    std::fill(first, first + static_cast<std::ptrdiff_t>(bytes.size()), std::uint8_t{1});
   }
 
   // The buffer in argument slot k of call s as the callee sees it.

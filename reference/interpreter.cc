@@ -283,61 +283,67 @@ Step make_step(const ir::ExprNode& node) {
   return step;
 }
 
+// make_plan's work lists, kept from one plan to the next (empty in between).
+struct PlanScratch {
+  struct Pending {
+    const ir::ExprNode* node;
+    std::size_t next;  // the next child to walk
+    std::size_t n_kids;
+  };
+  std::vector<Pending> stack;
+  // The slots of the children met so far of the nodes on the stack, in edge order: a child's
+  // slot is pushed when the edge is followed (a finished child) or when the child finishes.
+  std::vector<std::uint32_t> kids;
+};
+
 // Walks the body in the order of ir::post_order (children left to right, each node once), which
 // fixes the evaluation order and so which error a bad module reports first.
-std::unique_ptr<Plan> make_plan(const ir::FunctionNode& fn, const Name& name) {
+Plan make_plan(const ir::FunctionNode& fn, const Name& name, PlanScratch& scratch) {
   // One map serves as the walk's seen set, the parameter table and the slot table: a node's
   // value is its slot once finished, kOnStack while its children are walked, and kParam | i for
   // parameter i not met yet.
   constexpr std::uint32_t kOnStack = UINT32_MAX;
   constexpr std::uint32_t kParam = 0x80000000u;
-  auto plan = std::make_unique<Plan>();
+  Plan plan;
   const auto& params = fn.params();
   if (params.size() >= kParam) throw EvalError(name.str() + ": too many parameters");
-  plan->num_params = params.size();
+  plan.num_params = params.size();
   ir::NodeMap<std::uint32_t> slot(32 + params.size());
   for (std::size_t i = 0; i < params.size(); ++i) {
     slot.try_emplace(params[i].get(), kParam | static_cast<std::uint32_t>(i));
   }
-  struct Pending {
-    const ir::ExprNode* node;
-    std::size_t next;
-  };
-  std::vector<Pending> stack;
-  stack.reserve(32);
-  // The slots of the children met so far of the nodes on the stack, in edge order: a child's
-  // slot is pushed when the edge is followed (a finished child) or when the child finishes.
-  std::vector<std::uint32_t> kids;
-  kids.reserve(64);
-  plan->steps.reserve(32);
-  plan->kid_slots.reserve(64);
-  const ir::ExprNode* root = fn.body().get();
+  auto& stack = scratch.stack;
+  auto& kids = scratch.kids;
+  stack.clear();
+  kids.clear();
+  plan.steps.reserve(32);
+  plan.kid_slots.reserve(64);
   auto walk = [&](const ir::ExprNode* node) {
     auto [value, inserted] = slot.try_emplace(node, kOnStack);
     if (inserted || (*value != kOnStack && (*value & kParam) != 0)) {
-      stack.push_back({node, 0});
+      stack.push_back({node, 0, ir::num_children(*node)});
     } else {
       kids.push_back(*value);  // finished: nothing is on the stack twice (the graph is acyclic)
     }
   };
-  walk(root);
+  walk(fn.body().get());
   while (!stack.empty()) {
-    Pending& top = stack.back();
+    auto& top = stack.back();
     const ir::ExprNode& node = *top.node;
-    const std::size_t n_kids = ir::num_children(node);
+    const std::size_t n_kids = top.n_kids;
     if (top.next < n_kids) {
       walk(ir::child(node, top.next++).get());
       continue;
     }
     stack.pop_back();
-    if (plan->steps.size() >= kParam) throw EvalError(name.str() + ": function body too large");
+    if (plan.steps.size() >= kParam) throw EvalError(name.str() + ": function body too large");
     Step step = make_step(node);
-    step.kid_begin = static_cast<std::uint32_t>(plan->kid_slots.size());
+    step.kid_begin = static_cast<std::uint32_t>(plan.kid_slots.size());
     const auto first = kids.end() - static_cast<std::ptrdiff_t>(n_kids);
-    for (auto it = first; it != kids.end(); ++it) ++plan->steps[*it].uses;
-    plan->kid_slots.insert(plan->kid_slots.end(), first, kids.end());
+    for (auto it = first; it != kids.end(); ++it) ++plan.steps[*it].uses;
+    plan.kid_slots.insert(plan.kid_slots.end(), first, kids.end());
     kids.erase(first, kids.end());
-    step.kid_end = static_cast<std::uint32_t>(plan->kid_slots.size());
+    step.kid_end = static_cast<std::uint32_t>(plan.kid_slots.size());
     std::uint32_t& mine = *slot.find(&node);
     if (step.kind == StepKind::kParam) {
       if (mine == kOnStack) {
@@ -346,9 +352,9 @@ std::unique_ptr<Plan> make_plan(const ir::FunctionNode& fn, const Name& name) {
       }
       step.param = mine & ~kParam;
     }
-    mine = static_cast<std::uint32_t>(plan->steps.size());
+    mine = static_cast<std::uint32_t>(plan.steps.size());
     kids.push_back(mine);
-    plan->steps.push_back(step);
+    plan.steps.push_back(step);
   }
   return plan;
 }
@@ -383,7 +389,7 @@ struct Frame {
 
 struct Entry {
   ir::Expr keep;  // the planned function (its nodes must outlive the plan)
-  std::unique_ptr<Plan> plan;
+  Plan plan;
   bool active = false;  // on the frame stack of the running evaluation (recursion check)
 };
 
@@ -398,6 +404,7 @@ struct PlanCache::Entries {
   std::vector<Frame> frames;
   std::vector<Value> values;
   std::vector<std::int32_t> uses;
+  PlanScratch plan_scratch;
 };
 
 PlanCache::PlanCache() : entries_(std::make_unique<Entries>()) {}
@@ -474,12 +481,12 @@ class Machine {
     Entry* entry = found != nullptr ? *found : nullptr;
     if (entry != nullptr && entry->active) throw EvalError("recursive call of " + name.str());
     if (entry == nullptr) {
-      std::unique_ptr<Plan> plan = make_plan(fn, name);
+      Plan plan = make_plan(fn, name, plans_.plan_scratch);
       entry = &plans_.entries.emplace_back(Entry{ir::Expr(keep), std::move(plan)});
       plans_.by_function.try_emplace(&fn, entry);
     }
     entry->active = true;
-    const Plan& plan = *entry->plan;
+    const Plan& plan = entry->plan;
     // One uses_ entry per value so both stacks share indices; arguments have none.
     values_.resize(base + plan.num_params + plan.steps.size());
     uses_.resize(base + plan.num_params);

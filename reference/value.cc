@@ -161,7 +161,7 @@ Value Value::tensor(ir::Type type, std::vector<std::uint8_t> bytes) {
   }
   Value v;
   v.type_ = std::move(type);
-  v.bytes_ = std::make_shared<const std::vector<std::uint8_t>>(std::move(bytes));
+  v.data_ = std::make_shared<const std::vector<std::uint8_t>>(std::move(bytes));
   return v;
 }
 
@@ -174,7 +174,7 @@ Value Value::tuple(std::vector<Value> fields) {
   }
   Value v;
   v.type_ = ir::TypeNode::tuple(std::move(types));
-  v.fields_ = std::make_shared<const std::vector<Value>>(std::move(fields));
+  v.data_ = std::make_shared<const std::vector<Value>>(std::move(fields));
   return v;
 }
 
@@ -186,7 +186,7 @@ Value Value::tuple(std::vector<Value> fields, const ir::Type& type_hint) {
   if (!fits) return tuple(std::move(fields));
   Value v;
   v.type_ = type_hint;
-  v.fields_ = std::make_shared<const std::vector<Value>>(std::move(fields));
+  v.data_ = std::make_shared<const std::vector<Value>>(std::move(fields));
   return v;
 }
 
@@ -219,28 +219,28 @@ Value Value::from_i8(std::vector<std::int64_t> shape, const std::vector<std::int
 
 const std::vector<std::uint8_t>& Value::bytes() const {
   if (!is_tensor()) throw ValueError("bytes() of a value that is not a tensor");
-  return *bytes_;
+  return raw_bytes();
 }
 
 std::size_t Value::num_elements() const {
   if (!is_tensor()) throw ValueError("num_elements() of a value that is not a tensor");
-  return bytes_->size() / ir::dtype_bytes(type_->dtype());
+  return raw_bytes().size() / ir::dtype_bytes(type_->dtype());
 }
 
 const std::vector<Value>& Value::fields() const {
   if (!is_tuple()) throw ValueError("fields() of a value that is not a tuple");
-  return *fields_;
+  return raw_fields();
 }
 
 std::uint32_t Value::f32_bits(std::size_t i) const {
   if (!is_tensor() || type_->dtype() != ir::DType::kFloat32) {
     throw ValueError("float32 element of a value that is not a float32 tensor");
   }
-  if (i >= bytes_->size() / 4) {
+  if (i >= raw_bytes().size() / 4) {
     throw ValueError("element " + std::to_string(i) + " out of range for " +
                      ir::type_to_string(type_));
   }
-  return load_u32(*bytes_, i);
+  return load_u32(raw_bytes(), i);
 }
 
 float Value::f32(std::size_t i) const {
@@ -254,22 +254,22 @@ std::int32_t Value::i32(std::size_t i) const {
   if (!is_tensor() || type_->dtype() != ir::DType::kInt32) {
     throw ValueError("int32 element of a value that is not an int32 tensor");
   }
-  if (i >= bytes_->size() / 4) {
+  if (i >= raw_bytes().size() / 4) {
     throw ValueError("element " + std::to_string(i) + " out of range for " +
                      ir::type_to_string(type_));
   }
-  return static_cast<std::int32_t>(load_u32(*bytes_, i));
+  return static_cast<std::int32_t>(load_u32(raw_bytes(), i));
 }
 
 std::int8_t Value::i8(std::size_t i) const {
   if (!is_tensor() || type_->dtype() != ir::DType::kInt8) {
     throw ValueError("int8 element of a value that is not an int8 tensor");
   }
-  if (i >= bytes_->size()) {
+  if (i >= raw_bytes().size()) {
     throw ValueError("element " + std::to_string(i) + " out of range for " +
                      ir::type_to_string(type_));
   }
-  return static_cast<std::int8_t>((*bytes_)[i]);
+  return static_cast<std::int8_t>(raw_bytes()[i]);
 }
 
 std::vector<Value> Value::flatten() const {
@@ -293,7 +293,7 @@ void Value::flatten(std::vector<Value>& out) const {
       out.push_back(*v);
       continue;
     }
-    const auto& fs = *v->fields_;
+    const auto& fs = v->raw_fields();
     for (auto it = fs.rbegin(); it != fs.rend(); ++it) stack.push_back(&*it);
   }
 }
@@ -302,7 +302,7 @@ std::string Value::to_string(std::size_t max_elems) const {
   if (empty()) return "<empty>";
   if (is_tuple()) {
     std::string s = "(";
-    const auto& fs = *fields_;
+    const auto& fs = raw_fields();
     for (std::size_t i = 0; i < fs.size(); ++i) {
       if (i > 0) s += ", ";
       s += fs[i].to_string(max_elems);  // Depth bounded by ir::kMaxTypeDepth.

@@ -83,9 +83,18 @@ class Value {
   std::string to_string(std::size_t max_elems = 16) const;
 
  private:
+  // Unchecked views of data_: the bytes of a tensor, the fields of a tuple.
+  const std::vector<std::uint8_t>& raw_bytes() const {
+    return *static_cast<const std::vector<std::uint8_t>*>(data_.get());
+  }
+  const std::vector<Value>& raw_fields() const {
+    return *static_cast<const std::vector<Value>*>(data_.get());
+  }
+
   ir::Type type_;
-  std::shared_ptr<const std::vector<std::uint8_t>> bytes_;
-  std::shared_ptr<const std::vector<Value>> fields_;
+  // A vector<uint8_t> for a tensor, a vector<Value> for a tuple (type_ says which). One pointer
+  // rather than one per kind keeps values small: they are moved at every interpreter step.
+  std::shared_ptr<const void> data_;
 };
 
 /// One element formatted for reports: floats as the shortest round-trip decimal plus their bit
