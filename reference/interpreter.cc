@@ -232,6 +232,7 @@ struct Step {
 struct Plan {
   std::vector<Step> steps;
   std::vector<std::uint32_t> kid_slots;
+  std::vector<std::int32_t> uses;  // each step's Step::uses, copied as a block into a frame
   std::size_t num_params = 0;
 };
 
@@ -316,8 +317,8 @@ Plan make_plan(const ir::FunctionNode& fn, const Name& name, PlanScratch& scratc
   auto& kids = scratch.kids;
   stack.clear();
   kids.clear();
-  plan.steps.reserve(32);
-  plan.kid_slots.reserve(64);
+  plan.steps.reserve(64);
+  plan.kid_slots.reserve(128);
   auto walk = [&](const ir::ExprNode* node) {
     auto [value, inserted] = slot.try_emplace(node, kOnStack);
     if (inserted || (*value != kOnStack && (*value & kParam) != 0)) {
@@ -356,6 +357,8 @@ Plan make_plan(const ir::FunctionNode& fn, const Name& name, PlanScratch& scratc
     kids.push_back(mine);
     plan.steps.push_back(step);
   }
+  plan.uses.reserve(plan.steps.size());
+  for (const Step& step : plan.steps) plan.uses.push_back(step.uses);
   return plan;
 }
 
@@ -384,6 +387,7 @@ struct Frame {
   Entry* entry;
   Name name;
   std::size_t base;
+  std::size_t slots;  // base + the number of parameters: where step 0's value is
   std::size_t pc = 0;
 };
 
@@ -467,9 +471,7 @@ class Machine {
   }
 
  private:
-  static std::size_t slot_index(const Frame& f, std::size_t step) {
-    return f.base + f.plan->num_params + step;
-  }
+  static std::size_t slot_index(const Frame& f, std::size_t step) { return f.slots + step; }
 
   // `keep` is the function to call (an ir::Function or an ir::Expr holding a FunctionNode); its
   // arguments are values_[base...]. A template so no shared_ptr is converted unless planned.
@@ -490,13 +492,13 @@ class Machine {
     // One uses_ entry per value so both stacks share indices; arguments have none.
     values_.resize(base + plan.num_params + plan.steps.size());
     uses_.resize(base + plan.num_params);
-    for (const Step& s : plan.steps) uses_.push_back(s.uses);
-    frames_.push_back(Frame{&plan, entry, name, base, 0});
+    uses_.insert(uses_.end(), plan.uses.begin(), plan.uses.end());
+    frames_.push_back(Frame{&plan, entry, name, base, base + plan.num_params, 0});
   }
 
   // Drops one use of each child of the current step, freeing values no longer needed.
   void consume(const Frame& f, const Step& step) {
-    const std::size_t slots = f.base + f.plan->num_params;
+    const std::size_t slots = f.slots;
     for (std::uint32_t k = step.kid_begin; k < step.kid_end; ++k) {
       const std::size_t s = slots + f.plan->kid_slots[k];
       if (--uses_[s] == 0) values_[s] = Value();
