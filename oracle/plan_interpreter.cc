@@ -64,6 +64,7 @@ class Machine {
       return out;
     }
     std::vector<std::vector<std::uint8_t>> first;
+    first.reserve(program_.outputs.size());
     for (std::size_t j = 0; j < program_.outputs.size(); ++j) first.push_back(output(j).bytes);
     std::optional<std::pair<int, std::int64_t>> unwritten;
     if (!uninitialised_read_) {
@@ -120,6 +121,8 @@ class Machine {
     ws.kind = aot::BufferKind::kIntermediate;
     ws.bytes.assign((program_.workspace_bytes + 7) / 8 * 8, 0);
     ws.addressable = ws.bytes.size() + kWorkspaceTail;
+    // Usually exact: one region per flattened input of the program (checked below).
+    regions_.reserve(1 + program_.inputs.size() + program_.outputs.size());
     regions_.push_back(std::move(ws));
     for (std::size_t i = 0; i < inputs.size(); ++i) {
       if (inputs[i].empty() || !ir::type_equal(inputs[i].type(), params[i]->type())) {
