@@ -340,10 +340,13 @@ Plan make_plan(const ir::FunctionNode& fn, const Name& name, PlanScratch& scratc
     if (plan.steps.size() >= kParam) throw EvalError(name.str() + ": function body too large");
     Step step = make_step(node);
     step.kid_begin = static_cast<std::uint32_t>(plan.kid_slots.size());
-    const auto first = kids.end() - static_cast<std::ptrdiff_t>(n_kids);
-    for (auto it = first; it != kids.end(); ++it) ++plan.steps[*it].uses;
-    plan.kid_slots.insert(plan.kid_slots.end(), first, kids.end());
-    kids.erase(first, kids.end());
+    // This node's children are the last n_kids entries of `kids`.
+    const std::size_t first = kids.size() - n_kids;
+    for (std::size_t k = first; k < kids.size(); ++k) {
+      ++plan.steps[kids[k]].uses;
+      plan.kid_slots.push_back(kids[k]);
+    }
+    kids.resize(first);
     step.kid_end = static_cast<std::uint32_t>(plan.kid_slots.size());
     std::uint32_t& mine = *slot.find(&node);
     if (step.kind == StepKind::kParam) {
@@ -524,27 +527,27 @@ class Machine {
     return --uses_[s] == 0 ? std::move(values_[s]) : values_[s];
   }
 
-  // Evaluates the step at f.pc; advances pc unless it pushed a call frame.
+  // Evaluates the step at f.pc; advances pc unless it pushed a call frame. Results go straight
+  // into the step's slot, values_[at] (no step but a call grows values_).
   void step(Frame& f) {
     const Plan& plan = *f.plan;
     const Step& step = plan.steps[f.pc];
-    Value out;
+    const std::size_t at = slot_index(f, f.pc);
     switch (step.kind) {
       case StepKind::kParam:
         // Each Var is one step, run once per frame: the argument can move into its slot.
-        out = std::move(values_[f.base + step.param]);
+        values_[at] = std::move(values_[f.base + step.param]);
         break;
       case StepKind::kCallee:
-        ++f.pc;
-        return;
+        break;  // no children, nothing to consume
       case StepKind::kTuple: {
         std::vector<Value> fields;
         fields.reserve(step.kid_end - step.kid_begin);
         for (std::size_t k = 0; k < step.kid_end - step.kid_begin; ++k) {
           fields.push_back(take(f, step, k));
         }
-        out = Value::tuple(std::move(fields), step.node->type());
-        values_[slot_index(f, f.pc++)] = std::move(out);
+        values_[at] = Value::tuple(std::move(fields), step.node->type());
+        ++f.pc;
         return;
       }
       case StepKind::kGetItem: {
@@ -555,22 +558,22 @@ class Machine {
           throw EvalError(f.name.str() + ": " + ir::describe(get) + " applied to a value of type " +
                           ir::type_to_string(t.type()));
         }
-        out = t.fields()[static_cast<std::size_t>(get.index())];
+        values_[at] = t.fields()[static_cast<std::size_t>(get.index())];
         break;
       }
       case StepKind::kAnnotation:
-        out = take(f, step, 0);
-        values_[slot_index(f, f.pc++)] = std::move(out);
+        values_[at] = take(f, step, 0);
+        ++f.pc;
         return;
       case StepKind::kElementwise:
-        out = apply_op(f, step);
+        values_[at] = apply_op(f, step);
         break;
       case StepKind::kCall:
         call_function(f, step);
         return;
     }
     consume(f, step);
-    values_[slot_index(f, f.pc++)] = std::move(out);
+    ++f.pc;
   }
 
   Value apply_op(const Frame& f, const Step& step) {
