@@ -340,13 +340,10 @@ Plan make_plan(const ir::FunctionNode& fn, const Name& name, PlanScratch& scratc
     if (plan.steps.size() >= kParam) throw EvalError(name.str() + ": function body too large");
     Step step = make_step(node);
     step.kid_begin = static_cast<std::uint32_t>(plan.kid_slots.size());
-    // This node's children are the last n_kids entries of `kids`.
-    const std::size_t first = kids.size() - n_kids;
-    for (std::size_t k = first; k < kids.size(); ++k) {
-      ++plan.steps[kids[k]].uses;
-      plan.kid_slots.push_back(kids[k]);
-    }
-    kids.resize(first);
+    const auto first = kids.end() - static_cast<std::ptrdiff_t>(n_kids);
+    for (auto it = first; it != kids.end(); ++it) ++plan.steps[*it].uses;
+    plan.kid_slots.insert(plan.kid_slots.end(), first, kids.end());
+    kids.erase(first, kids.end());
     step.kid_end = static_cast<std::uint32_t>(plan.kid_slots.size());
     std::uint32_t& mine = *slot.find(&node);
     if (step.kind == StepKind::kParam) {
