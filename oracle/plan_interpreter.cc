@@ -30,7 +30,9 @@ struct Region {
   aot::BufferKind kind = aot::BufferKind::kIntermediate;
   std::vector<std::uint8_t> bytes;
   std::size_t addressable = 0;
-  std::vector<bool> written;  // per byte of `bytes`, written during the current run
+  // Per byte of `bytes`, 1 when written during the current run. Bytes, not vector<bool>: going
+  // through bits one at a time made these scans the larger part of a read.
+  std::vector<std::uint8_t> written;
 };
 
 // Where a buffer reference points: a region and an offset into it.
@@ -62,12 +64,13 @@ class Machine {
       return out;
     }
     std::vector<std::vector<std::uint8_t>> first;
+    first.reserve(program_.outputs.size());
     for (std::size_t j = 0; j < program_.outputs.size(); ++j) first.push_back(output(j).bytes);
     std::optional<std::pair<int, std::int64_t>> unwritten;
     if (!uninitialised_read_) {
       for (std::size_t j = 0; j < program_.outputs.size() && !unwritten; ++j) {
         const auto& w = output(j).written;
-        auto it = std::find(w.begin(), w.end(), false);
+        auto it = std::find(w.begin(), w.end(), std::uint8_t{0});
         if (it != w.end()) unwritten = {static_cast<int>(j), element_of(j, it - w.begin())};
       }
     } else {
@@ -118,6 +121,8 @@ class Machine {
     ws.kind = aot::BufferKind::kIntermediate;
     ws.bytes.assign((program_.workspace_bytes + 7) / 8 * 8, 0);
     ws.addressable = ws.bytes.size() + kWorkspaceTail;
+    // Usually exact: one region per flattened input of the program (checked below).
+    regions_.reserve(1 + program_.inputs.size() + program_.outputs.size());
     regions_.push_back(std::move(ws));
     for (std::size_t i = 0; i < inputs.size(); ++i) {
       if (inputs[i].empty() || !ir::type_equal(inputs[i].type(), params[i]->type())) {
@@ -153,13 +158,13 @@ class Machine {
 
   std::optional<Stop> run_once(std::uint8_t poison) {
     for (auto& r : regions_) {
-      if (r.kind != aot::BufferKind::kInput) r.written.assign(r.bytes.size(), false);
+      if (r.kind != aot::BufferKind::kInput) r.written.assign(r.bytes.size(), 0);
     }
     for (std::size_t j = 0; j < program_.outputs.size(); ++j) {
       std::fill(output(j).bytes.begin(), output(j).bytes.end(), poison);
     }
     stack_.assign(program_.stack_size, Handle{});
-    dl_.assign(program_.calls.size(), {});
+    dl_.assign(program_.calls.size(), nullptr);
     for (std::size_t s = 0; s < program_.calls.size(); ++s) {
       if (auto stop = call(s)) return stop;
     }
@@ -211,10 +216,13 @@ class Machine {
     if (r.kind != aot::BufferKind::kInput && !uninitialised_read_) {
       uninitialised_read_ = stored < n;
       if (stored > 0) {
-        const auto first = r.written.begin() + static_cast<std::ptrdiff_t>(sp.offset);
-        const auto last = first + static_cast<std::ptrdiff_t>(stored);
-        uninitialised_read_ = uninitialised_read_ || std::find(first, last, false) != last;
+        uninitialised_read_ =
+            uninitialised_read_ || std::memchr(r.written.data() + sp.offset, 0, stored) != nullptr;
       }
+    }
+    if (stored > 0 && stored == n) {
+      const std::uint8_t* from = r.bytes.data() + sp.offset;
+      return std::vector<std::uint8_t>(from, from + n);
     }
     std::vector<std::uint8_t> out(n, 0);
     if (stored > 0) std::memcpy(out.data(), r.bytes.data() + sp.offset, stored);
@@ -227,11 +235,11 @@ class Machine {
     Region& r = regions_[sp.region];
     if (sp.offset + bytes.size() > r.bytes.size()) {
       r.bytes.resize(sp.offset + bytes.size(), 0);
-      r.written.resize(r.bytes.size(), false);
+      r.written.resize(r.bytes.size(), 0);
     }
     std::copy(bytes.begin(), bytes.end(), r.bytes.begin() + static_cast<std::ptrdiff_t>(sp.offset));
     const auto first = r.written.begin() + static_cast<std::ptrdiff_t>(sp.offset);
-    std::fill(first, first + static_cast<std::ptrdiff_t>(bytes.size()), true);
+    std::fill(first, first + static_cast<std::ptrdiff_t>(bytes.size()), std::uint8_t{1});
   }
 
   // The buffer in argument slot k of call s as the callee sees it.
@@ -251,39 +259,42 @@ class Machine {
       return crash(&c, c.callee + " dereferences the NULL DLTensor handle in stack_value[" +
                            std::to_string(k) + "] (num_args " + std::to_string(c.num_args()) + ")");
     }
-    out = dl_[h.call][h.slot].buffer;
+    out = (*dl_[h.call])[h.slot].buffer;
     return std::nullopt;
   }
 
-  // Evaluates the callee on its flattened inputs, returning its flattened results.
-  std::vector<reference::Value> evaluate(const aot::ExecutorCall& c,
-                                         const std::vector<reference::Value>& args) {
-    std::vector<reference::Value> params;
+  // Evaluates the callee on its flattened inputs (taken from `args`), replacing `results` with
+  // its flattened results.
+  void evaluate(const aot::ExecutorCall& c, std::vector<reference::Value>& args,
+                std::vector<reference::Value>& results) {
+    params_.clear();
     std::size_t next = 0;
-    for (const auto& p : c.function->params()) params.push_back(assemble(p->type(), args, next));
+    for (const auto& p : c.function->params()) params_.push_back(assemble(p->type(), args, next));
     reference::Value result =
         c.external
-            ? reference::evaluate(fused_, c.global_name, params, plans_)
+            ? reference::evaluate(fused_, c.global_name, params_, plans_)
             // A kernel is evaluated on its own: nothing global is in reach, as in its C code.
-            : reference::evaluate_function(no_globals_, c.function, "@kernel", params, plans_);
-    return result.flatten();
+            : reference::evaluate_function(no_globals_, c.function, "@kernel", params_, plans_);
+    results.clear();
+    result.flatten(results);
   }
 
-  // A parameter value of `type` from the flattened tensors args[next...] (types nest at most
-  // ir::kMaxTypeDepth deep, so this recursion is bounded).
-  static reference::Value assemble(const ir::Type& type, const std::vector<reference::Value>& args,
+  // A parameter value of `type` from the flattened tensors args[next...], moved out (types nest
+  // at most ir::kMaxTypeDepth deep, so this recursion is bounded).
+  static reference::Value assemble(const ir::Type& type, std::vector<reference::Value>& args,
                                    std::size_t& next) {
-    if (type->is_tensor()) return args.at(next++);
+    if (type->is_tensor()) return std::move(args.at(next++));
     std::vector<reference::Value> fields;
+    fields.reserve(type->fields().size());
     for (const auto& f : type->fields()) fields.push_back(assemble(f, args, next));
-    return reference::Value::tuple(std::move(fields));
+    return reference::Value::tuple(std::move(fields), type);
   }
 
   std::optional<Stop> call(std::size_t s) {
     const aot::ExecutorCall& c = program_.calls[s];
     const std::size_t arity = static_cast<std::size_t>(c.callee_arity());
     if (c.packed) {
-      dl_[s] = c.slots;
+      dl_[s] = &c.slots;
       for (std::size_t k = 0; k < c.slots.size(); ++k) {
         if (k >= stack_.size()) {
           return crash(&c, "the executor writes stack_value[" + std::to_string(k) +
@@ -297,7 +308,10 @@ class Machine {
                                                              " arguments; its prototype has " +
                                                              std::to_string(arity)}}};
     }
-    std::vector<Span> spans(arity);
+    std::vector<Span>& spans = spans_;
+    std::vector<std::size_t>& slot_bytes = slot_bytes_;
+    spans.resize(arity);
+    slot_bytes.resize(arity);
     const std::size_t n_in = c.callee_inputs.size();
     for (std::size_t k = 0; k < arity; ++k) {
       aot::BufferRef ref;
@@ -308,6 +322,7 @@ class Machine {
       const bool is_in = k < n_in;
       const auto& type = is_in ? c.callee_inputs[k] : c.callee_outputs[k - n_in];
       const std::size_t bytes = aot::tensor_bytes(type);
+      slot_bytes[k] = bytes;
       if (!is_in && regions_[sp->region].kind == aot::BufferKind::kInput) {
         return Stop{{Stage::kRun, InputClobbered{ref.index, 0, "", ""}}};
       }
@@ -324,22 +339,22 @@ class Machine {
     // evaluation per element); otherwise one evaluation gives every output.
     bool aliased = false;
     for (std::size_t o = n_in; o < arity && !aliased; ++o) {
-      const std::size_t ob = aot::tensor_bytes(c.callee_outputs[o - n_in]);
+      const std::size_t ob = slot_bytes[o];
       for (std::size_t i = 0; i < n_in && !aliased; ++i) {
-        const std::size_t ib = aot::tensor_bytes(c.callee_inputs[i]);
+        const std::size_t ib = slot_bytes[i];
         aliased = spans[o].region == spans[i].region && spans[o].offset < spans[i].offset + ib &&
                   spans[i].offset < spans[o].offset + ob;
       }
     }
-    std::vector<reference::Value> results;
+    std::vector<reference::Value>& results = results_;
     auto evaluate_now = [&]() -> std::optional<Stop> {
-      std::vector<reference::Value> args;
+      std::vector<reference::Value>& args = args_;
+      args.clear();
       for (std::size_t i = 0; i < n_in; ++i) {
-        args.push_back(reference::Value::tensor(
-            c.callee_inputs[i], read(spans[i], aot::tensor_bytes(c.callee_inputs[i]))));
+        args.push_back(reference::Value::tensor(c.callee_inputs[i], read(spans[i], slot_bytes[i])));
       }
       try {
-        results = evaluate(c, args);
+        evaluate(c, args, results);
       } catch (const ir::Error& e) {
         return Stop{{Stage::kCodegen,
                      PipelineError{"plan interpreter: evaluating " + c.callee + ": " + e.what()}}};
@@ -361,7 +376,7 @@ class Machine {
     }
     for (std::size_t j = 0; j < c.callee_outputs.size(); ++j) {
       const std::size_t elem = ir::dtype_bytes(c.callee_outputs[j]->dtype());
-      const std::size_t count = aot::tensor_bytes(c.callee_outputs[j]) / elem;
+      const std::size_t count = slot_bytes[n_in + j] / elem;
       for (std::size_t e = 0; e < count; ++e) {
         if (auto stop = evaluate_now()) return stop;
         const auto& bytes = results[j].bytes();
@@ -393,9 +408,16 @@ class Machine {
   std::size_t num_inputs_ = 0;
   bool uninitialised_read_ = false;
   std::vector<Handle> stack_;
-  std::vector<std::vector<aot::TensorRef>> dl_;
+  // The slots each packed call has put in its DLTensor array (null before the call).
+  std::vector<const std::vector<aot::TensorRef>*> dl_;
   reference::PlanCache& plans_;
   const ir::Module no_globals_;
+  // Per-call scratch, kept so that calls reuse its memory.
+  std::vector<Span> spans_;
+  std::vector<std::size_t> slot_bytes_;
+  std::vector<reference::Value> args_;
+  std::vector<reference::Value> params_;
+  std::vector<reference::Value> results_;
 };
 
 }  // namespace

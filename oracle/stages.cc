@@ -117,11 +117,17 @@ bool reference_and_stages(const ir::Module& annotated, const CaseOptions& option
     r.verdict = *reference->invalid;
     return false;
   }
-  r.inputs = reference->inputs;
-  r.expected = reference->expected;
   aot::Stages stages;
   const std::optional<Verdict> v =
       run_stages(annotated, options.pipeline, *reference, options.max_ulp, stages, plans);
+  // After run_stages, which reads them: a reference computed here is not needed any more.
+  if (reference == &computed) {
+    r.inputs = std::move(computed.inputs);
+    r.expected = std::move(computed.expected);
+  } else {
+    r.inputs = reference->inputs;
+    r.expected = reference->expected;
+  }
   r.stages = std::move(stages);
   if (v) r.verdict = *v;
   return !v;

@@ -5,12 +5,11 @@
 #include <bit>
 #include <cfloat>
 #include <cstring>
+#include <deque>
 #include <memory>
-#include <unordered_map>
 #include <utility>
 
 #include "ir/node_map.h"
-#include "ir/traversal.h"
 
 // The reference must be plain IEEE single precision: no fast-math, no x87 excess precision.
 #ifdef __FAST_MATH__
@@ -22,8 +21,6 @@ static_assert(std::endian::native == std::endian::little,
 
 namespace aotfuzz::reference {
 namespace {
-
-constexpr std::uint32_t kNoParam = UINT32_MAX;
 
 // Element kernels. Integer ops go through unsigned types so overflow wraps without UB.
 template <ir::Op kOp>
@@ -165,10 +162,16 @@ void dispatch_dtype(ir::DType dtype, const Value& a, const Value& b,
   }
 }
 
-// `op(a, b)` producing a tensor of `out_type` (already known to be their broadcast).
-Value elementwise(ir::Op op, const Value& a, const Value& b, ir::Type out_type) {
-  const std::size_t n = checked_num_elements(out_type);
-  std::vector<std::uint8_t> out(n * ir::dtype_bytes(out_type->dtype()));
+constexpr std::size_t kUnknownBytes = SIZE_MAX;
+
+// `op(a, b)` producing a tensor of `out_type` (already known to be their broadcast) of
+// `out_bytes` bytes, or of checked_num_elements(out_type) elements when that is kUnknownBytes.
+Value elementwise(ir::Op op, const Value& a, const Value& b, ir::Type out_type,
+                  std::size_t out_bytes) {
+  if (out_bytes == kUnknownBytes) {
+    out_bytes = checked_num_elements(out_type) * ir::dtype_bytes(out_type->dtype());
+  }
+  std::vector<std::uint8_t> out(out_bytes);
   const ir::DType dtype = out_type->dtype();
   const auto& shape = out_type->shape();
   switch (op) {
@@ -199,87 +202,213 @@ void check_elementwise_operands(ir::Op op, const Value& a, const Value& b) {
   }
 }
 
-// Per-function evaluation plan, built once per evaluate() call and function.
-struct Plan {
-  std::string name;                        // `@f` or `fn` (for messages)
-  std::vector<const ir::ExprNode*> nodes;  // post order of the body (the module keeps them alive)
-  std::vector<std::uint32_t> kid_begin;    // CSR: children slots of node i are
-  std::vector<std::uint32_t> kid_slots;    //   kid_slots[kid_begin[i] .. kid_begin[i + 1])
-  std::vector<std::int32_t> uses;          // initial number of parent edges per slot
-  std::vector<std::uint32_t> param;        // Var nodes: parameter index, else kNoParam
+// What a plan step does, decided once when the plan is built.
+enum class StepKind : std::uint8_t {
+  kParam,        // a parameter: its argument moves into the slot
+  kCallee,       // a GlobalVar or Function: no runtime value, the Call resolves it
+  kTuple,        // builds a tuple of its children
+  kGetItem,      // a TupleGetItem
+  kAnnotation,   // an annotation: the identity
+  kElementwise,  // add, subtract or multiply
+  kCall,         // a call of a global or local function
 };
 
-std::unique_ptr<Plan> make_plan(const ir::FunctionNode& fn, std::string name) {
-  auto plan = std::make_unique<Plan>();
-  plan->name = std::move(name);
-  const std::vector<ir::Expr>& order = fn.body_order();
-  if (order.size() >= UINT32_MAX) throw EvalError(plan->name + ": function body too large");
-  ir::NodeMap<std::uint32_t> slot(order.size());
-  ir::NodeMap<std::uint32_t> param_of(fn.params().size());
-  for (std::size_t i = 0; i < fn.params().size(); ++i) {
-    param_of.try_emplace(fn.params()[i].get(), static_cast<std::uint32_t>(i));
+// One node of a function body, in post order.
+struct Step {
+  const ir::ExprNode* node;  // the module keeps it alive
+  StepKind kind;
+  ir::Op op = ir::Op::kAdd;  // kElementwise
+  std::uint32_t kid_begin;   // children slots are Plan::kid_slots[kid_begin .. kid_end)
+  std::uint32_t kid_end;
+  std::uint32_t param = 0;  // kParam: the parameter index
+  std::int32_t uses = 0;    // number of parent edges: the slot is freed after the last
+  // kElementwise: the result's byte count, or kUnknownBytes when checked_num_elements refuses the
+  // type (evaluation then calls it again to throw at the same point as before).
+  std::size_t out_bytes = kUnknownBytes;
+};
+
+// Per-function evaluation plan: independent of the name the function is evaluated under, so one
+// plan serves every evaluation of the function node.
+struct Plan {
+  std::vector<Step> steps;
+  std::vector<std::uint32_t> kid_slots;
+  std::vector<std::int32_t> uses;  // each step's Step::uses, copied as a block into a frame
+  std::size_t num_params = 0;
+};
+
+// How a frame's function is named in messages: `@base`, or `base`, followed by `/fn` once per
+// level of local function. Built into a string only when a message needs it.
+struct Name {
+  const std::string* base;
+  bool global;
+  std::uint32_t fn_depth = 0;
+
+  std::string str() const {
+    std::string s = global ? "@" + *base : *base;
+    for (std::uint32_t i = 0; i < fn_depth; ++i) s += "/fn";
+    return s;
   }
-  plan->nodes.reserve(order.size());
-  plan->kid_begin.reserve(order.size() + 1);
-  plan->uses.assign(order.size(), 0);
-  plan->param.assign(order.size(), kNoParam);
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    const ir::ExprNode* node = order[i].get();
-    slot.try_emplace(node, static_cast<std::uint32_t>(i));
-    plan->nodes.push_back(node);
-    plan->kid_begin.push_back(static_cast<std::uint32_t>(plan->kid_slots.size()));
-    for (std::size_t k = 0; k < ir::num_children(*node); ++k) {
-      const std::uint32_t s = *slot.find(ir::child(*node, k).get());  // children come first
-      plan->kid_slots.push_back(s);
-      ++plan->uses[s];
+};
+
+Step make_step(const ir::ExprNode& node) {
+  Step step{&node, StepKind::kCallee, ir::Op::kAdd, 0, 0};
+  switch (node.kind()) {
+    case ir::ExprKind::kVar:
+      step.kind = StepKind::kParam;
+      break;
+    case ir::ExprKind::kGlobalVar:
+    case ir::ExprKind::kFunction:
+      break;
+    case ir::ExprKind::kTuple:
+      step.kind = StepKind::kTuple;
+      break;
+    case ir::ExprKind::kTupleGetItem:
+      step.kind = StepKind::kGetItem;
+      break;
+    case ir::ExprKind::kCall: {
+      const auto& call = static_cast<const ir::CallNode&>(node);
+      if (!call.op()) {
+        step.kind = StepKind::kCall;
+      } else if (ir::is_annotation(*call.op())) {
+        step.kind = StepKind::kAnnotation;
+      } else {
+        step.kind = StepKind::kElementwise;
+        step.op = *call.op();
+        if (const auto n = num_elements_within_limit(call.type())) {
+          step.out_bytes = *n * ir::dtype_bytes(call.type()->dtype());
+        }
+      }
+      break;
     }
-    if (node->kind() == ir::ExprKind::kVar) {
-      const std::uint32_t* p = param_of.find(node);
-      if (p == nullptr) {
-        throw EvalError(plan->name + ": variable " + ir::describe(*node) +
+  }
+  return step;
+}
+
+// make_plan's work lists, kept from one plan to the next (empty in between).
+struct PlanScratch {
+  struct Pending {
+    const ir::ExprNode* node;
+    std::size_t next;  // the next child to walk
+    std::size_t n_kids;
+  };
+  std::vector<Pending> stack;
+  // The slots of the children met so far of the nodes on the stack, in edge order: a child's
+  // slot is pushed when the edge is followed (a finished child) or when the child finishes.
+  std::vector<std::uint32_t> kids;
+};
+
+// Walks the body in the order of ir::post_order (children left to right, each node once), which
+// fixes the evaluation order and so which error a bad module reports first.
+Plan make_plan(const ir::FunctionNode& fn, const Name& name, PlanScratch& scratch) {
+  // One map serves as the walk's seen set, the parameter table and the slot table: a node's
+  // value is its slot once finished, kOnStack while its children are walked, and kParam | i for
+  // parameter i not met yet.
+  constexpr std::uint32_t kOnStack = UINT32_MAX;
+  constexpr std::uint32_t kParam = 0x80000000u;
+  Plan plan;
+  const auto& params = fn.params();
+  if (params.size() >= kParam) throw EvalError(name.str() + ": too many parameters");
+  plan.num_params = params.size();
+  ir::NodeMap<std::uint32_t> slot(32 + params.size());
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    slot.try_emplace(params[i].get(), kParam | static_cast<std::uint32_t>(i));
+  }
+  auto& stack = scratch.stack;
+  auto& kids = scratch.kids;
+  stack.clear();
+  kids.clear();
+  plan.steps.reserve(64);
+  plan.kid_slots.reserve(128);
+  auto walk = [&](const ir::ExprNode* node) {
+    auto [value, inserted] = slot.try_emplace(node, kOnStack);
+    if (inserted || (*value != kOnStack && (*value & kParam) != 0)) {
+      stack.push_back({node, 0, ir::num_children(*node)});
+    } else {
+      kids.push_back(*value);  // finished: nothing is on the stack twice (the graph is acyclic)
+    }
+  };
+  walk(fn.body().get());
+  while (!stack.empty()) {
+    auto& top = stack.back();
+    const ir::ExprNode& node = *top.node;
+    const std::size_t n_kids = top.n_kids;
+    if (top.next < n_kids) {
+      walk(ir::child(node, top.next++).get());
+      continue;
+    }
+    stack.pop_back();
+    if (plan.steps.size() >= kParam) throw EvalError(name.str() + ": function body too large");
+    Step step = make_step(node);
+    step.kid_begin = static_cast<std::uint32_t>(plan.kid_slots.size());
+    const auto first = kids.end() - static_cast<std::ptrdiff_t>(n_kids);
+    for (auto it = first; it != kids.end(); ++it) ++plan.steps[*it].uses;
+    plan.kid_slots.insert(plan.kid_slots.end(), first, kids.end());
+    kids.erase(first, kids.end());
+    step.kid_end = static_cast<std::uint32_t>(plan.kid_slots.size());
+    std::uint32_t& mine = *slot.find(&node);
+    if (step.kind == StepKind::kParam) {
+      if (mine == kOnStack) {
+        throw EvalError(name.str() + ": variable " + ir::describe(node) +
                         " is not a parameter of this function");
       }
-      plan->param[i] = *p;
+      step.param = mine & ~kParam;
     }
+    mine = static_cast<std::uint32_t>(plan.steps.size());
+    kids.push_back(mine);
+    plan.steps.push_back(step);
   }
-  plan->kid_begin.push_back(static_cast<std::uint32_t>(plan->kid_slots.size()));
+  plan.uses.reserve(plan.steps.size());
+  for (const Step& step : plan.steps) plan.uses.push_back(step.uses);
   return plan;
 }
 
-struct Frame {
-  const Plan* plan;
-  const ir::FunctionNode* fn;
-  std::vector<Value> args;
-  std::vector<Value> slots;
-  std::vector<std::int32_t> uses;
-  std::size_t pc = 0;
-};
-
-void check_args(const std::string& name, const ir::FunctionNode& fn,
-                const std::vector<Value>& args) {
+void check_args(const Name& name, const ir::FunctionNode& fn, const Value* args,
+                std::size_t n_args) {
   const auto& params = fn.params();
-  if (params.size() != args.size()) {
-    throw EvalError(name + " takes " + std::to_string(params.size()) + " arguments, got " +
-                    std::to_string(args.size()));
+  if (params.size() != n_args) {
+    throw EvalError(name.str() + " takes " + std::to_string(params.size()) + " arguments, got " +
+                    std::to_string(n_args));
   }
-  for (std::size_t i = 0; i < args.size(); ++i) {
+  for (std::size_t i = 0; i < n_args; ++i) {
     if (args[i].empty() || !ir::type_equal(params[i]->type(), args[i].type())) {
-      throw EvalError(name + " argument " + std::to_string(i) + " (%" + params[i]->name() +
+      throw EvalError(name.str() + " argument " + std::to_string(i) + " (%" + params[i]->name() +
                       "): expected " + ir::type_to_string(params[i]->type()) + ", got " +
                       (args[i].empty() ? "<empty>" : ir::type_to_string(args[i].type())));
     }
   }
 }
 
+struct Entry;
+
+// A call being evaluated. Its arguments and slots live on the machine's value stack: arguments at
+// [base, base + num_params), then one slot per step.
+struct Frame {
+  const Plan* plan;
+  Entry* entry;
+  Name name;
+  std::size_t base;
+  std::size_t slots;  // base + the number of parameters: where step 0's value is
+  std::size_t pc = 0;
+};
+
+struct Entry {
+  ir::Expr keep;  // the planned function (its nodes must outlive the plan)
+  Plan plan;
+  bool active = false;  // on the frame stack of the running evaluation (recursion check)
+};
+
 }  // namespace
 
 struct PlanCache::Entries {
-  struct Entry {
-    ir::Expr keep;  // the planned function (its nodes must outlive the plan)
-    std::shared_ptr<const Plan> plan;  // shared, not unique: NodeMap needs copyable values
-  };
-  // Plans by function, one per name it was evaluated under (Plan::name); mostly just one.
-  ir::NodeMap<std::vector<Entry>> by_function;
+  // Entries by function node; a deque so an entry stays put while others are added.
+  ir::NodeMap<Entry*> by_function;
+  std::deque<Entry> entries;
+  // The running evaluation's stacks, kept so later evaluations reuse their memory. Empty
+  // between evaluations.
+  std::vector<Frame> frames;
+  std::vector<Value> values;
+  std::vector<std::int32_t> uses;
+  PlanScratch plan_scratch;
 };
 
 PlanCache::PlanCache() : entries_(std::make_unique<Entries>()) {}
@@ -289,32 +418,52 @@ namespace {
 
 class Machine {
  public:
-  Machine(const ir::Module& module, PlanCache::Entries& plans) : module_(module), plans_(plans) {}
+  Machine(const ir::Module& module, PlanCache::Entries& plans)
+      : module_(module),
+        plans_(plans),
+        frames_(plans.frames),
+        values_(plans.values),
+        uses_(plans.uses) {}
 
-  Value run(const std::string& function, std::vector<Value> args) {
-    const ir::Function* fn = module_.find(function);
-    if (fn == nullptr) throw EvalError("no function @" + function + " in the module");
-    return run(*fn, "@" + function, std::move(args));
+  // Leaves the cache's stacks empty and no function active, also after an exception.
+  ~Machine() {
+    for (Frame& f : frames_) f.entry->active = false;
+    frames_.clear();
+    values_.clear();
+    uses_.clear();
   }
 
-  Value run(const ir::Function& fn, const std::string& name, std::vector<Value> args) {
-    push(fn, name, std::move(args));
+  Machine(const Machine&) = delete;
+  Machine& operator=(const Machine&) = delete;
+
+  Value run(const std::string& function, const std::vector<Value>& args) {
+    const ir::Function* fn = module_.find(function);
+    if (fn == nullptr) throw EvalError("no function @" + function + " in the module");
+    return run(*fn, Name{&function, true}, args);
+  }
+
+  Value run(const ir::Function& fn, const Name& name, const std::vector<Value>& args) {
+    const std::size_t base = values_.size();
+    values_.insert(values_.end(), args.begin(), args.end());
+    push(fn, name, base);
     for (;;) {
       Frame& f = frames_.back();
       const Plan& plan = *f.plan;
-      if (f.pc == plan.nodes.size()) {
-        Value result = std::move(f.slots.back());
-        --active_[f.fn];
+      if (f.pc == plan.steps.size()) {
+        Value result = std::move(values_.back());
+        f.entry->active = false;
+        values_.resize(f.base);
+        uses_.resize(f.base);
         frames_.pop_back();
         if (frames_.empty()) return result;
         Frame& caller = frames_.back();
-        const ir::ExprNode* call = caller.plan->nodes[caller.pc];
+        const ir::ExprNode* call = caller.plan->steps[caller.pc].node;
         if (!ir::type_equal(result.type(), call->type())) {
-          throw EvalError(caller.plan->name + ": " + ir::describe(*call) +
+          throw EvalError(caller.name.str() + ": " + ir::describe(*call) +
                           " expects a result of type " + ir::type_to_string(call->type()) +
                           ", the callee returned " + ir::type_to_string(result.type()));
         }
-        caller.slots[caller.pc++] = std::move(result);
+        values_[slot_index(caller, caller.pc++)] = std::move(result);
         continue;
       }
       step(f);
@@ -322,144 +471,171 @@ class Machine {
   }
 
  private:
-  const Plan& plan_for(const ir::Expr& keep, const std::string& name) {
-    std::vector<PlanCache::Entries::Entry>& entries = plans_.by_function[keep.get()];
-    for (const auto& e : entries) {
-      if (e.plan->name == name) return *e.plan;
-    }
+  static std::size_t slot_index(const Frame& f, std::size_t step) { return f.slots + step; }
+
+  // `keep` is the function to call (an ir::Function or an ir::Expr holding a FunctionNode); its
+  // arguments are values_[base...]. A template so no shared_ptr is converted unless planned.
+  template <class FunctionPtr>
+  void push(const FunctionPtr& keep, const Name& name, std::size_t base) {
     const auto& fn = static_cast<const ir::FunctionNode&>(*keep);
-    entries.push_back({keep, make_plan(fn, name)});
-    return *entries.back().plan;
+    check_args(name, fn, values_.data() + base, values_.size() - base);
+    Entry** found = plans_.by_function.find(&fn);
+    Entry* entry = found != nullptr ? *found : nullptr;
+    if (entry != nullptr && entry->active) throw EvalError("recursive call of " + name.str());
+    if (entry == nullptr) {
+      Plan plan = make_plan(fn, name, plans_.plan_scratch);
+      entry = &plans_.entries.emplace_back(Entry{ir::Expr(keep), std::move(plan)});
+      plans_.by_function.try_emplace(&fn, entry);
+    }
+    entry->active = true;
+    const Plan& plan = entry->plan;
+    // One uses_ entry per value so both stacks share indices; arguments have none.
+    values_.resize(base + plan.num_params + plan.steps.size());
+    uses_.resize(base + plan.num_params);
+    uses_.insert(uses_.end(), plan.uses.begin(), plan.uses.end());
+    frames_.push_back(Frame{&plan, entry, name, base, base + plan.num_params, 0});
   }
 
-  // `keep` is the function to call (a FunctionNode).
-  void push(const ir::Expr& keep, const std::string& name, std::vector<Value> args) {
-    const auto& fn = static_cast<const ir::FunctionNode&>(*keep);
-    check_args(name, fn, args);
-    if (active_[&fn] > 0) throw EvalError("recursive call of " + name);
-    const Plan& plan = plan_for(keep, name);
-    ++active_[&fn];
-    Frame f{&plan, &fn, std::move(args), {}, plan.uses, 0};
-    f.slots.resize(plan.nodes.size());
-    frames_.push_back(std::move(f));
-  }
-
-  // Drops one use of each child of the current node, freeing values that are no longer needed.
-  static void consume(Frame& f) {
-    const Plan& plan = *f.plan;
-    for (std::uint32_t k = plan.kid_begin[f.pc]; k < plan.kid_begin[f.pc + 1]; ++k) {
-      const std::uint32_t s = plan.kid_slots[k];
-      if (--f.uses[s] == 0) f.slots[s] = Value();
+  // Drops one use of each child of the current step, freeing values no longer needed.
+  void consume(const Frame& f, const Step& step) {
+    const std::size_t slots = f.slots;
+    for (std::uint32_t k = step.kid_begin; k < step.kid_end; ++k) {
+      const std::size_t s = slots + f.plan->kid_slots[k];
+      if (--uses_[s] == 0) values_[s] = Value();
     }
   }
 
-  const Value& kid(const Frame& f, std::size_t k) const {
-    const Value& v = f.slots[f.plan->kid_slots[f.plan->kid_begin[f.pc] + k]];
-    if (v.empty()) {
-      const ir::ExprNode* node = f.plan->nodes[f.pc];
-      throw EvalError(f.plan->name + ": operand " + std::to_string(k) + " of " +
-                      ir::describe(*node) + " has no value (a function used as a value?)");
-    }
+  [[noreturn]] void no_value(const Frame& f, std::size_t k) const {
+    throw EvalError(f.name.str() + ": operand " + std::to_string(k) + " of " +
+                    ir::describe(*f.plan->steps[f.pc].node) +
+                    " has no value (a function used as a value?)");
+  }
+
+  const Value& kid(const Frame& f, const Step& step, std::size_t k) const {
+    const Value& v = values_[slot_index(f, f.plan->kid_slots[step.kid_begin + k])];
+    if (v.empty()) no_value(f, k);
     return v;
   }
 
-  // Evaluates the node at f.pc; advances pc unless it pushed a call frame.
-  void step(Frame& f) {
-    const Plan& plan = *f.plan;
-    const ir::ExprNode* node = plan.nodes[f.pc];
-    Value out;
-    switch (node->kind()) {
-      case ir::ExprKind::kVar:
-        // Each Var is one node, visited once per frame: the argument can move into its slot.
-        out = std::move(f.args[plan.param[f.pc]]);
-        break;
-      case ir::ExprKind::kGlobalVar:
-      case ir::ExprKind::kFunction:
-        // Callees have no runtime value; the Call below resolves them.
-        ++f.pc;
-        return;
-      case ir::ExprKind::kTuple: {
-        const auto& tuple = static_cast<const ir::TupleNode&>(*node);
-        std::vector<Value> fields;
-        fields.reserve(tuple.fields().size());
-        for (std::size_t k = 0; k < tuple.fields().size(); ++k) fields.push_back(kid(f, k));
-        out = Value::tuple(std::move(fields));
-        break;
-      }
-      case ir::ExprKind::kTupleGetItem: {
-        const auto& get = static_cast<const ir::TupleGetItemNode&>(*node);
-        const Value& t = kid(f, 0);
-        if (!t.is_tuple() || get.index() < 0 ||
-            static_cast<std::size_t>(get.index()) >= t.fields().size()) {
-          throw EvalError(plan.name + ": " + ir::describe(*node) + " applied to a value of type " +
-                          ir::type_to_string(t.type()));
-        }
-        out = t.fields()[static_cast<std::size_t>(get.index())];
-        break;
-      }
-      case ir::ExprKind::kCall: {
-        const auto& call = static_cast<const ir::CallNode&>(*node);
-        if (call.op()) {
-          out = apply_op(f, call);
-          break;
-        }
-        call_function(f, call);
-        return;
-      }
-    }
-    consume(f);
-    f.slots[f.pc++] = std::move(out);
+  // Child k's value, dropping its use: moved out on the last use, copied otherwise.
+  Value take(const Frame& f, const Step& step, std::size_t k) {
+    const std::size_t s = slot_index(f, f.plan->kid_slots[step.kid_begin + k]);
+    if (values_[s].empty()) no_value(f, k);
+    return --uses_[s] == 0 ? std::move(values_[s]) : values_[s];
   }
 
-  Value apply_op(const Frame& f, const ir::CallNode& call) {
-    const ir::Op op = *call.op();
-    if (ir::is_annotation(op)) return kid(f, 0);
-    const Value& a = kid(f, 0);
-    const Value& b = kid(f, 1);
+  // Evaluates the step at f.pc; advances pc unless it pushed a call frame. Results go straight
+  // into the step's slot, values_[at] (no step but a call grows values_).
+  void step(Frame& f) {
+    const Plan& plan = *f.plan;
+    const Step& step = plan.steps[f.pc];
+    const std::size_t at = slot_index(f, f.pc);
+    switch (step.kind) {
+      case StepKind::kParam:
+        // Each Var is one step, run once per frame: the argument can move into its slot.
+        values_[at] = std::move(values_[f.base + step.param]);
+        break;
+      case StepKind::kCallee:
+        break;  // no children, nothing to consume
+      case StepKind::kTuple: {
+        std::vector<Value> fields;
+        fields.reserve(step.kid_end - step.kid_begin);
+        for (std::size_t k = 0; k < step.kid_end - step.kid_begin; ++k) {
+          fields.push_back(take(f, step, k));
+        }
+        values_[at] = Value::tuple(std::move(fields), step.node->type());
+        ++f.pc;
+        return;
+      }
+      case StepKind::kGetItem: {
+        const auto& get = static_cast<const ir::TupleGetItemNode&>(*step.node);
+        const Value& t = kid(f, step, 0);
+        if (!t.is_tuple() || get.index() < 0 ||
+            static_cast<std::size_t>(get.index()) >= t.fields().size()) {
+          throw EvalError(f.name.str() + ": " + ir::describe(get) + " applied to a value of type " +
+                          ir::type_to_string(t.type()));
+        }
+        values_[at] = t.fields()[static_cast<std::size_t>(get.index())];
+        break;
+      }
+      case StepKind::kAnnotation:
+        values_[at] = take(f, step, 0);
+        ++f.pc;
+        return;
+      case StepKind::kElementwise:
+        values_[at] = apply_op(f, step);
+        break;
+      case StepKind::kCall:
+        call_function(f, step);
+        return;
+    }
+    consume(f, step);
+    ++f.pc;
+  }
+
+  Value apply_op(const Frame& f, const Step& step) {
+    const auto& call = static_cast<const ir::CallNode&>(*step.node);
+    const ir::Op op = step.op;
+    const Value& a = kid(f, step, 0);
+    const Value& b = kid(f, step, 1);
     check_elementwise_operands(op, a, b);
-    const ir::Type& out_type = call.type();
     // The node's type is the broadcast of its operand types; the values must have those types.
     if (!ir::type_equal(a.type(), call.args()[0]->type()) ||
         !ir::type_equal(b.type(), call.args()[1]->type())) {
-      throw EvalError(f.plan->name + ": operands of " + ir::describe(call) + " have types " +
+      throw EvalError(f.name.str() + ": operands of " + ir::describe(call) + " have types " +
                       ir::type_to_string(a.type()) + " and " + ir::type_to_string(b.type()) +
                       ", expected " + ir::type_to_string(call.args()[0]->type()) + " and " +
                       ir::type_to_string(call.args()[1]->type()));
     }
-    return elementwise(op, a, b, out_type);
+    return elementwise(op, a, b, call.type(), step.out_bytes);
   }
 
-  void call_function(Frame& f, const ir::CallNode& call) {
+  void call_function(Frame& f, const Step& step) {
+    const auto& call = static_cast<const ir::CallNode&>(*step.node);
     const ir::ExprNode* callee = call.callee().get();
-    ir::Expr fn;
-    std::string name;
+    const ir::Function* global = nullptr;
+    Name name = f.name;
     if (const auto* gv = ir::as<ir::GlobalVarNode>(callee)) {
-      const ir::Function* found = module_.find(gv->name());
-      if (found == nullptr) {
-        throw EvalError(f.plan->name + ": call of @" + gv->name() + ", which is not in the module");
+      global = module_.find(gv->name());
+      if (global == nullptr) {
+        throw EvalError(f.name.str() + ": call of @" + gv->name() + ", which is not in the module");
       }
-      fn = *found;
-      name = "@" + gv->name();
+      name = Name{&gv->name(), true};
     } else if (ir::as<ir::FunctionNode>(callee) != nullptr) {
-      fn = call.callee();
-      name = f.plan->name + "/fn";
+      ++name.fn_depth;
     } else {
-      throw EvalError(f.plan->name + ": call of " + ir::describe(*callee) +
+      throw EvalError(f.name.str() + ": call of " + ir::describe(*callee) +
                       ", which is not a function");
     }
-    std::vector<Value> args;
-    args.reserve(call.args().size());
-    // Child 0 is the callee; the arguments follow.
-    for (std::size_t k = 1; k <= call.args().size(); ++k) args.push_back(kid(f, k));
-    consume(f);
-    // `f` may be invalidated by the push; the result is stored when the callee returns.
-    push(fn, name, std::move(args));
+    // The callee's arguments go on top of the value stack. Child 0 is the callee; the arguments
+    // follow. `f`, `step` and any reference into values_ may be invalidated by the growth.
+    const std::size_t base = values_.size();
+    const std::size_t n_args = call.args().size();
+    const Frame& caller = f;
+    for (std::size_t k = 1; k <= n_args; ++k) {
+      Value v = take(caller, step, k);
+      values_.push_back(std::move(v));
+    }
+    consume_callee(f, step);
+    // The result is stored when the callee returns.
+    if (global != nullptr) {
+      push(*global, name, base);
+    } else {
+      push(call.callee(), name, base);
+    }
+  }
+
+  // The callee's use (child 0), after take() dropped the arguments' uses.
+  void consume_callee(const Frame& f, const Step& step) {
+    const std::size_t s = slot_index(f, f.plan->kid_slots[step.kid_begin]);
+    if (--uses_[s] == 0) values_[s] = Value();
   }
 
   const ir::Module& module_;
-  std::vector<Frame> frames_;
   PlanCache::Entries& plans_;
-  std::unordered_map<const ir::FunctionNode*, int> active_;
+  std::vector<Frame>& frames_;
+  std::vector<Value>& values_;
+  std::vector<std::int32_t>& uses_;
 };
 
 }  // namespace
@@ -487,7 +663,7 @@ Value apply_elementwise(ir::Op op, const Value& a, const Value& b) {
   check_elementwise_operands(op, a, b);
   ir::Type out_type = ir::TypeNode::tensor(broadcast_shapes(a.type()->shape(), b.type()->shape()),
                                            a.type()->dtype());
-  return elementwise(op, a, b, std::move(out_type));
+  return elementwise(op, a, b, std::move(out_type), kUnknownBytes);
 }
 
 Value evaluate(const ir::Module& module, const std::string& function,
@@ -502,7 +678,8 @@ Value run_main(const ir::Module& module, const std::vector<Value>& inputs) {
 
 Value evaluate(const ir::Module& module, const std::string& function,
                const std::vector<Value>& args, PlanCache& plans) {
-  return Machine(module, plans.entries()).run(function, args);
+  Machine machine(module, plans.entries());
+  return machine.run(function, args);
 }
 
 Value run_main(const ir::Module& module, const std::vector<Value>& inputs, PlanCache& plans) {
@@ -511,7 +688,8 @@ Value run_main(const ir::Module& module, const std::vector<Value>& inputs, PlanC
 
 Value evaluate_function(const ir::Module& module, const ir::Function& fn, const std::string& name,
                         const std::vector<Value>& args, PlanCache& plans) {
-  return Machine(module, plans.entries()).run(fn, name, args);
+  Machine machine(module, plans.entries());
+  return machine.run(fn, Name{&name, false}, args);
 }
 
 }  // namespace aotfuzz::reference

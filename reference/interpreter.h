@@ -41,9 +41,12 @@ Value run_main(const ir::Module& module, const std::vector<Value>& inputs);
 
 /// Evaluation plans kept from one evaluation to the next: a case evaluates the same functions in
 /// several stages, and the plan interpreter calls each kernel again and again. A plan belongs to
-/// a function node and the name it was evaluated under, so messages are the same with or without
-/// the cache. The cache holds a reference to every function it has planned: no other function can
-/// take over a planned one's address while the cache lives. One per thread.
+/// a function node whatever name it is evaluated under: names appear only in messages, which are
+/// built for the evaluation at hand, so they are the same with or without the cache. The cache
+/// holds a reference to every function it has planned: no other function can take over a planned
+/// one's address while the cache lives. It also keeps the interpreter's stacks between
+/// evaluations (empty in between, also after an exception), so one cache serves one evaluation at
+/// a time: one per thread.
 class PlanCache {
  public:
   PlanCache();

@@ -90,6 +90,8 @@ std::optional<Mismatch> compare_tensors(const Value& e, const Value& a, std::siz
     }
     return std::nullopt;
   }
+  // Equal bytes are equal elements; the usual case needs no per-element decoding.
+  if (e.bytes() == a.bytes()) return std::nullopt;
   for (std::size_t i = 0; i < n; ++i) {
     const std::uint32_t x = e.f32_bits(i);
     const std::uint32_t y = a.f32_bits(i);
@@ -113,6 +115,8 @@ std::optional<Mismatch> compare(const Value& expected, const Value& actual, std:
         0, 0, expected.empty() ? std::string("<empty>") : ir::type_to_string(expected.type()),
         actual.empty() ? std::string("<empty>") : ir::type_to_string(actual.type()), true};
   }
+  // Equal types: both are tensors, or tuples of the same structure.
+  if (expected.is_tensor()) return compare_tensors(expected, actual, 0, max_ulp);
   const std::vector<Value> es = expected.flatten();
   const std::vector<Value> as = actual.flatten();
   for (std::size_t k = 0; k < es.size(); ++k) {
@@ -123,7 +127,19 @@ std::optional<Mismatch> compare(const Value& expected, const Value& actual, std:
 
 }  // namespace
 
+std::optional<std::size_t> num_elements_within_limit(const ir::Type& type) {
+  if (!type || !type->is_tensor()) return std::nullopt;
+  std::uint64_t n = 1;
+  for (std::int64_t d : type->shape()) {
+    if (__builtin_mul_overflow(n, static_cast<std::uint64_t>(d), &n)) return std::nullopt;
+  }
+  if (n > kMaxTensorBytes / ir::dtype_bytes(type->dtype())) return std::nullopt;
+  return static_cast<std::size_t>(n);
+}
+
 std::size_t checked_num_elements(const ir::Type& type) {
+  if (const auto n = num_elements_within_limit(type)) return *n;
+  // The message says which limit was hit; only a refused type gets here.
   if (!type || !type->is_tensor()) throw ValueError("not a tensor type");
   std::uint64_t n = 1;
   for (std::int64_t d : type->shape()) {
@@ -131,12 +147,8 @@ std::size_t checked_num_elements(const ir::Type& type) {
       throw ValueError("tensor " + ir::type_to_string(type) + " has too many elements");
     }
   }
-  const std::uint64_t width = ir::dtype_bytes(type->dtype());
-  if (n > kMaxTensorBytes / width) {
-    throw ValueError("tensor " + ir::type_to_string(type) + " exceeds " +
-                     std::to_string(kMaxTensorBytes) + " bytes");
-  }
-  return static_cast<std::size_t>(n);
+  throw ValueError("tensor " + ir::type_to_string(type) + " exceeds " +
+                   std::to_string(kMaxTensorBytes) + " bytes");
 }
 
 Value Value::tensor(ir::Type type, std::vector<std::uint8_t> bytes) {
@@ -151,7 +163,7 @@ Value Value::tensor(ir::Type type, std::vector<std::uint8_t> bytes) {
   }
   Value v;
   v.type_ = std::move(type);
-  v.bytes_ = std::make_shared<const std::vector<std::uint8_t>>(std::move(bytes));
+  v.data_ = std::make_shared<const std::vector<std::uint8_t>>(std::move(bytes));
   return v;
 }
 
@@ -164,7 +176,19 @@ Value Value::tuple(std::vector<Value> fields) {
   }
   Value v;
   v.type_ = ir::TypeNode::tuple(std::move(types));
-  v.fields_ = std::make_shared<const std::vector<Value>>(std::move(fields));
+  v.data_ = std::make_shared<const std::vector<Value>>(std::move(fields));
+  return v;
+}
+
+Value Value::tuple(std::vector<Value> fields, const ir::Type& type_hint) {
+  bool fits = type_hint && type_hint->is_tuple() && type_hint->fields().size() == fields.size();
+  for (std::size_t i = 0; fits && i < fields.size(); ++i) {
+    fits = !fields[i].empty() && ir::type_equal(fields[i].type(), type_hint->fields()[i]);
+  }
+  if (!fits) return tuple(std::move(fields));
+  Value v;
+  v.type_ = type_hint;
+  v.data_ = std::make_shared<const std::vector<Value>>(std::move(fields));
   return v;
 }
 
@@ -197,28 +221,28 @@ Value Value::from_i8(std::vector<std::int64_t> shape, const std::vector<std::int
 
 const std::vector<std::uint8_t>& Value::bytes() const {
   if (!is_tensor()) throw ValueError("bytes() of a value that is not a tensor");
-  return *bytes_;
+  return raw_bytes();
 }
 
 std::size_t Value::num_elements() const {
   if (!is_tensor()) throw ValueError("num_elements() of a value that is not a tensor");
-  return bytes_->size() / ir::dtype_bytes(type_->dtype());
+  return raw_bytes().size() / ir::dtype_bytes(type_->dtype());
 }
 
 const std::vector<Value>& Value::fields() const {
   if (!is_tuple()) throw ValueError("fields() of a value that is not a tuple");
-  return *fields_;
+  return raw_fields();
 }
 
 std::uint32_t Value::f32_bits(std::size_t i) const {
   if (!is_tensor() || type_->dtype() != ir::DType::kFloat32) {
     throw ValueError("float32 element of a value that is not a float32 tensor");
   }
-  if (i >= bytes_->size() / 4) {
+  if (i >= raw_bytes().size() / 4) {
     throw ValueError("element " + std::to_string(i) + " out of range for " +
                      ir::type_to_string(type_));
   }
-  return load_u32(*bytes_, i);
+  return load_u32(raw_bytes(), i);
 }
 
 float Value::f32(std::size_t i) const {
@@ -232,27 +256,36 @@ std::int32_t Value::i32(std::size_t i) const {
   if (!is_tensor() || type_->dtype() != ir::DType::kInt32) {
     throw ValueError("int32 element of a value that is not an int32 tensor");
   }
-  if (i >= bytes_->size() / 4) {
+  if (i >= raw_bytes().size() / 4) {
     throw ValueError("element " + std::to_string(i) + " out of range for " +
                      ir::type_to_string(type_));
   }
-  return static_cast<std::int32_t>(load_u32(*bytes_, i));
+  return static_cast<std::int32_t>(load_u32(raw_bytes(), i));
 }
 
 std::int8_t Value::i8(std::size_t i) const {
   if (!is_tensor() || type_->dtype() != ir::DType::kInt8) {
     throw ValueError("int8 element of a value that is not an int8 tensor");
   }
-  if (i >= bytes_->size()) {
+  if (i >= raw_bytes().size()) {
     throw ValueError("element " + std::to_string(i) + " out of range for " +
                      ir::type_to_string(type_));
   }
-  return static_cast<std::int8_t>((*bytes_)[i]);
+  return static_cast<std::int8_t>(raw_bytes()[i]);
 }
 
 std::vector<Value> Value::flatten() const {
   std::vector<Value> out;
-  if (empty()) return out;
+  flatten(out);
+  return out;
+}
+
+void Value::flatten(std::vector<Value>& out) const {
+  if (empty()) return;
+  if (is_tensor()) {
+    out.push_back(*this);
+    return;
+  }
   // Explicit stack, fields pushed in reverse so they pop left to right.
   std::vector<const Value*> stack{this};
   while (!stack.empty()) {
@@ -262,17 +295,16 @@ std::vector<Value> Value::flatten() const {
       out.push_back(*v);
       continue;
     }
-    const auto& fs = *v->fields_;
+    const auto& fs = v->raw_fields();
     for (auto it = fs.rbegin(); it != fs.rend(); ++it) stack.push_back(&*it);
   }
-  return out;
 }
 
 std::string Value::to_string(std::size_t max_elems) const {
   if (empty()) return "<empty>";
   if (is_tuple()) {
     std::string s = "(";
-    const auto& fs = *fields_;
+    const auto& fs = raw_fields();
     for (std::size_t i = 0; i < fs.size(); ++i) {
       if (i > 0) s += ", ";
       s += fs[i].to_string(max_elems);  // Depth bounded by ir::kMaxTypeDepth.

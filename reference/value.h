@@ -27,6 +27,8 @@ inline constexpr std::size_t kMaxTensorBytes = std::size_t{1} << 30;
 /// The element count of a tensor type, or ValueError when it overflows or exceeds
 /// kMaxTensorBytes (ir::TypeNode::num_elements does not check).
 std::size_t checked_num_elements(const ir::Type& tensor_type);
+/// checked_num_elements without the exception: nullopt where it would throw.
+std::optional<std::size_t> num_elements_within_limit(const ir::Type& tensor_type);
 
 /// An immutable runtime value: a tensor or a tuple of values. Copies are cheap (shared storage),
 /// so passing values through tuples, calls and annotations never copies tensor data.
@@ -40,6 +42,9 @@ class Value {
   static Value tensor(ir::Type type, std::vector<std::uint8_t> bytes);
   /// A tuple of `fields` (each non-empty); its type is the tuple of the fields' types.
   static Value tuple(std::vector<Value> fields);
+  /// The same value as tuple(fields); `type_hint` becomes its type when it equals the tuple of
+  /// the fields' types (sparing a new type), and is ignored otherwise.
+  static Value tuple(std::vector<Value> fields, const ir::Type& type_hint);
   /// Convenience builders from host elements (shape checked against the element count).
   static Value from_f32(std::vector<std::int64_t> shape, const std::vector<float>& elems);
   static Value from_f32_bits(std::vector<std::int64_t> shape,
@@ -69,6 +74,8 @@ class Value {
 
   /// The tensors of this value, depth-first left to right (a tensor gives itself).
   std::vector<Value> flatten() const;
+  /// The same tensors appended to `out`.
+  void flatten(std::vector<Value>& out) const;
 
   /// For reports: `Tensor[(2), float32] [1, -0]` or `(..., ...)`, each tensor showing at most
   /// `max_elems` elements followed by `...`. NaNs print as `nan` (canonical quiet NaN) or
@@ -76,9 +83,18 @@ class Value {
   std::string to_string(std::size_t max_elems = 16) const;
 
  private:
+  // Unchecked views of data_: the bytes of a tensor, the fields of a tuple.
+  const std::vector<std::uint8_t>& raw_bytes() const {
+    return *static_cast<const std::vector<std::uint8_t>*>(data_.get());
+  }
+  const std::vector<Value>& raw_fields() const {
+    return *static_cast<const std::vector<Value>*>(data_.get());
+  }
+
   ir::Type type_;
-  std::shared_ptr<const std::vector<std::uint8_t>> bytes_;
-  std::shared_ptr<const std::vector<Value>> fields_;
+  // A vector<uint8_t> for a tensor, a vector<Value> for a tuple (type_ says which). One pointer
+  // rather than one per kind keeps values small: they are moved at every interpreter step.
+  std::shared_ptr<const void> data_;
 };
 
 /// One element formatted for reports: floats as the shortest round-trip decimal plus their bit

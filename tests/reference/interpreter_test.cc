@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstring>
 #include <functional>
 #include <string>
-#include <cstring>
 
 #include "ir/module.h"
 #include "reference/inputs.h"
@@ -443,8 +443,12 @@ TEST(InterpreterPlanCache, ReusedPlansGiveTheSameValuesAndMessagesAsFreshEvaluat
     EXPECT_EQ(cached.f32(0), 18.0f);
     EXPECT_EQ(cached.f32(1), 4.5f);
     EXPECT_EQ(evaluate(m, "twice", {x}, plans).f32(0), 6.0f);
-    EXPECT_EQ(error_of([&] { evaluate(m, "twice", {x, x}, plans); }),
-              error_of([&] { evaluate(m, "twice", {x, x}); }));
+    EXPECT_EQ(error_of([&] {
+                evaluate(m, "twice", {x, x}, plans);
+              }),
+              error_of([&] {
+                evaluate(m, "twice", {x, x});
+              }));
   }
 }
 
@@ -457,13 +461,91 @@ TEST(InterpreterPlanCache, AFunctionOutsideTheModuleIsEvaluatedUnderTheGivenName
   EXPECT_EQ(evaluate_function(m, square, "@kernel", {x}, plans).f32(1), 25.0f);
   // Its global calls resolve in the module given, and only there.
   auto w = VarNode::make("w", f32({2}));
-  const ir::Function caller =
-      FunctionNode::make({w}, CallNode::make(m.global_var("twice"), {w}));
+  const ir::Function caller = FunctionNode::make({w}, CallNode::make(m.global_var("twice"), {w}));
   EXPECT_EQ(evaluate_function(m, caller, "@kernel", {x}, plans).f32(0), 4.0f);
   const std::string error =
       error_of([&] { evaluate_function(ir::Module{}, caller, "@kernel", {x}, plans); });
   EXPECT_NE(error.find("@kernel"), std::string::npos) << error;
   EXPECT_NE(error.find("not in the module"), std::string::npos) << error;
+}
+
+TEST(InterpreterPlanCache, MessagesNameTheFunctionAsEvaluatedNowNotAsFirstPlanned) {
+  // One plan serves every name a function is evaluated under; messages use the current one.
+  const Value x = Value::from_f32({2}, {2.0f, 5.0f});
+  const ir::Module m = calls_module();
+  auto w = VarNode::make("w", f32({2}));
+  const ir::Function caller = FunctionNode::make({w}, CallNode::make(m.global_var("twice"), {w}));
+  PlanCache plans;
+  const std::string first =
+      error_of([&] { evaluate_function(ir::Module{}, caller, "@one", {x}, plans); });
+  EXPECT_EQ(first, "@one: call of @twice, which is not in the module");
+  EXPECT_EQ(evaluate_function(m, caller, "@two", {x}, plans).f32(1), 10.0f);
+  EXPECT_EQ(error_of([&] { evaluate_function(ir::Module{}, caller, "@three", {x}, plans); }),
+            "@three: call of @twice, which is not in the module");
+  EXPECT_EQ(error_of([&] {
+              evaluate_function(m, caller, "@four", {x, x}, plans);
+            }),
+            "@four takes 1 arguments, got 2");
+}
+
+TEST(InterpreterPlanCache, ALocalFunctionIsNamedAfterItsCaller) {
+  // @main(x) = fn(z) { @missing(z) }(x): the local function reports as @main/fn.
+  auto ft = ir::TypeNode::func({f32({1})}, f32({1}));
+  auto z = VarNode::make("z", f32({1}));
+  auto local = FunctionNode::make({z}, CallNode::make(ir::GlobalVarNode::make("missing", ft), {z}));
+  auto x = VarNode::make("x", f32({1}));
+  ir::Module m;
+  m.add("main", FunctionNode::make({x}, CallNode::make(local, {x})));
+  const Value in = Value::from_f32({1}, {1});
+  const std::string expected = "@main/fn: call of @missing, which is not in the module";
+  EXPECT_EQ(error_of([&] { run_main(m, {in}); }), expected);
+  PlanCache plans;
+  EXPECT_EQ(error_of([&] { run_main(m, {in}, plans); }), expected);
+  EXPECT_EQ(error_of([&] { run_main(m, {in}, plans); }), expected);
+}
+
+TEST(InterpreterPlanCache, AFailedPlanIsNotKeptAndNamesEachCaller) {
+  auto p = VarNode::make("p", f32({1}));
+  auto stray = VarNode::make("stray", f32({1}));
+  const ir::Function bad = FunctionNode::make({p}, CallNode::make(Op::kAdd, {p, stray}));
+  const Value in = Value::from_f32({1}, {0});
+  PlanCache plans;
+  EXPECT_EQ(error_of([&] { evaluate_function(ir::Module{}, bad, "@a", {in}, plans); }),
+            "@a: variable %stray is not a parameter of this function");
+  EXPECT_EQ(error_of([&] { evaluate_function(ir::Module{}, bad, "@b", {in}, plans); }),
+            "@b: variable %stray is not a parameter of this function");
+}
+
+TEST(InterpreterPlanCache, AnEvaluationThatThrewLeavesTheCacheAsBefore) {
+  // The failed evaluation stops inside @caller's frame; afterwards @caller is not "active"
+  // (no false recursion error) and nothing of the failed run leaks into the next.
+  const Value x = Value::from_f32({2}, {3.0f, -1.5f});
+  const ir::Module m = calls_module();
+  auto w = VarNode::make("w", f32({2}));
+  const ir::Function caller = FunctionNode::make({w}, CallNode::make(m.global_var("twice"), {w}));
+  PlanCache plans;
+  for (int round = 0; round < 3; ++round) {
+    EXPECT_NE(error_of([&] { evaluate_function(ir::Module{}, caller, "@k", {x}, plans); }),
+              "no error");
+    const Value r = evaluate_function(m, caller, "@k", {x}, plans);
+    EXPECT_EQ(r.f32(0), 6.0f);
+    EXPECT_EQ(r.f32(1), -3.0f);
+    EXPECT_TRUE(bitwise_equal(run_main(m, {x}, plans), run_main(m, {x})));
+  }
+}
+
+TEST(InterpreterPlanCache, RecursionIsFoundWithTheCacheToo) {
+  auto ft = ir::TypeNode::func({f32({1})}, f32({1}));
+  auto self = ir::GlobalVarNode::make("main", ft);
+  auto x = VarNode::make("x", f32({1}));
+  ir::Module m;
+  m.add("main", FunctionNode::make({x}, CallNode::make(self, {x})));
+  const Value in = Value::from_f32({1}, {0});
+  PlanCache plans;
+  const std::string fresh = error_of([&] { run_main(m, {in}); });
+  EXPECT_EQ(fresh, "recursive call of @main");
+  EXPECT_EQ(error_of([&] { run_main(m, {in}, plans); }), fresh);
+  EXPECT_EQ(error_of([&] { run_main(m, {in}, plans); }), fresh);
 }
 
 TEST(InterpreterScale, AHundredThousandNodeChainDoesNotOverflowTheStack) {

@@ -92,6 +92,61 @@ TEST(BitwiseEqual, NanNeverEqualsANumber) {
   EXPECT_FALSE(bitwise_equal(inf, nan));
 }
 
+TEST(Value, ATupleTakesAMatchingTypeHintAndIgnoresAnotherOne) {
+  const Value a = Value::from_f32({2}, {1, 2});
+  const Value b = Value::from_i32({}, {3});
+  const ir::Type hint =
+      ir::TypeNode::tuple({f32({2}), ir::TypeNode::tensor({}, ir::DType::kInt32)});
+  const Value hinted = Value::tuple({a, b}, hint);
+  EXPECT_EQ(hinted.type(), hint);
+  const Value plain = Value::tuple({a, b});
+  EXPECT_TRUE(ir::type_equal(hinted.type(), plain.type()));
+  EXPECT_TRUE(bitwise_equal(hinted, plain));
+  // A hint that does not describe the fields is ignored, not trusted.
+  for (const ir::Type& wrong : {ir::TypeNode::tuple({f32({2})}), f32({2}), ir::Type()}) {
+    const Value v = Value::tuple({a, b}, wrong);
+    EXPECT_TRUE(ir::type_equal(v.type(), plain.type()));
+  }
+  EXPECT_THROW(Value::tuple({a, Value()}, hint), ValueError);
+}
+
+TEST(Value, FlattenIntoAppends) {
+  const Value a = Value::from_f32({1}, {1});
+  const Value b = Value::from_f32({1}, {2});
+  std::vector<Value> out{a};
+  Value::tuple({b, Value::tuple({a})}).flatten(out);
+  b.flatten(out);
+  Value().flatten(out);
+  ASSERT_EQ(out.size(), 4u);
+  EXPECT_EQ(out[0].f32(0), 1.0f);
+  EXPECT_EQ(out[1].f32(0), 2.0f);
+  EXPECT_EQ(out[2].f32(0), 1.0f);
+  EXPECT_EQ(out[3].f32(0), 2.0f);
+}
+
+TEST(Value, ElementCountWithinLimitAgreesWithTheCheckedCount) {
+  const std::vector<ir::Type> types = {f32({}),
+                                       f32({0, 7}),
+                                       f32({3, 4}),
+                                       ir::TypeNode::tensor({1 << 30}, ir::DType::kInt8),
+                                       ir::TypeNode::tensor({(1 << 30) + 1}, ir::DType::kInt8),
+                                       f32({1 << 28}),
+                                       f32({std::int64_t{1} << 40, std::int64_t{1} << 40}),
+                                       ir::TypeNode::tuple({f32({1})})};
+  for (const auto& t : types) {
+    const auto n = num_elements_within_limit(t);
+    if (n) {
+      EXPECT_EQ(*n, checked_num_elements(t)) << ir::type_to_string(t);
+    } else {
+      EXPECT_THROW(checked_num_elements(t), ValueError) << ir::type_to_string(t);
+    }
+  }
+  EXPECT_FALSE(num_elements_within_limit(ir::Type()));
+  EXPECT_FALSE(num_elements_within_limit(f32({(1 << 28) + 1})));
+  EXPECT_EQ(num_elements_within_limit(f32({1 << 28})), std::size_t{1} << 28);  // exactly the limit
+  EXPECT_EQ(num_elements_within_limit(f32({3, 4})), 12u);
+}
+
 TEST(BitwiseEqual, RequiresEqualTypes) {
   EXPECT_FALSE(bitwise_equal(Value::from_f32({2}, {1, 2}), Value::from_f32({2, 1}, {1, 2})));
   EXPECT_FALSE(bitwise_equal(Value::from_i32({1}, {0}), Value::from_f32({1}, {0})));
