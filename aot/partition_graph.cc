@@ -303,27 +303,63 @@ class Partitioner {
 // FlattenTupleOutputs then RemoveDefaultAnnotations in one rewrite over `order`
 // (ir::post_order(body)). A default end on a tuple still yields a new tuple node, as TVM's two
 // passes do (sharing matters to FuseOps).
-ir::Expr flatten_and_strip_defaults(const ir::Expr& body, const std::vector<ir::Expr>& order) {
-  return ir::rewrite_in_order(
-      order, body, [](const ir::Expr& old, std::vector<ir::Expr>& kids, bool changed) {
-        const auto* call = ir::as<ir::CallNode>(old);
-        const std::string* target = call != nullptr && call->op() && ir::is_annotation(*call->op())
-                                        ? call->attrs().find_string("compiler")
-                                        : nullptr;
-        if (target == nullptr) return ir::rebuilt(old, kids, changed);
-        const bool strip = *target == "default";
-        if (is_end(old.get())) {
-          if (const auto* tuple = ir::as<ir::TupleNode>(kids[0])) {
-            std::vector<ir::Expr> fields;
-            fields.reserve(tuple->fields().size());
-            for (const auto& f : tuple->fields()) {
-              fields.push_back(strip ? f : ir::compiler_end(f, *target));
-            }
-            return ir::Expr(ir::TupleNode::make(std::move(fields)));
-          }
+//
+// Unless an end on a tuple was flattened, `*new_order` receives ir::post_order() of the result
+// (else it is left empty): removing an annotation only makes its argument stand for it, so the
+// rewritten nodes of the kept old nodes, in the old order, are the new body's post order. That
+// saves the Partitioner a second walk of the body. A flattened end breaks this (its new ends come
+// before the new tuple, and the old tuple may drop out of the graph).
+ir::Expr flatten_and_strip_defaults(const ir::Expr& body, const std::vector<ir::Expr>& order,
+                                    std::vector<ir::Expr>* new_order) {
+  bool order_valid = true;
+  new_order->clear();
+  new_order->reserve(order.size());
+  ir::NodeMap<ir::Expr> memo(order.size());
+  std::vector<ir::Expr> kids;
+  for (const auto& old : order) {
+    const auto* call = ir::as<ir::CallNode>(old);
+    const std::string* target = call != nullptr && call->op() && ir::is_annotation(*call->op())
+                                    ? call->attrs().find_string("compiler")
+                                    : nullptr;
+    ir::Expr result;
+    if (target != nullptr) {
+      // An annotation: one argument, never a function.
+      const ir::Expr& kid = *memo.find(call->args()[0].get());
+      const bool strip = *target == "default";
+      if (const auto* tuple = is_end(old.get()) ? ir::as<ir::TupleNode>(kid) : nullptr) {
+        std::vector<ir::Expr> fields;
+        fields.reserve(tuple->fields().size());
+        for (const auto& f : tuple->fields()) {
+          fields.push_back(strip ? f : ir::compiler_end(f, *target));
         }
-        return strip ? kids[0] : ir::rebuilt(old, kids, changed);
-      });
+        result = ir::TupleNode::make(std::move(fields));
+        order_valid = false;
+      } else if (strip) {
+        memo[old.get()] = kid;  // stands for the annotation: not a node of its own in the order
+        continue;
+      } else if (kid == call->args()[0]) {
+        result = old;
+      } else {
+        result = ir::with_children(old, {kid});
+      }
+    } else {
+      const std::size_t n = ir::num_children(*old);
+      std::size_t k = 0;
+      while (k < n && *memo.find(ir::child(*old, k).get()) == ir::child(*old, k)) ++k;
+      if (k == n) {
+        result = old;
+      } else {
+        kids.clear();
+        kids.reserve(n);
+        for (std::size_t i = 0; i < n; ++i) kids.push_back(*memo.find(ir::child(*old, i).get()));
+        result = ir::with_children(old, std::move(kids));
+      }
+    }
+    if (order_valid) new_order->push_back(result);
+    memo[old.get()] = std::move(result);
+  }
+  if (!order_valid) new_order->clear();
+  return *memo.find(body.get());
 }
 
 }  // namespace
@@ -375,12 +411,13 @@ ir::Module partition_graph(const ir::Module& module, const PipelineOptions& opti
         out.add(name, fn);
         continue;
       }
-      ir::Expr body = flatten_and_strip_defaults(fn->body(), fn->body_order());
-      // A new (flattened) body gets a walk of its own, dropped once the regions are built.
+      // A new body needs its own post order, dropped once the regions are built: the rewrite's
+      // when it could give one, else a walk of its own.
       std::vector<ir::Expr> flat_order;
-      if (body != fn->body()) flat_order = ir::post_order(body);
-      Partitioner partitioner(body, body != fn->body() ? flat_order : fn->body_order(), name,
-                              options, taken);
+      ir::Expr body = flatten_and_strip_defaults(fn->body(), fn->body_order(), &flat_order);
+      const bool same = body == fn->body();
+      if (!same && flat_order.empty()) flat_order = ir::post_order(body);
+      Partitioner partitioner(body, same ? fn->body_order() : flat_order, name, options, taken);
       flat_order.clear();
       body = partitioner.run();
       out.add(name, body == fn->body()
