@@ -3,7 +3,9 @@
 #include "aot/fuse_ops.h"
 
 #include <cstdint>
+#include <optional>
 #include <span>
+#include <unordered_map>
 
 #include "aot/annotations.h"
 #include "aot/pass_guard.h"
@@ -494,13 +496,20 @@ std::string kernel_base_name(const ir::FunctionNode& primitive) {
 
 KernelNames::KernelNames(const ir::Module& fused, std::string_view mod_name) {
   std::unordered_map<std::string, int> name_uses;
-  std::unordered_multimap<std::size_t, std::size_t> by_hash;  // structural hash -> kernel
+  // Structurally equal functions have equal types, so kernels are first bucketed by the hash of
+  // their type (computed when the type was built). A function's structural hash, a walk of its
+  // body, is only computed once another kernel shares its type hash; most kernels never need it.
+  std::unordered_multimap<std::size_t, std::size_t> by_type;  // type hash -> kernel
+  std::vector<std::optional<std::size_t>> hash_of;            // by kernel, once computed
   auto lower = [&](const ir::Function& fn) {
     if (kernel_of_.contains(fn.get())) return;
-    const std::size_t hash = ir::structural_hash(fn);
-    auto [lo, hi] = by_hash.equal_range(hash);
+    auto [lo, hi] = by_type.equal_range(fn->type()->hash());
+    std::optional<std::size_t> hash;
     for (auto it = lo; it != hi; ++it) {
-      if (ir::structural_equal(kernels_[it->second].function, fn)) {
+      if (!hash) hash = ir::structural_hash(fn);
+      std::optional<std::size_t>& other = hash_of[it->second];
+      if (!other) other = ir::structural_hash(kernels_[it->second].function);
+      if (*other == *hash && ir::structural_equal(kernels_[it->second].function, fn)) {
         kernel_of_.try_emplace(fn.get(), it->second);
         return;
       }
@@ -517,7 +526,8 @@ KernelNames::KernelNames(const ir::Module& fused, std::string_view mod_name) {
       }
       name += "_" + std::to_string(it->second++);
     }
-    by_hash.emplace(hash, kernels_.size());
+    by_type.emplace(fn->type()->hash(), kernels_.size());
+    hash_of.push_back(hash);
     kernel_of_.try_emplace(fn.get(), kernels_.size());
     kernels_.push_back({std::move(name), fn});
   };
