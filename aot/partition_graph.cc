@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <deque>
 #include <set>
 #include <span>
 #include <unordered_map>
@@ -44,8 +45,9 @@ struct RegionMeta {
   ir::Expr call;
   bool creating = false;
   std::vector<std::pair<ir::Var, ir::Expr>> args;
-  ir::NodeMap<ir::Var> param_of_producer;
-  std::unordered_map<std::string, ir::Var> param_of_type;  // Bug::kWrongParamDedup only
+  // The parameter (as kept in Partitioner::made_) by producer, or by type under the bug.
+  ir::NodeMap<const ir::Expr*> param_of_producer;
+  std::unordered_map<std::string, const ir::Expr*> param_of_type;  // Bug::kWrongParamDedup only
   std::string param_prefix;  // param_name_prefix(), once the region has a parameter
 };
 
@@ -99,7 +101,7 @@ class Partitioner {
     // A cyclic region (or two regions feeding each other) shows up as the walk reaching an end
     // of a region whose function is being built: where TVM recursed forever.
     walk_.walk(body_, *this);
-    return post(body_.get());
+    return post(body_);
   }
 
   // Outlined functions by region id (an empty entry for ids without one).
@@ -131,15 +133,15 @@ class Partitioner {
     }
     const std::size_t n = ir::num_children(*node);
     std::size_t k = 0;
-    while (k < n && post(ir::child(*node, k).get()) == ir::child(*node, k)) ++k;
+    while (k < n && post(ir::child(*node, k)) == ir::child(*node, k)) ++k;
     if (k == n) {
-      post_[node.get()] = node;  // what with_children gives for unchanged children
+      post_[node.get()] = nullptr;  // the node itself: what with_children gives for these children
       return false;
     }
     std::vector<ir::Expr> kids;
     kids.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) kids.push_back(post(ir::child(*node, i).get()));
-    post_[node.get()] = ir::with_children(node, std::move(kids));
+    for (std::size_t i = 0; i < n; ++i) kids.push_back(post(ir::child(*node, i)));
+    post_[node.get()] = &made_.emplace_back(ir::with_children(node, std::move(kids)));
     return false;
   }
   ir::Expr next(const ir::Expr&) {
@@ -164,13 +166,13 @@ class Partitioner {
   };
 
   // The rewritten form of a node the walk has finished (children are finished first).
-  const ir::Expr& post(const ir::ExprNode* node) {
-    const ir::Expr* e = post_.find(node);
+  const ir::Expr& post(const ir::Expr& node) {
+    const ir::Expr* const* e = post_.find(node.get());
     if (e == nullptr) {
       throw PassError(kPassName, PassError::Kind::kBrokenOutput,
                       "internal: " + ir::describe(*node) + " was used before it was rewritten");
     }
-    return *e;
+    return *e != nullptr ? **e : node;
   }
 
   [[noreturn]] void reject_cycle() {
@@ -195,7 +197,7 @@ class Partitioner {
         post_[begin.get()] = it->second;
         return;
       }
-    } else if (const ir::Var* var = meta.param_of_producer.find(producer.get())) {
+    } else if (const ir::Expr* const* var = meta.param_of_producer.find(producer.get())) {
       post_[begin.get()] = *var;
       return;
     }
@@ -211,13 +213,14 @@ class Partitioner {
     name.reserve(meta.param_prefix.size() + num_digits);
     name.append(meta.param_prefix).append(digits, num_digits);
     ir::Var var = ir::VarNode::make(std::move(name), begin->type());
-    meta.args.emplace_back(var, post(call->args()[0].get()));
+    meta.args.emplace_back(var, post(call->args()[0]));
+    const ir::Expr* param = &made_.emplace_back(std::move(var));
     if (by_type) {
-      meta.param_of_type.emplace(std::move(type_key), var);
+      meta.param_of_type.emplace(std::move(type_key), param);
     } else {
-      meta.param_of_producer.try_emplace(producer.get(), var);
+      meta.param_of_producer.try_emplace(producer.get(), param);
     }
-    post_[begin.get()] = std::move(var);
+    post_[begin.get()] = param;
   }
 
   void finish_end(const ir::Expr& end) {
@@ -230,7 +233,7 @@ class Partitioner {
     RegionMeta& meta = meta_[region.id];
     std::vector<ir::Expr> fields;
     fields.reserve(rets.size());
-    for (const auto& ret : rets) fields.push_back(post(ret.get()));
+    for (const auto& ret : rets) fields.push_back(post(ret));
     if (fields.size() >= 2 && options_.bugs.on(Bug::kSwappedOutputOrder)) {
       // Injected bug: the returned tuple disagrees with the indices the consumers read.
       std::swap(fields[0], fields[1]);
@@ -266,18 +269,18 @@ class Partitioner {
         ir::FunctionNode::make(std::move(params), std::move(result), std::move(attrs));
     meta.call = ir::CallNode::make(ir::GlobalVarNode::make(name, fn->type()), std::move(call_args));
     // One TupleGetItem per output index, shared by every consumer of that output.
-    ir::Expr last_read;
+    const ir::Expr* last_read = nullptr;
     for (std::size_t i = 0; i < rets.size(); ++i) {
-      ir::Expr read;
+      const ir::Expr* read;
       if (single) {
-        read = meta.call;
+        read = &meta.call;
       } else if (off_by_one && i + 1 == rets.size()) {
         read = last_read;  // the index before, whose read exists already
       } else {
-        read = ir::TupleGetItemNode::make(meta.call, static_cast<int>(i));
+        read = &made_.emplace_back(ir::TupleGetItemNode::make(meta.call, static_cast<int>(i)));
       }
       out_[rets[i].get()] = read;
-      last_read = std::move(read);
+      last_read = read;
     }
     outlined_[static_cast<std::size_t>(region.id)] = Outlined{std::move(name), std::move(fn)};
   }
@@ -289,10 +292,15 @@ class Partitioner {
   const PipelineOptions& options_;
   std::set<std::string>& taken_names_;
   ir::NodeMap<int> input_index_;
-  ir::NodeMap<ir::Expr> post_;
+  // Every node's rewritten form, which made_ owns; nullptr for a node left as it is. Pointers
+  // rather than references held in the map: no reference count traffic per node, and trivial
+  // slots the map clears with one memset and frees without a destructor loop.
+  ir::NodeMap<const ir::Expr*> post_;
+  std::deque<ir::Expr> made_;     // the nodes this rewrite made (a deque: addresses stay put)
   std::vector<RegionMeta> meta_;  // by region id
-  // What each region output's consumers read, by the output (the end's argument).
-  ir::NodeMap<ir::Expr> out_;
+  // What each region output's consumers read (in made_ or a region's call), by the output (the
+  // end's argument).
+  ir::NodeMap<const ir::Expr*> out_;
   std::vector<Outlined> outlined_;  // by region id
   std::vector<Task> tasks_;
   std::vector<ir::Expr> rets_;
