@@ -407,6 +407,34 @@ TEST(Fuse, SplitsAChainIntoGroupsOfAtMostMaxFuseDepth) {
   EXPECT_THROW(fuse_ops(host_chain(3), options), PassError);
 }
 
+TEST(Fuse, AGroupHasOneParameterPerDistinctInputBeyondEightInputs) {
+  // Twelve inputs, two of them used again once the group has more than eight parameters (where
+  // FuseOps switches from scanning the parameters to a map).
+  std::vector<ir::Var> xs;
+  for (int i = 0; i < 12; ++i) {
+    xs.push_back(
+        ir::VarNode::make("x" + std::to_string(i), ir::TypeNode::tensor({4}, ir::DType::kFloat32)));
+  }
+  ir::Expr e = xs[0];
+  for (int i = 1; i < 12; ++i) e = ir::CallNode::make(ir::Op::kAdd, {e, xs[i]});
+  e = ir::CallNode::make(ir::Op::kMultiply, {e, xs[9]});
+  e = ir::CallNode::make(ir::Op::kAdd, {e, xs[3]});
+  ir::Module m;
+  m.add("main", ir::FunctionNode::make(xs, e));
+  const ir::Module fused = fuse_ops(m, PipelineOptions{});
+  const auto* call = ir::as<ir::CallNode>(fused.main()->body());
+  ASSERT_NE(call, nullptr);
+  const auto* fn = ir::as<ir::FunctionNode>(call->callee());
+  ASSERT_NE(fn, nullptr);
+  EXPECT_EQ(fn->params().size(), 12u);
+  ASSERT_EQ(call->args().size(), 12u);
+  for (std::size_t i = 0; i < 12; ++i) {
+    EXPECT_EQ(call->args()[i], xs[i]) << i;
+    EXPECT_EQ(fn->params()[i]->name(), "p" + std::to_string(i));
+  }
+  EXPECT_TRUE(reference::bitwise_equal(run(fused), run(m)));
+}
+
 TEST(Fuse, LeavesAGroupWithoutCallsUnwrapped) {
   const ir::Module m = parse("def @main(%x: " + kT + ", %y: " + kT + ") { (%x, %y).1 }");
   const ir::Module fused = fuse_ops(m, PipelineOptions{});
