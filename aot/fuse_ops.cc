@@ -522,12 +522,21 @@ KernelNames::KernelNames(const ir::Module& fused, std::string_view mod_name) {
   auto lower = [&](const ir::Function& fn) {
     if (kernel_of_.contains(fn.get())) return;
     auto [lo, hi] = by_type.equal_range(fn->type()->hash());
+    // With a few kernels of this type, each is compared directly (an unequal pair usually
+    // differs near the root); with more, structural hashes go first, so that a type shared by
+    // many kernels stays linear.
+    constexpr std::ptrdiff_t kCompared = 4;
+    const bool direct = std::distance(lo, hi) <= kCompared;
     std::optional<std::size_t> hash;
     for (auto it = lo; it != hi; ++it) {
-      if (!hash) hash = ir::structural_hash(fn);
-      std::optional<std::size_t>& other = hash_of[it->second];
-      if (!other) other = ir::structural_hash(kernels_[it->second].function);
-      if (*other == *hash && ir::structural_equal(kernels_[it->second].function, fn)) {
+      const ir::Function& kernel = kernels_[it->second].function;
+      if (!direct) {
+        if (!hash) hash = ir::structural_hash(fn);
+        std::optional<std::size_t>& other = hash_of[it->second];
+        if (!other) other = ir::structural_hash(kernel);
+        if (*other != *hash) continue;
+      }
+      if (ir::structural_equal(kernel, fn)) {
         kernel_of_.try_emplace(fn.get(), it->second);
         return;
       }
@@ -537,11 +546,8 @@ KernelNames::KernelNames(const ir::Module& fused, std::string_view mod_name) {
     name.append(mod_name).append("_").append(kernel_base_name(*fn));
     name = sanitize_name(std::move(name));
     for (;;) {
-      auto it = name_uses.find(name);
-      if (it == name_uses.end()) {
-        name_uses.emplace(name, 1);
-        break;
-      }
+      auto [it, inserted] = name_uses.try_emplace(name, 1);  // one lookup for both outcomes
+      if (inserted) break;
       name += "_" + std::to_string(it->second++);
     }
     by_type.emplace(fn->type()->hash(), kernels_.size());

@@ -471,6 +471,47 @@ TEST(KernelNames, TruncateLongNamesWithAPortableHash) {
   EXPECT_EQ(kernel_name(fused, *fn, "default"), "tvmgen_default_" + base);
 }
 
+TEST(KernelNames, ShareOneKernelPerStructureAmongManyOfOneType) {
+  // Seven groups of two ops, all of type (T, T) -> T: six distinct kernels, the first pair again
+  // at the end. More kernels of one type than KernelNames compares directly, so the structural
+  // hashes decide which pairs are compared.
+  const ir::Op ops[] = {ir::Op::kAdd,      ir::Op::kMultiply, ir::Op::kSubtract, ir::Op::kAdd,
+                        ir::Op::kMultiply, ir::Op::kSubtract, ir::Op::kAdd,      ir::Op::kAdd,
+                        ir::Op::kMultiply, ir::Op::kMultiply, ir::Op::kSubtract, ir::Op::kSubtract,
+                        ir::Op::kAdd,      ir::Op::kMultiply};
+  // Starting from %y, the first group takes two parameters like every other.
+  auto x = ir::VarNode::make("x", ir::TypeNode::tensor({4}, ir::DType::kFloat32));
+  auto y = ir::VarNode::make("y", ir::TypeNode::tensor({4}, ir::DType::kFloat32));
+  ir::Expr e = y;
+  for (ir::Op op : ops) e = ir::CallNode::make(op, {e, x});
+  ir::Module m;
+  m.add("main", ir::FunctionNode::make({x, y}, e));
+  PipelineOptions options;
+  options.max_fuse_depth = 2;
+  const ir::Module fused = fuse_ops(m, options);
+  KernelNames names(fused, "default");
+  std::vector<std::string> kernel_names;
+  for (const auto& k : names.kernels()) kernel_names.push_back(k.name);
+  // Lowered from the root: the last group first.
+  EXPECT_EQ(kernel_names, (std::vector<std::string>{
+                              "tvmgen_default_fused_add_multiply",
+                              "tvmgen_default_fused_subtract_subtract",
+                              "tvmgen_default_fused_multiply_multiply",
+                              "tvmgen_default_fused_add_add",
+                              "tvmgen_default_fused_multiply_subtract",
+                              "tvmgen_default_fused_subtract_add",
+                          }));
+  std::vector<std::string> call_names;
+  for (const auto& node : ir::post_order(fused.main()->body())) {
+    const auto* call = ir::as<ir::CallNode>(node);
+    if (call == nullptr) continue;
+    call_names.push_back(names.name_of(ir::as<ir::FunctionNode>(call->callee())));
+  }
+  EXPECT_EQ(call_names.size(), 7u);
+  EXPECT_EQ(call_names.front(), call_names.back());
+  EXPECT_TRUE(reference::bitwise_equal(run(fused), run(m)));
+}
+
 TEST(KernelNames, RefuseAFunctionThatIsNotAKernelOfTheModule) {
   const ir::Module fused = fuse_ops(host_chain(2), PipelineOptions{});
   auto p = ir::VarNode::make("p", ir::TypeNode::tensor({4}, ir::DType::kFloat32));
