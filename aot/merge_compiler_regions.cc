@@ -54,7 +54,8 @@ class Merger {
   }
 
   ir::Expr run() {
-    NestedWalk walk;
+    // Sized for the body: the walk's map never rehashes and its order never regrows.
+    NestedWalk walk(order_.size());
     walk.walk(body_, *this);
     if (find_region_cycle(walk.order(), regions_)) reject_cycle();
     bool internal_pair = false;
