@@ -1,5 +1,10 @@
 // FuseOps: TVM v0.8's IndexedForwardGraph, post-dominator tree, GraphPartitioner and FuseMutator,
 // with every graph walk iterative; and the kernel names of TVM's lowering.
+//
+// Requires: a module that passes ir::verify() (checked only with verify_input). Ensures: the ops
+// of each user function are grouped into Primitive=1 functions as TVM groups them; the output
+// passes ir::verify() (guarded_pass checks it); the input is left unchanged. KernelNames names
+// the distinct kernels of such a module as TVM's LowerTE does.
 #include "aot/fuse_ops.h"
 
 #include <cstdint>

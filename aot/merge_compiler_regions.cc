@@ -1,4 +1,8 @@
 // MergeCompilerRegions: TVM v0.8's RegionMerger and MergeAnnotations, iterative.
+//
+// Requires: a module that passes ir::verify() (checked only with verify_input). Ensures: regions
+// are merged in TVM's order, or PassError reports a cyclic region or merge; the output passes
+// ir::verify() (guarded_pass checks it); the input is left unchanged.
 #include "aot/merge_compiler_regions.h"
 
 #include <algorithm>

@@ -1,4 +1,8 @@
 // PartitionGraph: TVM v0.8's Partitioner in TVM's visiting order, iterative.
+//
+// Requires: a module that passes ir::verify() (checked only with verify_input). Ensures: every
+// region of every user function is outlined as TVM names and orders it, or PassError says why
+// not; the output passes ir::verify() (guarded_pass checks it); the input is left unchanged.
 #include "aot/partition_graph.h"
 
 #include <algorithm>
