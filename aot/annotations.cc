@@ -82,11 +82,14 @@ template <class Order>
 std::optional<std::string> region_cycle(const Order& order, const ir::RegionSet& regions) {
   // Units of the contracted graph: region ids first, then one unit per node outside every region.
   const int num_region_units = regions.next_id();
+  // Whether each region id is a host region (target `default`): once per region, not per node.
+  std::vector<char> host(static_cast<std::size_t>(num_region_units), 0);
+  for (const ir::Region* r : regions.regions()) host[r->id] = r->target == "default";
   ir::NodeMap<int> unit(order.size());
   std::vector<const ir::ExprNode*> outside;  // unit - num_region_units -> node
   for (const auto& element : order) {
     const ir::ExprNode* node = raw(element);
-    if (const ir::Region* r = regions.region_of(node); r != nullptr && r->target != "default") {
+    if (const ir::Region* r = regions.region_of(node); r != nullptr && !host[r->id]) {
       unit.try_emplace(node, r->id);
     } else {
       unit.try_emplace(node, num_region_units + static_cast<int>(outside.size()));
@@ -106,6 +109,24 @@ std::optional<std::string> region_cycle(const Order& order, const ir::RegionSet&
     }
   }
   const Csr succ = Csr::of(n, edges, false);
+  {
+    // The usual answer first: Kahn from the sources alone, with in-degrees counted from the
+    // edges, removes every unit when there is no cycle. Only a cyclic graph pays for the
+    // predecessor lists and the second trim below, which find a cycle to report.
+    std::vector<int> in_degree(n, 0);
+    for (const auto& edge : edges) ++in_degree[edge.second];
+    std::vector<int> queue;
+    queue.reserve(n);
+    for (int u = 0; u < n; ++u) {
+      if (in_degree[u] == 0) queue.push_back(u);
+    }
+    for (std::size_t head = 0; head < queue.size(); ++head) {
+      for (int v : succ[queue[head]]) {
+        if (--in_degree[v] == 0) queue.push_back(v);
+      }
+    }
+    if (queue.size() == static_cast<std::size_t>(n)) return std::nullopt;
+  }
   const Csr pred = Csr::of(n, edges, true);
   // Kahn from the sources, then from the sinks: what remains lies on a cycle or between cycles,
   // and every remaining unit has a remaining successor.

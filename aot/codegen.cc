@@ -102,7 +102,8 @@ CalleeTable resolve_callees(const ir::Module& fused, const std::string& mod_name
     }
     auto it = by_name.find(*name);
     if (it == by_name.end()) {
-      if (!is_c_identifier(*name)) {
+      // A kernel name is sanitized and starts with "tvmgen_": only external names need the check.
+      if (external && !is_c_identifier(*name)) {
         throw CodegenError("function name \"" + *name + "\" is not a C identifier");
       }
       Callee c;
@@ -122,6 +123,9 @@ CalleeTable resolve_callees(const ir::Module& fused, const std::string& mod_name
       it = by_name.emplace(*name, static_cast<int>(table.callees.size())).first;
       table.callees.push_back(std::move(c));
     } else if (table.callees[it->second].fn != *fn &&
+               // The very string the first callee was named by: the same kernel of kernel_names
+               // (so structurally equal already) or the same global's attribute (the same fn).
+               it->first.data() != name->data() &&
                (table.callees[it->second].external != external ||
                 !ir::structural_equal(table.callees[it->second].fn, *fn))) {
       throw CodegenError("two different functions are both named " + *name);

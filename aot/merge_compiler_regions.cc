@@ -1,4 +1,8 @@
 // MergeCompilerRegions: TVM v0.8's RegionMerger and MergeAnnotations, iterative.
+//
+// Requires: a module that passes ir::verify() (checked only with verify_input). Ensures: regions
+// are merged in TVM's order, or PassError reports a cyclic region or merge; the output passes
+// ir::verify() (guarded_pass checks it); the input is left unchanged.
 #include "aot/merge_compiler_regions.h"
 
 #include <algorithm>
@@ -27,9 +31,11 @@ struct RestrictionNode {
 
 class Merger {
  public:
-  Merger(const ir::Expr& body, const BugSet& bugs, std::string where)
+  // `order` is ir::post_order(body) and outlives the merger.
+  Merger(const ir::Expr& body, const std::vector<ir::Expr>& order, const BugSet& bugs,
+         std::string where)
       : body_(body),
-        order_(ir::post_order(body)),
+        order_(order),
         regions_(ir::RegionSet::build(body, order_)),
         bugs_(bugs),
         where_(std::move(where)) {
@@ -52,7 +58,8 @@ class Merger {
   }
 
   ir::Expr run() {
-    NestedWalk walk;
+    // Sized for the body: the walk's map never rehashes and its order never regrows.
+    NestedWalk walk(order_.size());
     walk.walk(body_, *this);
     if (find_region_cycle(walk.order(), regions_)) reject_cycle();
     bool internal_pair = false;
@@ -216,7 +223,7 @@ class Merger {
   }
 
   [[noreturn]] void reject_cycle() {
-    const ir::RegionSet original = ir::RegionSet::build(body_);
+    const ir::RegionSet original = ir::RegionSet::build(body_, order_);
     if (auto cycle = find_region_cycle(body_, original)) {
       throw PassError(kPassName, PassError::Kind::kRejectedInput,
                       where_ + ": the annotated input has a cyclic region: " + *cycle);
@@ -230,7 +237,8 @@ class Merger {
   }
 
   ir::Expr body_;
-  std::vector<ir::Expr> order_;  // ir::post_order(body_)
+  // ir::post_order(body_): the function's cached order, not a copy of its own.
+  const std::vector<ir::Expr>& order_;
   ir::RegionSet regions_;
   BugSet bugs_;
   std::string where_;
@@ -254,7 +262,8 @@ class Merger {
 }  // namespace
 
 ir::Expr merge_regions_in_body(const ir::Expr& body, const BugSet& bugs, const std::string& where) {
-  return Merger(body, bugs, where).run();
+  const std::vector<ir::Expr> order = ir::post_order(body);
+  return Merger(body, order, bugs, where).run();
 }
 
 ir::Module merge_compiler_regions(const ir::Module& module, const PipelineOptions& options) {
@@ -265,7 +274,8 @@ ir::Module merge_compiler_regions(const ir::Module& module, const PipelineOption
         out.add(name, fn);
         continue;
       }
-      ir::Expr body = merge_regions_in_body(fn->body(), options.bugs, "@" + name);
+      // The function's cached post order: no walk of its own.
+      ir::Expr body = Merger(fn->body(), fn->body_order(), options.bugs, "@" + name).run();
       out.add(name, body == fn->body()
                         ? fn
                         : ir::FunctionNode::make(fn->params(), body, fn->attrs(), nullptr));

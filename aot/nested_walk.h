@@ -34,7 +34,9 @@ namespace aotfuzz::aot {
 class NestedWalk {
  public:
   /// `expected_nodes` sizes the bookkeeping (a hint; more nodes are fine).
-  explicit NestedWalk(std::size_t expected_nodes = 32) : state_(expected_nodes) {}
+  explicit NestedWalk(std::size_t expected_nodes = 32) : state_(expected_nodes) {
+    order_.reserve(expected_nodes);
+  }
 
   /// Visits every node of `root` not yet visited. Calls made from inside the handler are not
   /// allowed; the handler asks for nested walks through next().

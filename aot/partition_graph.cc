@@ -1,8 +1,13 @@
 // PartitionGraph: TVM v0.8's Partitioner in TVM's visiting order, iterative.
+//
+// Requires: a module that passes ir::verify() (checked only with verify_input). Ensures: every
+// region of every user function is outlined as TVM names and orders it, or PassError says why
+// not; the output passes ir::verify() (guarded_pass checks it); the input is left unchanged.
 #include "aot/partition_graph.h"
 
 #include <algorithm>
 #include <charconv>
+#include <deque>
 #include <set>
 #include <span>
 #include <unordered_map>
@@ -44,8 +49,9 @@ struct RegionMeta {
   ir::Expr call;
   bool creating = false;
   std::vector<std::pair<ir::Var, ir::Expr>> args;
-  ir::NodeMap<ir::Var> param_of_producer;
-  std::unordered_map<std::string, ir::Var> param_of_type;  // Bug::kWrongParamDedup only
+  // The parameter (as kept in Partitioner::made_) by producer, or by type under the bug.
+  ir::NodeMap<const ir::Expr*> param_of_producer;
+  std::unordered_map<std::string, const ir::Expr*> param_of_type;  // Bug::kWrongParamDedup only
   std::string param_prefix;  // param_name_prefix(), once the region has a parameter
 };
 
@@ -99,7 +105,7 @@ class Partitioner {
     // A cyclic region (or two regions feeding each other) shows up as the walk reaching an end
     // of a region whose function is being built: where TVM recursed forever.
     walk_.walk(body_, *this);
-    return post(body_.get());
+    return post(body_);
   }
 
   // Outlined functions by region id (an empty entry for ids without one).
@@ -131,15 +137,15 @@ class Partitioner {
     }
     const std::size_t n = ir::num_children(*node);
     std::size_t k = 0;
-    while (k < n && post(ir::child(*node, k).get()) == ir::child(*node, k)) ++k;
+    while (k < n && post(ir::child(*node, k)) == ir::child(*node, k)) ++k;
     if (k == n) {
-      post_[node.get()] = node;  // what with_children gives for unchanged children
+      post_[node.get()] = nullptr;  // the node itself: what with_children gives for these children
       return false;
     }
     std::vector<ir::Expr> kids;
     kids.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) kids.push_back(post(ir::child(*node, i).get()));
-    post_[node.get()] = ir::with_children(node, std::move(kids));
+    for (std::size_t i = 0; i < n; ++i) kids.push_back(post(ir::child(*node, i)));
+    post_[node.get()] = &made_.emplace_back(ir::with_children(node, std::move(kids)));
     return false;
   }
   ir::Expr next(const ir::Expr&) {
@@ -164,13 +170,13 @@ class Partitioner {
   };
 
   // The rewritten form of a node the walk has finished (children are finished first).
-  const ir::Expr& post(const ir::ExprNode* node) {
-    const ir::Expr* e = post_.find(node);
+  const ir::Expr& post(const ir::Expr& node) {
+    const ir::Expr* const* e = post_.find(node.get());
     if (e == nullptr) {
       throw PassError(kPassName, PassError::Kind::kBrokenOutput,
                       "internal: " + ir::describe(*node) + " was used before it was rewritten");
     }
-    return *e;
+    return *e != nullptr ? **e : node;
   }
 
   [[noreturn]] void reject_cycle() {
@@ -195,7 +201,7 @@ class Partitioner {
         post_[begin.get()] = it->second;
         return;
       }
-    } else if (const ir::Var* var = meta.param_of_producer.find(producer.get())) {
+    } else if (const ir::Expr* const* var = meta.param_of_producer.find(producer.get())) {
       post_[begin.get()] = *var;
       return;
     }
@@ -211,13 +217,14 @@ class Partitioner {
     name.reserve(meta.param_prefix.size() + num_digits);
     name.append(meta.param_prefix).append(digits, num_digits);
     ir::Var var = ir::VarNode::make(std::move(name), begin->type());
-    meta.args.emplace_back(var, post(call->args()[0].get()));
+    meta.args.emplace_back(var, post(call->args()[0]));
+    const ir::Expr* param = &made_.emplace_back(std::move(var));
     if (by_type) {
-      meta.param_of_type.emplace(std::move(type_key), var);
+      meta.param_of_type.emplace(std::move(type_key), param);
     } else {
-      meta.param_of_producer.try_emplace(producer.get(), var);
+      meta.param_of_producer.try_emplace(producer.get(), param);
     }
-    post_[begin.get()] = std::move(var);
+    post_[begin.get()] = param;
   }
 
   void finish_end(const ir::Expr& end) {
@@ -230,7 +237,7 @@ class Partitioner {
     RegionMeta& meta = meta_[region.id];
     std::vector<ir::Expr> fields;
     fields.reserve(rets.size());
-    for (const auto& ret : rets) fields.push_back(post(ret.get()));
+    for (const auto& ret : rets) fields.push_back(post(ret));
     if (fields.size() >= 2 && options_.bugs.on(Bug::kSwappedOutputOrder)) {
       // Injected bug: the returned tuple disagrees with the indices the consumers read.
       std::swap(fields[0], fields[1]);
@@ -266,18 +273,18 @@ class Partitioner {
         ir::FunctionNode::make(std::move(params), std::move(result), std::move(attrs));
     meta.call = ir::CallNode::make(ir::GlobalVarNode::make(name, fn->type()), std::move(call_args));
     // One TupleGetItem per output index, shared by every consumer of that output.
-    ir::Expr last_read;
+    const ir::Expr* last_read = nullptr;
     for (std::size_t i = 0; i < rets.size(); ++i) {
-      ir::Expr read;
+      const ir::Expr* read;
       if (single) {
-        read = meta.call;
+        read = &meta.call;
       } else if (off_by_one && i + 1 == rets.size()) {
         read = last_read;  // the index before, whose read exists already
       } else {
-        read = ir::TupleGetItemNode::make(meta.call, static_cast<int>(i));
+        read = &made_.emplace_back(ir::TupleGetItemNode::make(meta.call, static_cast<int>(i)));
       }
       out_[rets[i].get()] = read;
-      last_read = std::move(read);
+      last_read = read;
     }
     outlined_[static_cast<std::size_t>(region.id)] = Outlined{std::move(name), std::move(fn)};
   }
@@ -289,10 +296,15 @@ class Partitioner {
   const PipelineOptions& options_;
   std::set<std::string>& taken_names_;
   ir::NodeMap<int> input_index_;
-  ir::NodeMap<ir::Expr> post_;
+  // Every node's rewritten form, which made_ owns; nullptr for a node left as it is. Pointers
+  // rather than references held in the map: no reference count traffic per node, and trivial
+  // slots the map clears with one memset and frees without a destructor loop.
+  ir::NodeMap<const ir::Expr*> post_;
+  std::deque<ir::Expr> made_;     // the nodes this rewrite made (a deque: addresses stay put)
   std::vector<RegionMeta> meta_;  // by region id
-  // What each region output's consumers read, by the output (the end's argument).
-  ir::NodeMap<ir::Expr> out_;
+  // What each region output's consumers read (in made_ or a region's call), by the output (the
+  // end's argument).
+  ir::NodeMap<const ir::Expr*> out_;
   std::vector<Outlined> outlined_;  // by region id
   std::vector<Task> tasks_;
   std::vector<ir::Expr> rets_;
@@ -303,27 +315,63 @@ class Partitioner {
 // FlattenTupleOutputs then RemoveDefaultAnnotations in one rewrite over `order`
 // (ir::post_order(body)). A default end on a tuple still yields a new tuple node, as TVM's two
 // passes do (sharing matters to FuseOps).
-ir::Expr flatten_and_strip_defaults(const ir::Expr& body, const std::vector<ir::Expr>& order) {
-  return ir::rewrite_in_order(
-      order, body, [](const ir::Expr& old, std::vector<ir::Expr>& kids, bool changed) {
-        const auto* call = ir::as<ir::CallNode>(old);
-        const std::string* target = call != nullptr && call->op() && ir::is_annotation(*call->op())
-                                        ? call->attrs().find_string("compiler")
-                                        : nullptr;
-        if (target == nullptr) return ir::rebuilt(old, kids, changed);
-        const bool strip = *target == "default";
-        if (is_end(old.get())) {
-          if (const auto* tuple = ir::as<ir::TupleNode>(kids[0])) {
-            std::vector<ir::Expr> fields;
-            fields.reserve(tuple->fields().size());
-            for (const auto& f : tuple->fields()) {
-              fields.push_back(strip ? f : ir::compiler_end(f, *target));
-            }
-            return ir::Expr(ir::TupleNode::make(std::move(fields)));
-          }
+//
+// Unless an end on a tuple was flattened, `*new_order` receives ir::post_order() of the result
+// (else it is left empty): removing an annotation only makes its argument stand for it, so the
+// rewritten nodes of the kept old nodes, in the old order, are the new body's post order. That
+// saves the Partitioner a second walk of the body. A flattened end breaks this (its new ends come
+// before the new tuple, and the old tuple may drop out of the graph).
+ir::Expr flatten_and_strip_defaults(const ir::Expr& body, const std::vector<ir::Expr>& order,
+                                    std::vector<ir::Expr>* new_order) {
+  bool order_valid = true;
+  new_order->clear();
+  new_order->reserve(order.size());
+  ir::NodeMap<ir::Expr> memo(order.size());
+  std::vector<ir::Expr> kids;
+  for (const auto& old : order) {
+    const auto* call = ir::as<ir::CallNode>(old);
+    const std::string* target = call != nullptr && call->op() && ir::is_annotation(*call->op())
+                                    ? call->attrs().find_string("compiler")
+                                    : nullptr;
+    ir::Expr result;
+    if (target != nullptr) {
+      // An annotation: one argument, never a function.
+      const ir::Expr& kid = *memo.find(call->args()[0].get());
+      const bool strip = *target == "default";
+      if (const auto* tuple = is_end(old.get()) ? ir::as<ir::TupleNode>(kid) : nullptr) {
+        std::vector<ir::Expr> fields;
+        fields.reserve(tuple->fields().size());
+        for (const auto& f : tuple->fields()) {
+          fields.push_back(strip ? f : ir::compiler_end(f, *target));
         }
-        return strip ? kids[0] : ir::rebuilt(old, kids, changed);
-      });
+        result = ir::TupleNode::make(std::move(fields));
+        order_valid = false;
+      } else if (strip) {
+        memo[old.get()] = kid;  // stands for the annotation: not a node of its own in the order
+        continue;
+      } else if (kid == call->args()[0]) {
+        result = old;
+      } else {
+        result = ir::with_children(old, {kid});
+      }
+    } else {
+      const std::size_t n = ir::num_children(*old);
+      std::size_t k = 0;
+      while (k < n && *memo.find(ir::child(*old, k).get()) == ir::child(*old, k)) ++k;
+      if (k == n) {
+        result = old;
+      } else {
+        kids.clear();
+        kids.reserve(n);
+        for (std::size_t i = 0; i < n; ++i) kids.push_back(*memo.find(ir::child(*old, i).get()));
+        result = ir::with_children(old, std::move(kids));
+      }
+    }
+    if (order_valid) new_order->push_back(result);
+    memo[old.get()] = std::move(result);
+  }
+  if (!order_valid) new_order->clear();
+  return *memo.find(body.get());
 }
 
 }  // namespace
@@ -375,12 +423,13 @@ ir::Module partition_graph(const ir::Module& module, const PipelineOptions& opti
         out.add(name, fn);
         continue;
       }
-      ir::Expr body = flatten_and_strip_defaults(fn->body(), fn->body_order());
-      // A new (flattened) body gets a walk of its own, dropped once the regions are built.
+      // A new body needs its own post order, dropped once the regions are built: the rewrite's
+      // when it could give one, else a walk of its own.
       std::vector<ir::Expr> flat_order;
-      if (body != fn->body()) flat_order = ir::post_order(body);
-      Partitioner partitioner(body, body != fn->body() ? flat_order : fn->body_order(), name,
-                              options, taken);
+      ir::Expr body = flatten_and_strip_defaults(fn->body(), fn->body_order(), &flat_order);
+      const bool same = body == fn->body();
+      if (!same && flat_order.empty()) flat_order = ir::post_order(body);
+      Partitioner partitioner(body, same ? fn->body_order() : flat_order, name, options, taken);
       flat_order.clear();
       body = partitioner.run();
       out.add(name, body == fn->body()

@@ -227,6 +227,35 @@ TEST(Partition, FlattensOnlyOneLevelOfATupleEnd) {
   EXPECT_TRUE(reference::bitwise_equal(run(stages.fused), run(m)));
 }
 
+TEST(Partition, StrippingDefaultAnnotationsGivesWhatAStrippedInputGives) {
+  // partition_graph takes the post order of the stripped body from the rewrite itself rather
+  // than a new walk; region ids and parameter order follow that order, so a wrong one shows up
+  // as a different module. Default annotations sit on shared nodes and on a region's input.
+  const ir::Module m = parse("def @main(%x: " + kT + ", %y: " + kT + R"() {
+  %0 = annotation.compiler_begin(%x, compiler="default");
+  %1 = annotation.compiler_begin(%y, compiler="default");
+  %2 = add(%0, %1);
+  %3 = annotation.compiler_end(%2, compiler="default");
+  %4 = annotation.compiler_begin(%3, compiler="b");
+  %5 = annotation.compiler_begin(%x, compiler="a");
+  %6 = annotation.compiler_end(multiply(%5, %5), compiler="a");
+  %7 = annotation.compiler_begin(%6, compiler="b");
+  %8 = annotation.compiler_begin(%y, compiler="b");
+  %9 = annotation.compiler_end(subtract(%7, add(%4, %8)), compiler="b");
+  add(%9, %3)
+})");
+  ir::Module stripped;
+  stripped.add("main", ir::FunctionNode::make(m.main()->params(),
+                                              remove_default_annotations(m.main()->body()),
+                                              m.main()->attrs(), nullptr));
+  const ir::Module a = partition_graph(m, PipelineOptions{});
+  const ir::Module b = partition_graph(stripped, PipelineOptions{});
+  EXPECT_EQ(ir::print_module(a), ir::print_module(b));
+  EXPECT_EQ(function_names(a), (std::vector<std::string>{"main", "tvmgen_default_a_main_0",
+                                                         "tvmgen_default_b_main_1"}));
+  EXPECT_TRUE(reference::bitwise_equal(run(a), run(m)));
+}
+
 TEST(Merge, RefusesAMergeThatMakesARegionCyclicThroughAHostOp) {
   const ir::Module m = parse("def @main(%x: " + kT + R"() {
   %0 = annotation.compiler_begin(%x, compiler="a");
@@ -378,6 +407,34 @@ TEST(Fuse, SplitsAChainIntoGroupsOfAtMostMaxFuseDepth) {
   EXPECT_THROW(fuse_ops(host_chain(3), options), PassError);
 }
 
+TEST(Fuse, AGroupHasOneParameterPerDistinctInputBeyondEightInputs) {
+  // Twelve inputs, two of them used again once the group has more than eight parameters (where
+  // FuseOps switches from scanning the parameters to a map).
+  std::vector<ir::Var> xs;
+  for (int i = 0; i < 12; ++i) {
+    xs.push_back(
+        ir::VarNode::make("x" + std::to_string(i), ir::TypeNode::tensor({4}, ir::DType::kFloat32)));
+  }
+  ir::Expr e = xs[0];
+  for (int i = 1; i < 12; ++i) e = ir::CallNode::make(ir::Op::kAdd, {e, xs[i]});
+  e = ir::CallNode::make(ir::Op::kMultiply, {e, xs[9]});
+  e = ir::CallNode::make(ir::Op::kAdd, {e, xs[3]});
+  ir::Module m;
+  m.add("main", ir::FunctionNode::make(xs, e));
+  const ir::Module fused = fuse_ops(m, PipelineOptions{});
+  const auto* call = ir::as<ir::CallNode>(fused.main()->body());
+  ASSERT_NE(call, nullptr);
+  const auto* fn = ir::as<ir::FunctionNode>(call->callee());
+  ASSERT_NE(fn, nullptr);
+  EXPECT_EQ(fn->params().size(), 12u);
+  ASSERT_EQ(call->args().size(), 12u);
+  for (std::size_t i = 0; i < 12; ++i) {
+    EXPECT_EQ(call->args()[i], xs[i]) << i;
+    EXPECT_EQ(fn->params()[i]->name(), "p" + std::to_string(i));
+  }
+  EXPECT_TRUE(reference::bitwise_equal(run(fused), run(m)));
+}
+
 TEST(Fuse, LeavesAGroupWithoutCallsUnwrapped) {
   const ir::Module m = parse("def @main(%x: " + kT + ", %y: " + kT + ") { (%x, %y).1 }");
   const ir::Module fused = fuse_ops(m, PipelineOptions{});
@@ -412,6 +469,47 @@ TEST(KernelNames, TruncateLongNamesWithAPortableHash) {
                              }()) +
                                  "_");
   EXPECT_EQ(kernel_name(fused, *fn, "default"), "tvmgen_default_" + base);
+}
+
+TEST(KernelNames, ShareOneKernelPerStructureAmongManyOfOneType) {
+  // Seven groups of two ops, all of type (T, T) -> T: six distinct kernels, the first pair again
+  // at the end. More kernels of one type than KernelNames compares directly, so the structural
+  // hashes decide which pairs are compared.
+  const ir::Op ops[] = {ir::Op::kAdd,      ir::Op::kMultiply, ir::Op::kSubtract, ir::Op::kAdd,
+                        ir::Op::kMultiply, ir::Op::kSubtract, ir::Op::kAdd,      ir::Op::kAdd,
+                        ir::Op::kMultiply, ir::Op::kMultiply, ir::Op::kSubtract, ir::Op::kSubtract,
+                        ir::Op::kAdd,      ir::Op::kMultiply};
+  // Starting from %y, the first group takes two parameters like every other.
+  auto x = ir::VarNode::make("x", ir::TypeNode::tensor({4}, ir::DType::kFloat32));
+  auto y = ir::VarNode::make("y", ir::TypeNode::tensor({4}, ir::DType::kFloat32));
+  ir::Expr e = y;
+  for (ir::Op op : ops) e = ir::CallNode::make(op, {e, x});
+  ir::Module m;
+  m.add("main", ir::FunctionNode::make({x, y}, e));
+  PipelineOptions options;
+  options.max_fuse_depth = 2;
+  const ir::Module fused = fuse_ops(m, options);
+  KernelNames names(fused, "default");
+  std::vector<std::string> kernel_names;
+  for (const auto& k : names.kernels()) kernel_names.push_back(k.name);
+  // Lowered from the root: the last group first.
+  EXPECT_EQ(kernel_names, (std::vector<std::string>{
+                              "tvmgen_default_fused_add_multiply",
+                              "tvmgen_default_fused_subtract_subtract",
+                              "tvmgen_default_fused_multiply_multiply",
+                              "tvmgen_default_fused_add_add",
+                              "tvmgen_default_fused_multiply_subtract",
+                              "tvmgen_default_fused_subtract_add",
+                          }));
+  std::vector<std::string> call_names;
+  for (const auto& node : ir::post_order(fused.main()->body())) {
+    const auto* call = ir::as<ir::CallNode>(node);
+    if (call == nullptr) continue;
+    call_names.push_back(names.name_of(ir::as<ir::FunctionNode>(call->callee())));
+  }
+  EXPECT_EQ(call_names.size(), 7u);
+  EXPECT_EQ(call_names.front(), call_names.back());
+  EXPECT_TRUE(reference::bitwise_equal(run(fused), run(m)));
 }
 
 TEST(KernelNames, RefuseAFunctionThatIsNotAKernelOfTheModule) {
