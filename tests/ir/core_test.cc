@@ -150,6 +150,17 @@ TEST(Traversal, AFunctionsKeptBodyOrderIsThePostOrderOfItsBodyFromEveryThread) {
   }
 }
 
+TEST(Traversal, DroppingADeepFunctionWhoseBodyOrderIsKeptDoesNotOverflowTheStack) {
+  // The kept order holds a second reference to every body node; dropping the function must
+  // still release the chain without recursing, whichever reference goes last.
+  auto x = VarNode::make("x", f32({1}));
+  Expr e = x;
+  for (int i = 0; i < 100000; ++i) e = CallNode::make(Op::kAdd, {e, x});
+  Function fn = FunctionNode::make({x}, std::move(e));
+  EXPECT_EQ(fn->body_order().size(), 100001u);
+  fn.reset();  // getting past this line is the assertion
+}
+
 TEST(Structural, EqualityIgnoresVariableNamesAndSharing) {
   auto mk = [](const std::string& n, bool share) {
     auto x = VarNode::make(n, f32({3}));
