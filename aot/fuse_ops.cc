@@ -73,8 +73,8 @@ ForwardGraph build_graph(const ir::Function& fn) {
   };
   // TVM visits the parameters before the body.
   for (const auto& p : fn->params()) add(p);
-  for (auto& node : order) {
-    if (in_graph(*node)) add(std::move(node));
+  for (const auto& node : order) {
+    if (in_graph(*node)) add(node);
   }
   const std::size_t n = g.nodes.size();
   g.extern_ref.assign(n, false);

@@ -63,6 +63,10 @@ class NestedWalk {
   // One map for both flags: a walk looks every node up several times.
   ir::NodeMap<State> state_;
   std::vector<const ir::ExprNode*> order_;
+  // The roots of finished nested walks. order_ and state_ hold plain pointers, so a subgraph the
+  // handler built itself must outlive them: a freed node's address could come back as a new node
+  // that would look visited.
+  std::vector<ir::Expr> retired_;
 };
 
 template <class Handler>
@@ -114,7 +118,10 @@ void NestedWalk::walk(const ir::Expr& root, Handler& handler) {
       continue;
     }
     if (entries.size() == frame.base) {
-      if (frame.ref.sub >= 0) subs.pop_back();
+      if (frame.ref.sub >= 0) {
+        retired_.push_back(std::move(subs.back()));
+        subs.pop_back();
+      }
       frames.pop_back();
       continue;
     }

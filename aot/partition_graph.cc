@@ -347,7 +347,9 @@ ir::Expr flatten_and_strip_defaults(const ir::Expr& body, const std::vector<ir::
         result = ir::TupleNode::make(std::move(fields));
         order_valid = false;
       } else if (strip) {
-        memo[old.get()] = kid;  // stands for the annotation: not a node of its own in the order
+        // `kid` refers into `memo`: copy it before the insert below may move the slots.
+        ir::Expr stand_in = kid;
+        memo[old.get()] = std::move(stand_in);  // not a node of its own in the order
         continue;
       } else if (kid == call->args()[0]) {
         result = old;

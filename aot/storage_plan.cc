@@ -100,7 +100,8 @@ class Planner {
   void walk() {
     const ir::Expr& body = main_->body();
     store_.reserve(order_.size() + main_->params().size());
-    // Upper bounds, to grow each once at most.
+    // Sized for the usual case so they rarely regrow. The pool can outgrow its estimate (tuples
+    // copy their fields' slots), so it is only ever addressed by index, never by a held span.
     steps_.reserve(order_.size());
     tokens_.reserve(order_.size());
     pool_.reserve(2 * order_.size() + plan_.inputs.size());

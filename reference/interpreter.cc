@@ -3,6 +3,7 @@
 #include "reference/interpreter.h"
 
 #include <bit>
+#include <cassert>
 #include <cfloat>
 #include <cstring>
 #include <deque>
@@ -423,7 +424,11 @@ class Machine {
         plans_(plans),
         frames_(plans.frames),
         values_(plans.values),
-        uses_(plans.uses) {}
+        uses_(plans.uses) {
+    // The stacks belong to one evaluation at a time: a nested Machine on the same cache would
+    // clear the outer one's frames when it ends.
+    assert(frames_.empty() && "one evaluation at a time per PlanCache");
+  }
 
   // Leaves the cache's stacks empty and no function active, also after an exception.
   ~Machine() {
@@ -487,13 +492,15 @@ class Machine {
       entry = &plans_.entries.emplace_back(Entry{ir::Expr(keep), std::move(plan)});
       plans_.by_function.try_emplace(&fn, entry);
     }
-    entry->active = true;
     const Plan& plan = entry->plan;
     // One uses_ entry per value so both stacks share indices; arguments have none.
     values_.resize(base + plan.num_params + plan.steps.size());
     uses_.resize(base + plan.num_params);
     uses_.insert(uses_.end(), plan.uses.begin(), plan.uses.end());
     frames_.push_back(Frame{&plan, entry, name, base, base + plan.num_params, 0});
+    // Only once the frame exists: ~Machine clears the flags of its frames, so a throw above must
+    // not leave the function marked as being evaluated.
+    entry->active = true;
   }
 
   // Drops one use of each child of the current step, freeing values no longer needed.
