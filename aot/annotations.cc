@@ -210,11 +210,6 @@ std::optional<std::string> find_region_cycle(const ir::Expr& body, const ir::Reg
   return region_cycle(ir::post_order(body), regions);
 }
 
-std::optional<std::string> find_region_cycle(const std::vector<ir::Expr>& order,
-                                             const ir::RegionSet& regions) {
-  return region_cycle(order, regions);
-}
-
 std::optional<std::string> find_region_cycle(const std::vector<const ir::ExprNode*>& order,
                                              const ir::RegionSet& regions) {
   return region_cycle(order, regions);
