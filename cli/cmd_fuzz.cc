@@ -56,6 +56,7 @@ fuzz::CampaignOptions campaign_options(CLI::App* app, FuzzFlags f, bool seed_giv
   o.reduce = f.reduce;
   o.reduce_time = std::chrono::milliseconds(static_cast<std::int64_t>(f.reduce_time * 1000));
   o.findings_dir = f.findings;
+  o.executor = f.single_case ? fuzz::ExecutorChoice::kSingle : fuzz::ExecutorChoice::kBatched;
 
   // Options given on the command line are fixed; the rest are drawn per case.
   if (given(app, "--merge")) o.fixed.merge = f.flags.merge;
@@ -101,6 +102,9 @@ void add_fuzz_flags(CLI::App* app, FuzzFlags& f, bool full) {
   app->add_flag("--reduce,!--no-reduce", f.reduce, "Reduce each unique finding (default on)");
   app->add_option("--reduce-time", f.reduce_time, "Seconds one reduction may take (default 120)");
   app->add_option("--stats", f.stats, "Write statistics as JSON to this file");
+  app->add_flag("--single-case", f.single_case,
+                "Compile and run every case as its own program (default: batches of cases in "
+                "one program, run by a fork server per worker)");
   add_pipeline_flags(app, f.flags, /*toolchain=*/true);
 }
 

@@ -28,6 +28,7 @@ struct FuzzFlags {
   bool reduce = true;
   double reduce_time = 120;
   std::string stats;
+  bool single_case = false;
   PipelineFlags flags;
 };
 

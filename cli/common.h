@@ -83,5 +83,6 @@ Command register_fuzz(CLI::App& parent);
 Command register_reduce(CLI::App& parent);
 Command register_replay(CLI::App& parent);
 Command register_check(CLI::App& parent);
+Command register_bench(CLI::App& parent);
 
 }  // namespace aotfuzz::cli

@@ -8,10 +8,13 @@
 #include <condition_variable>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <thread>
 
 #include "fuzz/bundle.h"
+#include "oracle/case_flow.h"
+#include "oracle/executor.h"
 #include "generator/builder.h"
 #include "generator/stats.h"
 #include "ir/rng.h"
@@ -50,6 +53,11 @@ std::size_t fused_tuple_params(const ir::Module& fused) {
   return n;
 }
 
+std::uint64_t micros_since(Clock::time_point t0) {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0).count());
+}
+
 std::string fmt_seconds(double s) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f", s);
@@ -64,7 +72,13 @@ nlohmann::json size_json(const ModuleSize& s) {
 class Runner {
  public:
   Runner(const CampaignOptions& options, const CampaignCallbacks& callbacks)
-      : opt_(options), cb_(callbacks) {}
+      : opt_(options), cb_(callbacks) {
+    batch_compiler_ = opt_.base.compiler.value_or(
+        opt_.base.toolchain ? opt_.base.toolchain->kind : oracle::CompilerKind::kTcc);
+    // Sanitized programs and kept files need the single-program path.
+    batched_ = opt_.executor == ExecutorChoice::kBatched && !opt_.base.sanitize &&
+               !opt_.base.keep_files && oracle::batched_execution_available(batch_compiler_);
+  }
 
   CampaignResult run() {
     t0_ = Clock::now();
@@ -94,6 +108,7 @@ class Runner {
     if (opt_.stop != nullptr && opt_.stop->load()) result_.interrupted = true;
     result_.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0_);
     result_.stats = stats_;
+    result_.batched = batched_;
     if (cb_.on_progress) cb_.on_progress(snapshot_locked());
     return std::move(result_);
   }
@@ -114,20 +129,33 @@ class Runner {
   }
 
   void worker() {
+    // Each worker owns its executor (a batched one starts its own runner process).
+    std::unique_ptr<oracle::Executor> executor = make_executor();
+    const std::uint64_t chunk = batched_ ? kBatchCases : 1;
     for (;;) {
       if (opt_.stop != nullptr && opt_.stop->load()) stopping_ = true;
       if (deadline_passed()) stopping_ = true;
-      const std::uint64_t k = next_.fetch_add(1);
-      if (opt_.max_cases && k >= *opt_.max_cases) break;
+      const std::uint64_t k0 = next_.fetch_add(chunk);
+      if (opt_.max_cases && k0 >= *opt_.max_cases) break;
+      std::uint64_t k1 = k0 + chunk;
+      if (opt_.max_cases) k1 = std::min(k1, *opt_.max_cases);
       if (stopping_) {
-        complete(k);
+        for (std::uint64_t k = k0; k < k1; ++k) complete(k);
         break;
       }
-      process(k);
+      process_chunk(k0, k1, *executor);
     }
     std::lock_guard lock(mu_);
     ++finished_workers_;
     cv_.notify_all();
+  }
+
+  std::unique_ptr<oracle::Executor> make_executor() const {
+    if (!batched_) return std::make_unique<oracle::SingleProgramExecutor>();
+    oracle::BatchOptions bo;
+    bo.compiler = batch_compiler_;
+    bo.toolchain = opt_.base.toolchain;
+    return std::make_unique<oracle::BatchedExecutor>(bo);
   }
 
   // Case k (local to the shard) is done with, finding claims included.
@@ -145,22 +173,64 @@ class Runner {
     cv_.notify_all();
   }
 
-  void process(std::uint64_t k) {
-    const std::uint64_t index = shard_case(opt_.shard, k);
+  // One case of a chunk on its way through the phases.
+  struct Item {
+    std::uint64_t k = 0;
+    bool generated = false;
     CaseSpec spec;
-    try {
-      spec = make_case(opt_, index);
-    } catch (const std::exception& e) {
-      {
-        std::lock_guard lock(mu_);
-        ++stats_.generator_errors;
+    oracle::CaseResult result;
+    std::optional<oracle::PreparedCase> prepared;
+    std::uint64_t gen_us = 0;
+  };
+
+  // Cases [k0, k1): generated and prepared in process, the compiled ones run through the
+  // executor in one call, then judged and counted in case order.
+  void process_chunk(std::uint64_t k0, std::uint64_t k1, oracle::Executor& executor) {
+    std::vector<Item> items(k1 - k0);
+    std::vector<oracle::PreparedCase> to_run;
+    std::vector<std::size_t> run_item;
+    for (std::uint64_t k = k0; k < k1; ++k) {
+      Item& it = items[k - k0];
+      it.k = k;
+      const std::uint64_t index = shard_case(opt_.shard, k);
+      const auto t0 = Clock::now();
+      try {
+        it.spec = make_case(opt_, index);
+        it.generated = true;
+      } catch (const std::exception& e) {
+        {
+          std::lock_guard lock(mu_);
+          ++stats_.generator_errors;
+        }
+        log("generator failed on case " + std::to_string(index) + ": " + e.what());
+        continue;
       }
-      log("generator failed on case " + std::to_string(index) + ": " + e.what());
-      complete(k);
-      return;
+      it.gen_us = micros_since(t0);
+      it.prepared = oracle::prepare_case(it.spec.module, it.spec.options, it.result);
+      if (it.prepared) {
+        to_run.push_back(std::move(*it.prepared));
+        run_item.push_back(k - k0);
+      }
     }
-    oracle::CaseResult r = oracle::run_case(spec.module, spec.options);
-    const double found_at = elapsed_s();
+    if (!to_run.empty()) {
+      const auto raws = executor.run(to_run);
+      for (std::size_t j = 0; j < to_run.size(); ++j) {
+        Item& it = items[run_item[j]];
+        oracle::judge_case(it.spec.module, it.spec.options, to_run[j], raws[j], it.result);
+      }
+    }
+    for (auto& it : items) {
+      if (!it.generated) {
+        complete(it.k);
+        continue;
+      }
+      finish(it.k, it.spec, it.result, it.gen_us);
+    }
+  }
+
+  void finish(std::uint64_t k, const CaseSpec& spec, const oracle::CaseResult& r,
+              std::uint64_t gen_us) {
+    double found_at = elapsed_s();
     if (cb_.on_case) {
       std::lock_guard out(out_mu_);
       cb_.on_case(spec, r);
@@ -200,6 +270,9 @@ class Runner {
       s.api_unpacked += o.codegen.api == aot::CodegenOptions::Api::kUnpacked;
       s.interface_c += o.codegen.interface == aot::CodegenOptions::Interface::kC;
       s.storage_reuse_on += o.codegen.storage_reuse;
+      s.generation_us += gen_us;
+      s.passes_us += static_cast<std::uint64_t>((r.pipeline_time - r.codegen_time).count());
+      s.codegen_us += static_cast<std::uint64_t>(r.codegen_time.count());
       s.pipeline_us += static_cast<std::uint64_t>(r.pipeline_time.count());
       s.compile_us += static_cast<std::uint64_t>(r.compile_time.count());
       s.run_us += static_cast<std::uint64_t>(r.run_time.count());
@@ -213,14 +286,38 @@ class Runner {
     const std::string sig = oracle::signature(r.verdict);
     bool mine = false;
     {
+      const auto t0 = Clock::now();
       std::unique_lock lock(mu_);
       cv_.wait(lock, [&] { return watermark_ >= k; });
+      stats_.waiting_us += micros_since(t0);
       if (result_.preexisting.count(sig)) {
         result_.known_seen.insert(sig);
       } else if (!claimed_.count(sig)) {
-        claimed_[sig] = k;
         mine = true;
       }
+    }
+    // Confirmation: a batched verdict becomes a finding only when the case alone, compiled and
+    // run as its own program with the same options (what the replay line does), agrees. No other
+    // worker can claim `sig` meanwhile: every higher case waits for this one to complete.
+    if (mine && batched_) {
+      const oracle::CaseResult alone = oracle::run_case(spec.module, spec.options);
+      const std::string alone_sig = oracle::signature(alone.verdict);
+      found_at = elapsed_s();
+      if (alone_sig != sig) {
+        mine = false;
+        const std::string problem =
+            "case " + std::to_string(spec.index) + ": batched " + sig + " but alone " +
+            alone_sig + " (" + oracle::replay_flags(spec.options) + ")";
+        {
+          std::lock_guard lock(mu_);
+          result_.harness_problems.push_back(problem);
+        }
+        log("harness problem, not a finding: " + problem);
+      }
+    }
+    if (mine) {
+      std::lock_guard lock(mu_);
+      claimed_[sig] = k;
     }
     complete(k);
     if (mine) handle_finding(spec, r, sig, found_at);
@@ -352,6 +449,8 @@ class Runner {
     if (cb_.on_log) cb_.on_log(line);
   }
 
+  static constexpr std::uint64_t kBatchCases = 64;
+
   const CampaignOptions& opt_;
   const CampaignCallbacks& cb_;
   Clock::time_point t0_;
@@ -363,6 +462,8 @@ class Runner {
   std::set<std::uint64_t> done_above_;
   int finished_workers_ = 0;
   CampaignStats stats_;
+  bool batched_ = false;
+  oracle::CompilerKind batch_compiler_ = oracle::CompilerKind::kTcc;
   std::map<std::string, std::uint64_t> claimed_;
   CampaignResult result_;
   std::mutex out_mu_;  // serializes callbacks
@@ -465,6 +566,43 @@ int CampaignResult::exit_code() const {
   return 0;
 }
 
+namespace {
+
+std::vector<std::pair<std::string, double>> phase_times_s(const CampaignResult& r,
+                                                          const CampaignOptions& o) {
+  const auto& s = r.stats;
+  const double total = static_cast<double>(r.elapsed.count()) / 1000.0 * std::max(1, o.jobs);
+  std::vector<std::pair<std::string, double>> out{
+      {"generation", static_cast<double>(s.generation_us) / 1e6},
+      {"passes", static_cast<double>(s.passes_us) / 1e6},
+      {"codegen", static_cast<double>(s.codegen_us) / 1e6},
+      {"compile", static_cast<double>(s.compile_us) / 1e6},
+      {"run", static_cast<double>(s.run_us) / 1e6},
+      {"waiting", static_cast<double>(s.waiting_us) / 1e6},
+  };
+  double known = 0;
+  for (const auto& [name, secs] : out) known += secs;
+  // Judging, statistics, the runner's pipes and forks, reductions of findings.
+  out.emplace_back("other", std::max(0.0, total - known));
+  return out;
+}
+
+nlohmann::json phases_json(const CampaignResult& r, const CampaignOptions& o) {
+  const auto times = phase_times_s(r, o);
+  double total = 0;
+  for (const auto& [name, secs] : times) total += secs;
+  const double n = std::max<double>(1, static_cast<double>(r.stats.cases));
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [name, secs] : times) {
+    j[name] = {{"total_s", secs},
+               {"per_case_us", secs * 1e6 / n},
+               {"share", total > 0 ? secs / total : 0.0}};
+  }
+  return j;
+}
+
+}  // namespace
+
 nlohmann::json to_json(const CampaignResult& r, const CampaignOptions& o) {
   using nlohmann::json;
   const auto& s = r.stats;
@@ -551,6 +689,9 @@ nlohmann::json to_json(const CampaignResult& r, const CampaignOptions& o) {
        {{"pipeline", static_cast<double>(s.pipeline_us) / n},
         {"compile", static_cast<double>(s.compile_us) / n},
         {"run", static_cast<double>(s.run_us) / n}}},
+      {"executor", r.batched ? "batched" : "single"},
+      {"phases", phases_json(r, o)},
+      {"harness_problems", r.harness_problems},
   };
 }
 
@@ -576,6 +717,18 @@ std::string format_summary(const CampaignResult& r, const CampaignOptions& o) {
   std::string out = "aotfuzz fuzz: seed " + std::to_string(o.seed) + ", shard " +
                     std::to_string(o.shard.index) + "/" + std::to_string(o.shard.count) + ": " +
                     head + (r.interrupted ? " (interrupted)" : "");
+  {
+    const auto times = phase_times_s(r, o);
+    double total = 0;
+    for (const auto& [name, t] : times) total += t;
+    out += std::string("\nthroughput: ") + head + ", " + (r.batched ? "batched" : "single-case") +
+           "; time per phase:";
+    for (const auto& [name, t] : times) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, " %s %.0f%%", name.c_str(), total > 0 ? 100.0 * t / total : 0.0);
+      out += buf;
+    }
+  }
   out += "\nverdicts:";
   for (int k = 0; k < oracle::kNumVerdictKinds; ++k) {
     const auto kind = static_cast<oracle::VerdictKind>(k);
@@ -605,6 +758,7 @@ std::string format_summary(const CampaignResult& r, const CampaignOptions& o) {
     out += "\n    replay: " + f.replay;
   }
   for (const auto& sig : r.known_seen) out += "\n  " + sig + "  (bundle exists)";
+  for (const auto& p : r.harness_problems) out += "\nharness problem (not a finding): " + p;
   return out;
 }
 

@@ -49,6 +49,15 @@ struct PipelineChoice {
   std::optional<bool> storage_reuse;
 };
 
+/// How cases are compiled and run.
+enum class ExecutorChoice {
+  /// Many cases per program, run by a runner process per worker (oracle::BatchedExecutor);
+  /// falls back to kSingle where it is not available (no runner, sanitizers, kept files).
+  kBatched,
+  /// One compiled program per case (oracle::run_case), as `aotfuzz run` does.
+  kSingle,
+};
+
 /// Everything a campaign is run with.
 struct CampaignOptions {
   std::uint64_t seed = 1;
@@ -77,6 +86,9 @@ struct CampaignOptions {
   int reduce_jobs = 0;
   /// Stop request (SIGINT): no new cases, reductions return their best so far.
   const std::atomic<bool>* stop = nullptr;
+  /// Batched by default; a batched finding is confirmed by running the case alone before it is
+  /// claimed, reduced or bundled.
+  ExecutorChoice executor = ExecutorChoice::kBatched;
 };
 
 /// Whether a case's verdict is a finding of this campaign: oracle::is_finding, and also an
@@ -144,8 +156,13 @@ struct CampaignStats {
   std::uint64_t main_tuple_params = 0;
   /// Pipeline options drawn.
   std::uint64_t merge_on = 0, api_unpacked = 0, interface_c = 0, storage_reuse_on = 0;
-  /// Summed stage times, microseconds.
+  /// Summed stage times, microseconds: pipeline (reference, passes and codegen, as run_case's
+  /// pipeline_time), and the phases of a case: generation, passes (the reference and every
+  /// pass, interpreted), codegen (C, harness, static checks), compile (a batch's compile time
+  /// shared among its cases), run (the case's own process or child), waiting (for lower cases
+  /// before claiming a finding).
   std::uint64_t pipeline_us = 0, compile_us = 0, run_us = 0;
+  std::uint64_t generation_us = 0, passes_us = 0, codegen_us = 0, waiting_us = 0;
 
   std::uint64_t count(oracle::VerdictKind kind) const;
 };
@@ -161,6 +178,11 @@ struct CampaignResult {
   std::set<std::string> preexisting;
   std::chrono::milliseconds elapsed{0};
   bool interrupted = false;
+  /// Whether the cases ran batched (CampaignOptions::executor, where available).
+  bool batched = false;
+  /// Batched verdicts that running the case alone did not reproduce: problems of the harness,
+  /// never findings (one line each: case, both signatures, options).
+  std::vector<std::string> harness_problems;
   /// 1 if any finding (new or known), 3 if every case was a toolchain error, else 0.
   int exit_code() const;
   /// Unique signatures seen (new and known).

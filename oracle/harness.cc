@@ -34,13 +34,29 @@ std::string size_list(const std::vector<std::size_t>& values) {
   return out + "0";  // the extra element keeps every table non-empty
 }
 
-// The constant part of the program: buffer set-up, the fault handler and the two runs.
-constexpr std::string_view kRuntimePart = R"(static size_t page_size;
-static uint8_t* input_buf[NUM_INPUTS + 1];
-static uintptr_t input_begin[NUM_INPUTS + 1];
-static size_t input_span[NUM_INPUTS + 1];
-static uint8_t* output_buf[NUM_OUTPUTS + 1];
-static uintptr_t output_guard[NUM_OUTPUTS + 1];
+// The constant part of every harness, single or batched: buffer set-up, the fault handler and the
+// two runs of one case, described by a struct aotfuzz_harness_case. One process runs one case, so
+// the fault handler's state is global.
+constexpr std::string_view kRuntimePart = R"(struct aotfuzz_harness_case {
+  int num_inputs;
+  int num_outputs;
+  const uint8_t* const* input_data;
+  const size_t* input_size;
+  const size_t* input_elem;
+  const size_t* output_size;
+  const size_t* output_elem;
+  int32_t (*run_once)(uint8_t* const* input_buf, uint8_t* const* output_buf);
+};
+
+static size_t page_size;
+static int num_inputs;
+static int num_outputs;
+static const size_t* input_elem;
+static uint8_t** input_buf;
+static uintptr_t* input_begin;
+static size_t* input_span;
+static uint8_t** output_buf;
+static uintptr_t* output_guard;
 
 /* Async-signal-safe output for the fault handler. */
 static void put_text(const char* s) {
@@ -70,7 +86,7 @@ static void on_fault(int sig, siginfo_t* info, void* context) {
   int i;
   (void)sig;
   (void)context;
-  for (i = 0; i < NUM_INPUTS; ++i) {
+  for (i = 0; i < num_inputs; ++i) {
     if (addr >= input_begin[i] && addr < input_begin[i] + input_span[i]) {
       put_text("AOTFUZZ input-clobbered ");
       put_number((uint64_t)i);
@@ -87,7 +103,7 @@ static void on_fault(int sig, siginfo_t* info, void* context) {
       return;
     }
   }
-  for (i = 0; i < NUM_OUTPUTS; ++i) {
+  for (i = 0; i < num_outputs; ++i) {
     if (addr >= output_guard[i] && addr < output_guard[i] + page_size) {
       put_text("AOTFUZZ out-of-bounds output ");
       put_number((uint64_t)i);
@@ -97,10 +113,18 @@ static void on_fault(int sig, siginfo_t* info, void* context) {
   }
 }
 
+/* _exit, not exit: a batch runs each case in a forked child of a process whose exit handlers are
+   not the case's to run. */
 static void harness_fail(const char* what) {
   printf("AOTFUZZ harness-error %s\n", what);
   fflush(stdout);
-  exit(87);
+  _exit(87);
+}
+
+static void* harness_alloc(size_t bytes) {
+  void* p = calloc(bytes, 1);
+  if (p == NULL) harness_fail("malloc");
+  return p;
 }
 
 /* data_len bytes of read-write pages followed by one PROT_NONE guard page. */
@@ -120,10 +144,10 @@ static void report(const char* line) {
   fflush(stdout);
 }
 
-int main(void) {
+static int aotfuzz_harness_run(const struct aotfuzz_harness_case* c) {
   static const char kHex[] = "0123456789abcdef";
   struct sigaction action;
-  uint8_t* saved[NUM_OUTPUTS + 1];
+  uint8_t** saved;
   long ps = sysconf(_SC_PAGESIZE);
   int i;
   int rc;
@@ -132,20 +156,28 @@ int main(void) {
 #ifdef AOTFUZZ_TRACE
   aotfuzz_trace_file = stdout;
 #endif
-  for (i = 0; i < NUM_INPUTS; ++i) {
-    input_buf[i] = map_with_guard(input_size[i], &input_span[i]);
+  num_inputs = c->num_inputs;
+  num_outputs = c->num_outputs;
+  input_elem = c->input_elem;
+  input_buf = (uint8_t**)harness_alloc(sizeof(uint8_t*) * (size_t)(num_inputs + 1));
+  input_begin = (uintptr_t*)harness_alloc(sizeof(uintptr_t) * (size_t)(num_inputs + 1));
+  input_span = (size_t*)harness_alloc(sizeof(size_t) * (size_t)(num_inputs + 1));
+  output_buf = (uint8_t**)harness_alloc(sizeof(uint8_t*) * (size_t)(num_outputs + 1));
+  output_guard = (uintptr_t*)harness_alloc(sizeof(uintptr_t) * (size_t)(num_outputs + 1));
+  saved = (uint8_t**)harness_alloc(sizeof(uint8_t*) * (size_t)(num_outputs + 1));
+  for (i = 0; i < num_inputs; ++i) {
+    input_buf[i] = map_with_guard(c->input_size[i], &input_span[i]);
     input_begin[i] = (uintptr_t)input_buf[i];
-    memcpy(input_buf[i], input_data[i], input_size[i]);
+    memcpy(input_buf[i], c->input_data[i], c->input_size[i]);
     if (mprotect(input_buf[i], input_span[i], PROT_READ) != 0) harness_fail("mprotect");
   }
-  for (i = 0; i < NUM_OUTPUTS; ++i) {
+  for (i = 0; i < num_outputs; ++i) {
     size_t span;
-    uint8_t* base = map_with_guard(output_size[i], &span);
+    uint8_t* base = map_with_guard(c->output_size[i], &span);
     output_guard[i] = (uintptr_t)(base + span);
     /* Right before the guard page, so that writing past the end faults. */
-    output_buf[i] = base + span - output_size[i];
-    saved[i] = (uint8_t*)malloc(output_size[i] + 1);
-    if (saved[i] == NULL) harness_fail("malloc");
+    output_buf[i] = base + span - c->output_size[i];
+    saved[i] = (uint8_t*)harness_alloc(c->output_size[i] + 1);
   }
   memset(&action, 0, sizeof(action));
   action.sa_sigaction = on_fault;
@@ -155,40 +187,51 @@ int main(void) {
     harness_fail("sigaction");
   }
 
-  for (i = 0; i < NUM_OUTPUTS; ++i) memset(output_buf[i], 0xA5, output_size[i]);
+  for (i = 0; i < num_outputs; ++i) memset(output_buf[i], 0xA5, c->output_size[i]);
   report("AOTFUZZ run 1");
-  rc = (int)run_once();
+  rc = (int)c->run_once(input_buf, output_buf);
   printf("AOTFUZZ rc %d\n", rc);
   fflush(stdout);
-  for (i = 0; i < NUM_OUTPUTS; ++i) memcpy(saved[i], output_buf[i], output_size[i]);
+  for (i = 0; i < num_outputs; ++i) memcpy(saved[i], output_buf[i], c->output_size[i]);
 
-  for (i = 0; i < NUM_OUTPUTS; ++i) memset(output_buf[i], 0x5A, output_size[i]);
+  for (i = 0; i < num_outputs; ++i) memset(output_buf[i], 0x5A, c->output_size[i]);
   report("AOTFUZZ run 2");
-  rc = (int)run_once();
+  rc = (int)c->run_once(input_buf, output_buf);
   printf("AOTFUZZ rc %d\n", rc);
   fflush(stdout);
 
-  for (i = 0; i < NUM_OUTPUTS; ++i) {
-    for (e = 0; e < output_size[i] / output_elem[i]; ++e) {
-      size_t at = e * output_elem[i];
-      if (memcmp(saved[i] + at, output_buf[i] + at, output_elem[i]) != 0) {
+  for (i = 0; i < num_outputs; ++i) {
+    for (e = 0; e < c->output_size[i] / c->output_elem[i]; ++e) {
+      size_t at = e * c->output_elem[i];
+      if (memcmp(saved[i] + at, output_buf[i] + at, c->output_elem[i]) != 0) {
         printf("AOTFUZZ output-unwritten %d %lu\n", i, (unsigned long)e);
         break;
       }
     }
   }
-  for (i = 0; i < NUM_OUTPUTS; ++i) {
+  for (i = 0; i < num_outputs; ++i) {
     printf("AOTFUZZ output %d ", i);
-    for (e = 0; e < output_size[i]; ++e) {
+    for (e = 0; e < c->output_size[i]; ++e) {
       putchar(kHex[saved[i][e] >> 4]);
       putchar(kHex[saved[i][e] & 15]);
     }
     putchar('\n');
   }
   report("AOTFUZZ done");
-  for (i = 0; i < NUM_OUTPUTS; ++i) free(saved[i]);
   return 0;
 }
+)";
+
+constexpr std::string_view kPrologue = R"(#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 )";
 
 std::string dtype_code(ir::DType dtype) {
@@ -197,8 +240,13 @@ std::string dtype_code(ir::DType dtype) {
 
 }  // namespace
 
-std::string harness_c(const ir::Module& module, const aot::CodegenOptions& options,
-                      const std::vector<reference::Value>& inputs) {
+std::string harness_runtime_c() {
+  return std::string(kPrologue) + "\n#include \"" + std::string(aot::kRuntimeHeaderName) +
+         "\"\n\nAOTFUZZ_DEFINE_TRACE_FILE;\n\n" + std::string(kRuntimePart);
+}
+
+std::string harness_case_c(const ir::Module& module, const aot::CodegenOptions& options,
+                           const std::vector<reference::Value>& inputs) {
   const ir::Function& main = module.main();
   if (inputs.size() != main->params().size()) {
     throw HarnessError("@main takes " + std::to_string(main->params().size()) + " parameters but " +
@@ -221,32 +269,12 @@ std::string harness_c(const ir::Module& module, const aot::CodegenOptions& optio
   const std::size_t n_out = out_types.size();
 
   CWriter w;
-  w.line("/* main.c: test harness of module \"" + options.mod_name +
-         "\" (generated by aotfuzz). */");
-  w.line("#define _POSIX_C_SOURCE 200809L");
-  w.line("#define _DEFAULT_SOURCE");
-  w.line("#include <signal.h>");
-  w.line("#include <stddef.h>");
-  w.line("#include <stdint.h>");
-  w.line("#include <stdio.h>");
-  w.line("#include <stdlib.h>");
-  w.line("#include <string.h>");
-  w.line("#include <sys/mman.h>");
-  w.line("#include <unistd.h>");
-  w.line();
-  w.line("#include \"" + std::string(aot::kRuntimeHeaderName) + "\"");
-  w.line("#include \"" + aot::header_file_name(options) + "\"");
-  w.line();
-  w.line("AOTFUZZ_DEFINE_TRACE_FILE;");
-  w.line();
-  w.line("#define NUM_INPUTS " + std::to_string(n_in));
-  w.line("#define NUM_OUTPUTS " + std::to_string(n_out));
-  w.line();
+  w.line("/* The case of module \"" + options.mod_name + "\". */");
   std::vector<std::size_t> in_sizes, in_elems, out_sizes, out_elems;
   std::string data_table;
   for (std::size_t i = 0; i < n_in; ++i) {
     const auto& bytes = flat_inputs[i].bytes();
-    const std::string name = "input_" + std::to_string(i) + "_data";
+    const std::string name = std::string(kCasePrefix) + "input_" + std::to_string(i) + "_data";
     w.line("/* input " + std::to_string(i) + ": " +
            aot::comment_text(ir::type_to_string(flat_inputs[i].type())) + " */");
     if (bytes.empty()) {
@@ -264,26 +292,31 @@ std::string harness_c(const ir::Module& module, const aot::CodegenOptions& optio
     out_sizes.push_back(aot::tensor_bytes(t));
     out_elems.push_back(ir::dtype_bytes(t->dtype()));
   }
-  w.line("static const uint8_t* const input_data[NUM_INPUTS + 1] = {" + data_table + "NULL};");
-  w.line("static const size_t input_size[NUM_INPUTS + 1] = {" + size_list(in_sizes) + "};");
-  w.line("static const size_t input_elem[NUM_INPUTS + 1] = {" + size_list(in_elems) + "};");
-  w.line("static const size_t output_size[NUM_OUTPUTS + 1] = {" + size_list(out_sizes) + "};");
-  w.line("static const size_t output_elem[NUM_OUTPUTS + 1] = {" + size_list(out_elems) + "};");
-  w.line();
-  w.line("static int32_t run_once(void);");
-  w.line();
-  w.raw(kRuntimePart);
+  const std::string p(kCasePrefix);
+  const std::string n_in1 = std::to_string(n_in + 1), n_out1 = std::to_string(n_out + 1);
+  w.line("static const uint8_t* const " + p + "input_data[" + n_in1 + "] = {" + data_table +
+         "NULL};");
+  w.line("static const size_t " + p + "input_size[" + n_in1 + "] = {" + size_list(in_sizes) + "};");
+  w.line("static const size_t " + p + "input_elem[" + n_in1 + "] = {" + size_list(in_elems) + "};");
+  w.line("static const size_t " + p + "output_size[" + n_out1 + "] = {" + size_list(out_sizes) +
+         "};");
+  w.line("static const size_t " + p + "output_elem[" + n_out1 + "] = {" + size_list(out_elems) +
+         "};");
   w.line();
 
   // The call of the entry point, in the chosen interface.
+  const std::string run_once = "static int32_t " + p +
+                               "run_once(uint8_t* const* input_buf, uint8_t* const* output_buf)";
   if (options.interface == CodegenOptions::Interface::kC) {
     const auto in_fields = aot::input_field_names(main);
     const auto out_fields = aot::output_field_names(main);
-    w.open("static int32_t run_once(void)");
+    w.open(run_once);
     w.line("struct " + prefix + "_inputs inputs;");
     w.line("struct " + prefix + "_outputs outputs;");
     w.line("memset(&inputs, 0, sizeof(inputs));");
     w.line("memset(&outputs, 0, sizeof(outputs));");
+    if (n_in == 0) w.line("(void)input_buf;");
+    if (n_out == 0) w.line("(void)output_buf;");
     for (std::size_t i = 0; i < n_in; ++i) {
       w.line("inputs." + in_fields[i] + " = input_buf[" + std::to_string(i) + "];");
     }
@@ -301,11 +334,11 @@ std::string harness_c(const ir::Module& module, const aot::CodegenOptions& optio
       if (shape.empty()) continue;
       std::string dims;
       for (auto d : shape) dims += (dims.empty() ? "" : ", ") + std::to_string(d);
-      w.line("static int64_t shape_" + std::to_string(k) + "[" + std::to_string(shape.size()) +
-             "] = {" + dims + "};");
+      w.line("static int64_t " + p + "shape_" + std::to_string(k) + "[" +
+             std::to_string(shape.size()) + "] = {" + dims + "};");
     }
     const std::string n = std::to_string(all.size() + 1);
-    w.open("static int32_t run_once(void)");
+    w.open(run_once);
     w.line("DLTensor tensors[" + n + "];");
     w.line("TVMValue values[" + n + "];");
     w.line("int codes[" + n + "];");
@@ -315,6 +348,8 @@ std::string harness_c(const ir::Module& module, const aot::CodegenOptions& optio
     w.line("memset(values, 0, sizeof(values));");
     w.line("memset(codes, 0, sizeof(codes));");
     w.line("memset(&ret, 0, sizeof(ret));");
+    if (n_in == 0) w.line("(void)input_buf;");
+    if (n_out == 0) w.line("(void)output_buf;");
     for (std::size_t k = 0; k < all.size(); ++k) {
       const std::string t = "tensors[" + std::to_string(k) + "]";
       const std::string buf = k < n_in ? "input_buf[" + std::to_string(k) + "]"
@@ -323,7 +358,8 @@ std::string harness_c(const ir::Module& module, const aot::CodegenOptions& optio
       w.line(t + ".device.device_type = kDLCPU;");
       w.line(t + ".ndim = " + std::to_string(all[k]->shape().size()) + ";");
       w.line(t + ".shape = " +
-             (all[k]->shape().empty() ? std::string("NULL") : "shape_" + std::to_string(k)) + ";");
+             (all[k]->shape().empty() ? std::string("NULL") : p + "shape_" + std::to_string(k)) +
+             ";");
       w.line(t + ".dtype.code = " + dtype_code(all[k]->dtype()) + ";");
       w.line(t + ".dtype.bits = " + std::to_string(ir::dtype_bytes(all[k]->dtype()) * 8) + ";");
       w.line(t + ".dtype.lanes = 1;");
@@ -334,7 +370,30 @@ std::string harness_c(const ir::Module& module, const aot::CodegenOptions& optio
            ", &ret, &ret_code, NULL);");
     w.close();
   }
+  w.line();
+  w.line("static const struct aotfuzz_harness_case " + p + "entry = {");
+  w.line("  " + std::to_string(n_in) + ", " + std::to_string(n_out) + ", " + p + "input_data, " +
+         p + "input_size, " + p + "input_elem, " + p + "output_size, " + p + "output_elem, " + p +
+         "run_once};");
   return w.take();
+}
+
+std::string harness_main_c(const std::string& mod_name, const std::string& header_name,
+                           const std::string& case_part) {
+  std::string out = "/* main.c: test harness of module \"" + mod_name +
+                    "\" (generated by aotfuzz). */\n";
+  out += harness_runtime_c();
+  out += "\n#include \"" + header_name + "\"\n\n";
+  out += case_part;
+  out += "\nint main(void) { return aotfuzz_harness_run(&" + std::string(kCasePrefix) +
+         "entry); }\n";
+  return out;
+}
+
+std::string harness_c(const ir::Module& module, const aot::CodegenOptions& options,
+                      const std::vector<reference::Value>& inputs) {
+  return harness_main_c(options.mod_name, aot::header_file_name(options),
+                        harness_case_c(module, options, inputs));
 }
 
 namespace {

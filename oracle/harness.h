@@ -57,6 +57,24 @@ class HarnessError : public ir::Error {
 std::string harness_c(const ir::Module& module, const aot::CodegenOptions& options,
                       const std::vector<reference::Value>& inputs);
 
+/// Every file-scope name of harness_case_c starts with this, so a batch keeps its cases apart by
+/// prefixing them (as it does the `tvmgen_` names).
+inline constexpr std::string_view kCasePrefix = "aotfuzz_case_";
+
+/// The parts of harness_c, for programs that hold several cases: the runtime (system includes,
+/// `#include "aotfuzz_runtime.h"`, the trace stream, and `static int aotfuzz_harness_run(const
+/// struct aotfuzz_harness_case*)`, which does everything listed above for one case) once, then per
+/// case the module's sources, its header, and harness_case_c (its inputs, output sizes and call of
+/// the entry point, ending in `static const struct aotfuzz_harness_case aotfuzz_case_entry`).
+/// harness_c is the runtime, the module header, one case and `main` running it.
+std::string harness_runtime_c();
+/// main.c of a single program from its case part: the runtime, `#include "<header_name>"`, the
+/// case and `int main(void)`.
+std::string harness_main_c(const std::string& mod_name, const std::string& header_name,
+                           const std::string& case_part);
+std::string harness_case_c(const ir::Module& module, const aot::CodegenOptions& options,
+                           const std::vector<reference::Value>& inputs);
+
 /// One traced call.
 struct TraceCall {
   std::string callee;

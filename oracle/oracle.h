@@ -58,6 +58,8 @@ struct CaseResult {
   std::vector<reference::Value> actual;
   std::string work_dir;
   std::chrono::microseconds pipeline_time{0}, compile_time{0}, run_time{0};
+  /// The part of pipeline_time spent on C code, the harness and static checks.
+  std::chrono::microseconds codegen_time{0};
 };
 
 /// Runs one case. Never throws for anything the input or the pipeline does: every outcome is

@@ -1,0 +1,67 @@
+// `aotfuzz bench`: batched campaign vs single-case campaign vs the one-process-per-case floor, on
+// the same fixed-seed cases, with the ratios.
+#include <cstdio>
+#include <thread>
+
+#include "cli/common.h"
+#include "fuzz/throughput.h"
+#include "oracle/executor.h"
+#include "ir/error.h"
+
+namespace aotfuzz::cli {
+
+Command register_bench(CLI::App& parent) {
+  struct Opts {
+    std::uint64_t cases = 1000;
+    std::uint64_t seed = 9036;
+    int jobs = 0;
+    int rounds = 1;
+    bool batched_only = false;
+    std::string cc;
+    std::vector<std::string> inject;
+  };
+  auto opts = std::make_shared<Opts>();
+  Command c;
+  c.app = parent.add_subcommand(
+      "bench", "Cases per second: batched campaign, single-case campaign, one process per case");
+  c.app->add_option("--cases", opts->cases, "Cases per mode and round (default 1000)");
+  c.app->add_option("--seed", opts->seed, "Campaign seed (default 9036)");
+  c.app->add_option("--jobs,-j", opts->jobs, "Worker threads (default: all cores)");
+  c.app->add_option("--rounds", opts->rounds, "Rounds of the three modes; medians are printed");
+  c.app->add_flag("--batched-only", opts->batched_only, "Measure the batched campaign only");
+  c.app->add_option("--cc", opts->cc, "Target C compiler (default: tcc, else gcc, else clang)")
+      ->check(CLI::IsMember({"tcc", "gcc", "clang"}));
+  c.app->add_option("--inject", opts->inject, "Inject a bug from `aotfuzz bugs` (repeatable)");
+  c.run = [opts] {
+    if (opts->cases == 0 || opts->rounds < 1) {
+      throw CommandError(kBadInput, "bench: --cases and --rounds must be at least 1");
+    }
+    PipelineFlags flags;
+    flags.cc = opts->cc;
+    flags.inject = opts->inject;
+    fuzz::ThroughputOptions t;
+    t.campaign.base = case_options(flags);
+    t.campaign.seed = opts->seed;
+    t.campaign.max_cases = opts->cases;
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    t.campaign.jobs = opts->jobs > 0 ? opts->jobs : static_cast<int>(cores);
+    t.campaign.knob_flags = "";
+    t.rounds = opts->rounds;
+    t.batched_only = opts->batched_only;
+    const auto kind = t.campaign.base.compiler.value_or(oracle::CompilerKind::kTcc);
+    if (t.campaign.base.compiler ? !oracle::find_toolchain(kind) : !oracle::default_toolchain()) {
+      throw CommandError(kInternal, "bench: no C compiler found");
+    }
+    if (!oracle::batched_execution_available(
+            t.campaign.base.compiler.value_or(oracle::default_toolchain()->kind))) {
+      throw CommandError(kInternal, "bench: batched execution is not available (aotfuzz-runner "
+                                    "missing, or tcc without libtcc)");
+    }
+    const fuzz::ThroughputResult r = fuzz::measure_throughput(t);
+    std::printf("%s\n", fuzz::format_throughput(r, t).c_str());
+    return kOk;
+  };
+  return c;
+}
+
+}  // namespace aotfuzz::cli

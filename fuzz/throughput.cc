@@ -1,0 +1,173 @@
+// The three-way throughput measurement of `aotfuzz bench`.
+#include "fuzz/throughput.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "oracle/case_flow.h"
+#include "oracle/tempdir.h"
+
+namespace aotfuzz::fuzz {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+struct CampaignRun {
+  double cases_per_s = 0;
+  std::uint64_t cases = 0;
+  std::vector<std::pair<std::string, std::uint64_t>> signatures;
+};
+
+CampaignRun run_mode(CampaignOptions o, ExecutorChoice executor) {
+  o.executor = executor;
+  o.findings_dir.clear();
+  o.reduce = false;
+  std::map<std::string, std::uint64_t> counts;
+  std::mutex mu;
+  CampaignCallbacks cb;
+  cb.on_case = [&](const CaseSpec&, const oracle::CaseResult& r) {
+    std::lock_guard lock(mu);
+    ++counts[oracle::signature(r.verdict)];
+  };
+  const auto t0 = Clock::now();
+  CampaignResult r = run_campaign(o, cb);
+  const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+  CampaignRun out;
+  out.cases = r.stats.cases;
+  out.cases_per_s = static_cast<double>(r.stats.cases) / std::max(1e-9, secs);
+  out.signatures.assign(counts.begin(), counts.end());
+  return out;
+}
+
+// The floor: every case's emitted sources (prepared before the clock starts) compiled by the
+// compiler's command line and run, one process each, on `jobs` threads.
+double run_floor(const CampaignOptions& o, std::uint64_t& cases_run) {
+  const std::uint64_t n = o.max_cases.value_or(0);
+  std::vector<oracle::PreparedCase> prepared;
+  for (std::uint64_t k = 0; k < n; ++k) {
+    CaseSpec spec = make_case(o, shard_case(o.shard, k));
+    oracle::CaseResult r;
+    if (auto c = oracle::prepare_case(spec.module, spec.options, r)) prepared.push_back(std::move(*c));
+  }
+  std::atomic<std::size_t> next{0};
+  const auto t0 = Clock::now();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < std::max(1, o.jobs); ++t) {
+    threads.emplace_back([&] {
+      oracle::SingleProgramExecutor executor;
+      for (;;) {
+        const std::size_t i = next.fetch_add(1);
+        if (i >= prepared.size()) break;
+        (void)executor.run(std::span<const oracle::PreparedCase>(&prepared[i], 1));
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+  // Cases settled before codegen have nothing to compile: the floor counts every case, as the
+  // campaigns do, over the time the compiled ones took.
+  cases_run = n;
+  return static_cast<double>(n) / std::max(1e-9, secs);
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::uint64_t>> signature_counts(
+    const CampaignOptions& options) {
+  return run_mode(options, options.executor).signatures;
+}
+
+ThroughputResult measure_throughput(const ThroughputOptions& options) {
+  CampaignOptions o = options.campaign;
+  if (!o.max_cases) throw CampaignError("bench needs a number of cases");
+  o.time_limit.reset();
+  if (!o.base.toolchain) {
+    o.base.toolchain = o.base.compiler ? oracle::find_toolchain(*o.base.compiler)
+                                       : oracle::default_toolchain();
+  }
+  if (!o.base.compiler && o.base.toolchain) o.base.compiler = o.base.toolchain->kind;
+  ModeThroughput batched{"batched", {}, 0, 0, {}};
+  ModeThroughput single{"single", {}, 0, 0, {}};
+  ModeThroughput floor{"floor", {}, 0, 0, {}};
+  for (int round = 0; round < std::max(1, options.rounds); ++round) {
+    CampaignRun b = run_mode(o, ExecutorChoice::kBatched);
+    batched.cases_per_s.push_back(b.cases_per_s);
+    batched.cases = b.cases;
+    if (round == 0) batched.signatures = b.signatures;
+    if (options.batched_only) continue;
+    CampaignRun s = run_mode(o, ExecutorChoice::kSingle);
+    single.cases_per_s.push_back(s.cases_per_s);
+    single.cases = s.cases;
+    if (round == 0) single.signatures = s.signatures;
+    floor.cases_per_s.push_back(run_floor(o, floor.cases));
+  }
+  ThroughputResult r;
+  for (auto* m : {&batched, &single, &floor}) {
+    if (m->cases_per_s.empty()) continue;
+    m->median = median(m->cases_per_s);
+    r.modes.push_back(*m);
+  }
+  if (!options.batched_only) r.same_signatures = batched.signatures == single.signatures;
+  return r;
+}
+
+std::string format_throughput(const ThroughputResult& r, const ThroughputOptions& options) {
+  const auto& o = options.campaign;
+  std::string out = "aotfuzz bench: seed " + std::to_string(o.seed) + ", " +
+                    std::to_string(o.max_cases.value_or(0)) + " cases, " +
+                    std::to_string(o.jobs) + " jobs, compiler " +
+                    (o.base.compiler ? std::string(oracle::compiler_kind_name(*o.base.compiler))
+                                     : std::string("default")) +
+                    ", " + std::to_string(std::max(1, options.rounds)) + " round(s), medians";
+  const ModeThroughput* batched = nullptr;
+  for (const auto& m : r.modes) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "\n%-8s %8.1f cases/s", m.mode.c_str(), m.median);
+    out += buf;
+    if (m.cases_per_s.size() > 1) {
+      out += "  (rounds:";
+      for (double v : m.cases_per_s) {
+        std::snprintf(buf, sizeof buf, " %.1f", v);
+        out += buf;
+      }
+      out += ")";
+    }
+    if (m.mode == "batched") batched = &m;
+  }
+  if (batched != nullptr) {
+    for (const auto& m : r.modes) {
+      if (&m == batched || m.median <= 0) continue;
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "\nbatched / %s: %.1fx", m.mode.c_str(),
+                    batched->median / m.median);
+      out += buf;
+    }
+  }
+  if (r.same_signatures) {
+    out += std::string("\nsignature counts batched vs single: ") +
+           (*r.same_signatures ? "same" : "DIFFERENT");
+    if (!*r.same_signatures) {
+      for (const auto& m : r.modes) {
+        if (m.signatures.empty()) continue;
+        out += "\n  " + m.mode + ":";
+        for (const auto& [sig, n] : m.signatures) out += " " + sig + "=" + std::to_string(n);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace aotfuzz::fuzz

@@ -1,0 +1,52 @@
+// `aotfuzz bench`: cases per second of the same fixed-seed cases three ways, side by side: the
+// batched campaign, the single-case campaign, and the floor of one compiler process and one
+// program process per case (the emitted sources only, no pipeline work timed).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fuzz/campaign.h"
+
+namespace aotfuzz::fuzz {
+
+/// What to measure.
+struct ThroughputOptions {
+  /// Campaign seed, cases, jobs, policy, compiler (base.compiler) and injected bugs; findings are
+  /// neither reduced nor bundled.
+  CampaignOptions campaign;
+  /// Measurement rounds, each batched then single then floor; rates are the medians.
+  int rounds = 1;
+  /// Skip the single-case campaign and the floor (the batched rate only).
+  bool batched_only = false;
+};
+
+/// One mode's measurement.
+struct ModeThroughput {
+  std::string mode;  ///< "batched", "single", "floor"
+  std::vector<double> cases_per_s;  ///< one per round
+  double median = 0;
+  std::uint64_t cases = 0;
+  /// Verdict signature counts ("pass" 812, ...) of the first round (campaign modes).
+  std::vector<std::pair<std::string, std::uint64_t>> signatures;
+};
+
+struct ThroughputResult {
+  std::vector<ModeThroughput> modes;
+  /// Whether the batched and single-case campaigns gave the same signature counts.
+  std::optional<bool> same_signatures;
+};
+
+/// Runs the measurement. Throws CampaignError on bad options.
+ThroughputResult measure_throughput(const ThroughputOptions& options);
+
+/// The printed report (lines, no trailing newline).
+std::string format_throughput(const ThroughputResult& result, const ThroughputOptions& options);
+
+/// Signature counts of a campaign's cases, sorted by signature (for comparisons).
+std::vector<std::pair<std::string, std::uint64_t>> signature_counts(
+    const CampaignOptions& options);
+
+}  // namespace aotfuzz::fuzz

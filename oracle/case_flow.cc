@@ -1,0 +1,156 @@
+// prepare_case and judge_case: the verdict logic of a compiled case, whatever executed it.
+#include "oracle/case_flow.h"
+
+#include "aot/codegen_error.h"
+#include "ir/error.h"
+#include "oracle/harness.h"
+#include "oracle/static_arity.h"
+
+namespace aotfuzz::oracle {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::chrono::microseconds since(Clock::time_point t0) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0);
+}
+
+CalleeKind callee_kind(const std::string& callee, const std::string& mod_name) {
+  const std::string prefix = "tvmgen_" + mod_name + "_";
+  if (callee == prefix + "run_model") return CalleeKind::kExecutor;
+  if (callee == prefix + "run") return CalleeKind::kEntry;
+  if (callee.rfind(prefix + "fused_", 0) == 0) return CalleeKind::kKernel;
+  return CalleeKind::kExternal;
+}
+
+Verdict judge_run(const ir::Module& annotated, const CaseOptions& options,
+                  const PreparedCase& c, const RawResult& raw, CaseResult& r) {
+  const RunResult& run = raw.run;
+  RunLimits limits = c.limits;
+  ParsedRun parsed = parse_harness_output(run.stdout_text);
+  if (run.kind == ExitKind::kExited && run.exit_code == kInputClobberedExit &&
+      parsed.clobbered_input) {
+    return {Stage::kRun,
+            InputClobbered{parsed.clobbered_input->first, parsed.clobbered_input->second, "", ""}};
+  }
+  if (run.kind == ExitKind::kExited && run.exit_code == kHarnessErrorExit) {
+    return {Stage::kRun,
+            ToolchainError{"harness: " + parsed.harness_error.value_or(run.describe())}};
+  }
+  // Dynamic arity: every traced call against what its callee takes.
+  for (const auto& trace : parsed.traces) {
+    for (const auto& call : trace) {
+      auto it = c.expected_args.find(call.callee);
+      if (it != c.expected_args.end() && it->second != call.num_args) {
+        return {Stage::kRun, Arity{call.callee, callee_kind(call.callee, c.mod_name), it->second,
+                                   call.num_args, ArityEvidence::kDynamic}};
+      }
+    }
+  }
+  if (auto v = verdict_from_run(run, limits)) {
+    if (auto* crash = std::get_if<Crash>(&v->detail)) {
+      if (!parsed.traces.empty() && !parsed.traces.back().empty()) {
+        crash->callee = parsed.traces.back().back().callee;
+        crash->callee_kind = callee_kind(crash->callee, c.mod_name);
+      }
+      if (parsed.out_of_bounds) {
+        crash->stderr_tail = "write past the end of " + parsed.out_of_bounds->first + " " +
+                             std::to_string(parsed.out_of_bounds->second) + "\n" +
+                             crash->stderr_tail;
+      }
+    }
+    return *v;
+  }
+  if (!parsed.completed || run.exit_code != 0) {
+    return {Stage::kRun, Crash{0, std::nullopt, "", "test program exited with " + run.describe()}};
+  }
+  if (parsed.rc() && *parsed.rc() != 0) {
+    return {Stage::kRun, PipelineError{"tvmgen_" + c.mod_name + "_run returned " +
+                                       std::to_string(*parsed.rc())}};
+  }
+  if (!parsed.unwritten.empty()) {
+    return {Stage::kCodegen,
+            OutputUnwritten{parsed.unwritten.front().first, parsed.unwritten.front().second}};
+  }
+  r.actual = output_values(parsed, annotated.main());
+  if (auto v = compare_outputs(r.expected, r.actual, options.max_ulp, Stage::kCodegen)) return *v;
+  return {Stage::kRun, Pass{}};
+}
+
+}  // namespace
+
+std::optional<PreparedCase> prepare_case(const ir::Module& annotated, const CaseOptions& options,
+                                         CaseResult& r, const CaseReference* reference) {
+  auto t0 = Clock::now();
+  // 1-2. The reference result of the valid input, then the passes, each verified and interpreted.
+  if (!reference_and_stages(annotated, options, reference, r)) return std::nullopt;
+  const aot::Stages& stages = *r.stages;
+  const auto t_codegen = Clock::now();
+  // 3. C code and its static call arities.
+  aot::CodegenOptions cg = options.codegen;
+  cg.mod_name = options.pipeline.mod_name;
+  cg.bugs = options.pipeline.bugs;
+  PreparedCase c;
+  aot::CSources sources;
+  try {
+    sources = aot::generate_c(stages.fused, cg);
+    c.harness_case = harness_case_c(annotated, cg, r.inputs);
+  } catch (const aot::CodegenError& e) {
+    r.verdict = {Stage::kCodegen, PipelineError{e.what()}};
+    return std::nullopt;
+  } catch (const ir::Error& e) {
+    r.verdict = {Stage::kCodegen, PipelineError{e.what()}};
+    return std::nullopt;
+  }
+  c.mod_name = cg.mod_name;
+  c.header_name = aot::header_file_name(cg);
+  c.sources = sources.files;
+  for (const auto& site : sources.expected_arity) c.expected_args[site.callee] = site.num_args;
+  r.files = c.program_files();
+  try {
+    const std::string& lib = sources.file(aot::lib_file_name(cg));
+    auto actual_sites = static_arity(lib, cg.mod_name);
+    auto diffs = arity_differences(sources.expected_arity, actual_sites);
+    if (!diffs.empty()) {
+      const auto& [want, got] = diffs.front();
+      r.verdict = {Stage::kCodegen, Arity{want.callee, callee_kind(want.callee, cg.mod_name),
+                                          want.num_args, got.num_args, ArityEvidence::kStatic}};
+      return std::nullopt;
+    }
+  } catch (const ir::Error& e) {
+    r.verdict = {Stage::kCodegen, PipelineError{std::string("static arity: ") + e.what()}};
+    return std::nullopt;
+  }
+  r.pipeline_time = since(t0);
+  r.codegen_time = since(t_codegen);
+  if (options.in_process_only) {
+    r.verdict = {Stage::kCodegen, Pass{}};
+    return std::nullopt;
+  }
+  c.limits = options.limits;
+  c.compiler = options.compiler;
+  c.toolchain = options.toolchain;
+  c.sanitize = options.sanitize;
+  c.keep_files = options.keep_files;
+  return c;
+}
+
+void judge_case(const ir::Module& annotated, const CaseOptions& options,
+                const PreparedCase& prepared, const RawResult& raw, CaseResult& r) {
+  r.compile_time = raw.compile_time;
+  r.run_time = raw.run_time;
+  r.work_dir = raw.work_dir;
+  if (raw.settled) {
+    r.verdict = *raw.settled;
+    return;
+  }
+  try {
+    r.verdict = judge_run(annotated, options, prepared, raw, r);
+  } catch (const ir::Error& e) {
+    r.verdict = {Stage::kRun, ToolchainError{e.what()}};
+  } catch (const std::exception& e) {
+    r.verdict = {Stage::kRun, ToolchainError{std::string("harness failure: ") + e.what()}};
+  }
+}
+
+}  // namespace aotfuzz::oracle

@@ -1,0 +1,27 @@
+// run_case in three steps, so that the middle one can be batched: prepare_case (in process: the
+// reference, every pass, C code and the static checks), an Executor (compile and run), and
+// judge_case (the verdict from the raw result). run_case is prepare, SingleProgramExecutor, judge.
+#pragma once
+
+#include "ir/module.h"
+#include "oracle/executor.h"
+#include "oracle/oracle.h"
+#include "oracle/stages.h"
+
+namespace aotfuzz::oracle {
+
+/// Steps 1-3 into `r` (inputs, expected, stages, files, pipeline_time): returns the case to run,
+/// or nullopt when the case is settled without running (r.verdict set: invalid input, pipeline
+/// error, mismatch of a stage, static arity, or pass with options.in_process_only). `reference`,
+/// when given, is case_reference of the same graph and options.input_seed.
+std::optional<PreparedCase> prepare_case(const ir::Module& annotated, const CaseOptions& options,
+                                         CaseResult& r, const CaseReference* reference = nullptr);
+
+/// Step 4's verdict: `raw` (from any executor) for the case prepared from `annotated` into `r`,
+/// judged against r.expected: harness reports, dynamic arity of the call traces, signals,
+/// timeouts, return codes, unwritten outputs, output comparison. Sets r.verdict, r.actual,
+/// r.compile_time, r.run_time and r.work_dir. Never throws.
+void judge_case(const ir::Module& annotated, const CaseOptions& options,
+                const PreparedCase& prepared, const RawResult& raw, CaseResult& r);
+
+}  // namespace aotfuzz::oracle

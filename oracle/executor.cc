@@ -1,0 +1,500 @@
+// The single-program and batched executors, and the batch program's assembly.
+#include "oracle/executor.h"
+
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "aot/runtime_header.h"
+#include "ir/error.h"
+#include "oracle/harness.h"
+#include "oracle/runner/runner.h"
+#include "oracle/tempdir.h"
+
+extern char** environ;
+
+namespace aotfuzz::oracle {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::chrono::microseconds since(Clock::time_point t0) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0);
+}
+
+bool ends_with(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+RawResult settled(Verdict v) {
+  RawResult r;
+  r.settled = std::move(v);
+  return r;
+}
+
+RawResult run_single(const PreparedCase& c) {
+  RawResult out;
+  const CompilerKind kind = c.compiler.value_or(CompilerKind::kTcc);
+  std::optional<Toolchain> tc = c.toolchain;
+  if (!tc) tc = c.compiler ? find_toolchain(*c.compiler) : default_toolchain();
+  if (!tc) {
+    return settled({Stage::kRun, ToolchainError{"no C compiler found (" +
+                                                std::string(compiler_kind_name(kind)) + ")"}});
+  }
+  TempDir dir("aotfuzz-case");
+  if (c.keep_files) dir.keep();
+  out.work_dir = dir.path().string();
+  std::vector<std::string> c_files;
+  for (const auto& [name, text] : c.program_files()) {
+    const std::string path = dir.file(name).string();
+    std::ofstream f(path, std::ios::binary);
+    f << text;
+    if (!f) throw ir::Error("cannot write " + path);
+    if (ends_with(name, ".c")) c_files.push_back(path);
+  }
+  CompileOptions co;
+  co.include_dirs = {dir.path().string()};
+  co.defines = {"AOTFUZZ_TRACE"};
+  co.sanitize = c.sanitize;
+  const std::string exe = dir.file("case").string();
+  auto t1 = Clock::now();
+  CompileResult cr = compile(*tc, c_files, exe, co);
+  out.compile_time = since(t1);
+  if (auto v = verdict_from_compile(cr, tc->kind)) {
+    out.settled = *v;
+    return out;
+  }
+  RunLimits limits = c.limits;
+  limits.working_dir = dir.path().string();
+  auto t2 = Clock::now();
+  out.run = run_process({exe}, limits);
+  out.run_time = since(t2);
+  return out;
+}
+
+// --- batch program assembly ---
+
+bool ident_start(char ch) {
+  return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_';
+}
+bool ident_char(char ch) { return ident_start(ch) || (ch >= '0' && ch <= '9'); }
+
+bool renamed(std::string_view id) {
+  return id.rfind("tvmgen_", 0) == 0 || id.rfind("TVMGEN_", 0) == 0 ||
+         id.rfind(kCasePrefix, 0) == 0 || id == "tvmgen" ;
+}
+
+// Prefixes the case's own identifiers; comments, string and character literals are copied.
+void append_renamed(std::string& out, std::string_view text, const std::string& prefix) {
+  std::size_t i = 0;
+  const std::size_t n = text.size();
+  while (i < n) {
+    const char ch = text[i];
+    if (ch == '/' && i + 1 < n && text[i + 1] == '*') {
+      const std::size_t end = text.find("*/", i + 2);
+      const std::size_t stop = end == std::string_view::npos ? n : end + 2;
+      out.append(text.substr(i, stop - i));
+      i = stop;
+    } else if (ch == '/' && i + 1 < n && text[i + 1] == '/') {
+      const std::size_t end = text.find('\n', i);
+      const std::size_t stop = end == std::string_view::npos ? n : end;
+      out.append(text.substr(i, stop - i));
+      i = stop;
+    } else if (ch == '"' || ch == '\'') {
+      std::size_t j = i + 1;
+      while (j < n && text[j] != ch && text[j] != '\n') j += text[j] == '\\' ? 2 : 1;
+      j = std::min(n, j + 1);
+      out.append(text.substr(i, j - i));
+      i = j;
+    } else if (ch >= '0' && ch <= '9') {
+      // A preprocessing number (0x1fULL, 1e5f): letters in it are not identifiers.
+      std::size_t j = i + 1;
+      while (j < n && (ident_char(text[j]) || text[j] == '.')) ++j;
+      out.append(text.substr(i, j - i));
+      i = j;
+    } else if (ident_start(ch)) {
+      std::size_t j = i + 1;
+      while (j < n && ident_char(text[j])) ++j;
+      const std::string_view id = text.substr(i, j - i);
+      if (renamed(id)) out += prefix;
+      out.append(id);
+      i = j;
+    } else {
+      out.push_back(ch);
+      ++i;
+    }
+  }
+}
+
+// `text` with each `#include "name"` of a generated file replaced by that file (once; the runtime
+// header, already at the top of the program, by nothing).
+void inline_includes(std::string& out, const std::string& text, const PreparedCase& c,
+                     std::set<std::string>& done) {
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string_view line(text.data() + start, end - start);
+    std::string_view name;
+    if (line.rfind("#include \"", 0) == 0 && line.size() > 11 && line.back() == '"') {
+      name = line.substr(10, line.size() - 11);
+    }
+    if (!name.empty()) {
+      if (name != aot::kRuntimeHeaderName && !done.count(std::string(name))) {
+        done.insert(std::string(name));
+        for (const auto& [file, content] : c.sources) {
+          if (file == name) inline_includes(out, content, c, done);
+        }
+      }
+    } else {
+      out.append(line);
+      out.push_back('\n');
+    }
+    start = end + 1;
+  }
+}
+
+std::string replace_runtime_include(std::string runtime) {
+  const std::string include = "#include \"" + std::string(aot::kRuntimeHeaderName) + "\"";
+  const auto at = runtime.find(include);
+  if (at != std::string::npos) runtime.replace(at, include.size(), aot::runtime_header_text());
+  return runtime;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> PreparedCase::program_files() const {
+  auto files = sources;
+  files.emplace_back("main.c", harness_main_c(mod_name, header_name, harness_case));
+  return files;
+}
+
+std::vector<RawResult> SingleProgramExecutor::run(std::span<const PreparedCase> cases) {
+  std::vector<RawResult> out;
+  out.reserve(cases.size());
+  for (const auto& c : cases) {
+    try {
+      out.push_back(run_single(c));
+    } catch (const ir::Error& e) {
+      out.push_back(settled({Stage::kRun, ToolchainError{e.what()}}));
+    } catch (const std::exception& e) {
+      out.push_back(
+          settled({Stage::kRun, ToolchainError{std::string("harness failure: ") + e.what()}}));
+    }
+  }
+  return out;
+}
+
+std::string batch_program_c(std::span<const PreparedCase* const> cases) {
+  static const std::string runtime = replace_runtime_include(harness_runtime_c());
+  std::string out = "/* A batch of " + std::to_string(cases.size()) +
+                    " aotfuzz cases: each case's names carry the prefix c<k>_. */\n";
+  out += runtime;
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    const PreparedCase& c = *cases[k];
+    std::string text;
+    std::set<std::string> done;
+    for (const auto& [file, content] : c.sources) {
+      if (ends_with(file, ".c")) inline_includes(text, content, c, done);
+    }
+    text += c.harness_case;
+    out += "\n/* case " + std::to_string(k) + ": module \"" + c.mod_name + "\" */\n";
+    append_renamed(out, text, "c" + std::to_string(k) + "_");
+  }
+  const std::string n = std::to_string(cases.size());
+  out += "\nstatic const struct aotfuzz_harness_case* const aotfuzz_batch_cases[" + n + "] = {\n";
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    out += "  &c" + std::to_string(k) + "_" + std::string(kCasePrefix) + "entry,\n";
+  }
+  out += "};\n\nint aotfuzz_batch_run(int k);\nint aotfuzz_batch_run(int k) {\n  if (k < 0 || k >= " +
+         n + ") return 88;\n  return aotfuzz_harness_run(aotfuzz_batch_cases[k]);\n}\n";
+  return out;
+}
+
+std::string runner_path() {
+  if (const char* env = std::getenv("AOTFUZZ_RUNNER"); env != nullptr && *env != '\0') return env;
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const auto sibling = self.parent_path() / "aotfuzz-runner";
+    if (::access(sibling.c_str(), X_OK) == 0) return sibling.string();
+  }
+#ifdef AOTFUZZ_RUNNER_BUILD_PATH
+  if (::access(AOTFUZZ_RUNNER_BUILD_PATH, X_OK) == 0) return AOTFUZZ_RUNNER_BUILD_PATH;
+#endif
+  return "";
+}
+
+bool batched_execution_available(CompilerKind compiler) {
+  if (runner_path().empty()) return false;
+  if (compiler == CompilerKind::kTcc) return runner::have_libtcc();
+  return find_in_path(compiler_kind_name(compiler)).has_value();
+}
+
+// --- the runner process ---
+
+namespace {
+
+// One aotfuzz-runner child, talking over a socket pair on its stdin and stdout.
+class RunnerProcess {
+ public:
+  explicit RunnerProcess(std::string path) : path_(std::move(path)) {}
+  ~RunnerProcess() { stop(); }
+
+  bool running() const { return pid_ > 0; }
+
+  bool start() {
+    int sv[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return false;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, sv[1], 0);
+    posix_spawn_file_actions_adddup2(&fa, sv[1], 1);
+    char* argv[] = {const_cast<char*>(path_.c_str()), nullptr};
+    pid_t pid = -1;
+    const int rc = ::posix_spawn(&pid, path_.c_str(), &fa, nullptr, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    ::close(sv[1]);
+    if (rc != 0) {
+      ::close(sv[0]);
+      return false;
+    }
+    pid_ = pid;
+    fd_ = sv[0];
+    ++starts_;
+    return true;
+  }
+
+  void stop() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      int status = 0;
+      while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+      }
+    }
+    pid_ = -1;
+  }
+
+  // The batch's result; nullopt when the runner died, hung past `deadline_ms` or answered
+  // garbage (it is then stopped).
+  std::optional<runner::BatchResult> call(const runner::BatchRequest& request, long deadline_ms) {
+    if (!running() && !start()) return std::nullopt;
+    if (!runner::write_frame(fd_, runner::encode(request))) {
+      stop();
+      return std::nullopt;
+    }
+    auto frame = runner::read_frame(fd_, std::size_t{1} << 31, deadline_ms);
+    if (!frame) {
+      stop();
+      return std::nullopt;
+    }
+    auto result = runner::decode_result(*frame);
+    if (!result) stop();
+    return result;
+  }
+
+  int starts() const { return starts_; }
+
+ private:
+  std::string path_;
+  pid_t pid_ = -1;
+  int fd_ = -1;
+  int starts_ = 0;
+};
+
+ExitKind exit_kind(runner::ChildEnd end) {
+  switch (end) {
+    case runner::ChildEnd::kExited:
+      return ExitKind::kExited;
+    case runner::ChildEnd::kSignaled:
+      return ExitKind::kSignaled;
+    case runner::ChildEnd::kTimedOut:
+      return ExitKind::kTimedOut;
+    case runner::ChildEnd::kStartFailed:
+      break;
+  }
+  return ExitKind::kStartFailed;
+}
+
+RawResult raw_from_outcome(runner::CaseOutcome&& o) {
+  RawResult r;
+  r.run.kind = exit_kind(o.end);
+  r.run.exit_code = o.exit_code;
+  r.run.signal = o.signal;
+  r.run.stdout_text = std::move(o.stdout_text);
+  r.run.stderr_text = std::move(o.stderr_text);
+  r.run.stdout_truncated = o.flood;
+  r.run.stderr_truncated = o.stderr_truncated;
+  r.run.elapsed = std::chrono::microseconds(o.elapsed_us);
+  r.run.message = std::move(o.message);
+  r.flood = o.flood;
+  r.run_time = r.run.elapsed;
+  return r;
+}
+
+runner::CaseRequest case_request(const PreparedCase& c, int index) {
+  runner::CaseRequest q;
+  q.index = index;
+  q.timeout_ms = static_cast<std::uint64_t>(std::max<std::int64_t>(1, c.limits.timeout.count()));
+  q.cpu_seconds = c.limits.cpu_seconds;
+  q.address_space = c.limits.address_space;
+  q.file_size = c.limits.file_size;
+  q.output_cap = c.limits.output_cap;
+  return q;
+}
+
+}  // namespace
+
+class BatchedExecutor::Impl {
+ public:
+  explicit Impl(BatchOptions o) : opt_(std::move(o)) {
+    if (opt_.runner.empty()) opt_.runner = runner_path();
+  }
+
+  std::vector<RawResult> run(std::span<const PreparedCase> cases) {
+    std::vector<RawResult> out(cases.size());
+    std::size_t begin = 0;
+    while (begin < cases.size()) {
+      // K adaptive: cases until the program's source would pass the size bound.
+      std::size_t bytes = 0, end = begin;
+      while (end < cases.size()) {
+        std::size_t size = cases[end].harness_case.size();
+        for (const auto& f : cases[end].sources) size += f.second.size();
+        if (end > begin && bytes + size > opt_.max_source_bytes) break;
+        bytes += size;
+        ++end;
+      }
+      std::vector<const PreparedCase*> group;
+      for (std::size_t i = begin; i < end; ++i) group.push_back(&cases[i]);
+      run_group(group, std::span<RawResult>(out.data() + begin, end - begin), true);
+      begin = end;
+    }
+    return out;
+  }
+
+  int starts() const { return runner_ ? runner_->starts() : 0; }
+
+ private:
+  // Runs `group` as one program; on a compile failure or a dead runner with more than one case,
+  // each case alone (when `retry`).
+  void run_group(const std::vector<const PreparedCase*>& group, std::span<RawResult> out,
+                 bool retry) {
+    runner::BatchRequest request;
+    std::optional<TempDir> dir;
+    std::chrono::microseconds compile_time{0};
+    std::optional<Verdict> compile_failure;
+    const std::string program = batch_program_c(group);
+    request.cases_per_child = opt_.cases_per_child;
+    if (opt_.compiler == CompilerKind::kTcc) {
+      request.mode = runner::BatchRequest::Mode::kTccSource;
+      request.program = program;
+      request.tcc_options = "-std=c99 -Wall -Werror -DAOTFUZZ_TRACE";
+    } else {
+      // gcc/clang: the compiler's command line builds a shared object the runner loads.
+      if (!opt_.toolchain) opt_.toolchain = find_toolchain(opt_.compiler);
+      if (!opt_.toolchain) {
+        for (auto& r : out) {
+          r = settled({Stage::kRun, ToolchainError{"no C compiler found (" +
+                                                   std::string(compiler_kind_name(opt_.compiler)) +
+                                                   ")"}});
+        }
+        return;
+      }
+      try {
+        dir.emplace("aotfuzz-batch");
+        const std::string src = dir->file("batch.c").string();
+        std::ofstream(src, std::ios::binary) << program;
+        CompileOptions co;
+        co.defines = {"AOTFUZZ_TRACE"};
+        co.extra_flags = {"-shared", "-fPIC"};
+        const std::string so = dir->file("batch.so").string();
+        const auto t0 = Clock::now();
+        CompileResult cr = compile(*opt_.toolchain, {src}, so, co);
+        compile_time = since(t0);
+        compile_failure = verdict_from_compile(cr, opt_.compiler);
+        request.mode = runner::BatchRequest::Mode::kSharedObject;
+        request.program = so;
+      } catch (const std::exception& e) {
+        compile_failure = Verdict{Stage::kRun, ToolchainError{std::string("batch: ") + e.what()}};
+      }
+    }
+    std::optional<runner::BatchResult> result;
+    if (!compile_failure) {
+      long deadline_ms = 120'000;
+      for (std::size_t k = 0; k < group.size(); ++k) {
+        request.cases.push_back(case_request(*group[k], static_cast<int>(k)));
+        deadline_ms += static_cast<long>(request.cases.back().timeout_ms) + 1000;
+      }
+      if (opt_.in_process) {
+        result = runner::run_batch(request);
+      } else {
+        if (!runner_) {
+          if (opt_.runner.empty()) {
+            for (auto& r : out) {
+              r = settled({Stage::kRun, ToolchainError{"no aotfuzz-runner executable found"}});
+            }
+            return;
+          }
+          runner_ = std::make_unique<RunnerProcess>(opt_.runner);
+        }
+        result = runner_->call(request, deadline_ms);
+      }
+      if (result && result->compile == runner::BatchResult::Compile::kOk &&
+          result->cases.size() != group.size()) {
+        result.reset();
+      }
+      if (result && result->compile != runner::BatchResult::Compile::kOk) {
+        compile_failure =
+            result->compile == runner::BatchResult::Compile::kCompileError
+                ? Verdict{Stage::kCodegen, CompileError{"tcc", result->diagnostics}}
+                : Verdict{Stage::kCodegen, ToolchainError{"libtcc: " + result->diagnostics}};
+        compile_time = std::chrono::microseconds(result->compile_us);
+      }
+    }
+    if (compile_failure || !result) {
+      if (retry && group.size() > 1) {
+        for (std::size_t k = 0; k < group.size(); ++k) {
+          run_group({group[k]}, out.subspan(k, 1), false);
+        }
+        return;
+      }
+      for (auto& r : out) {
+        r = compile_failure ? settled(*compile_failure)
+                            : settled({Stage::kRun, ToolchainError{
+                                                        "the runner died or hung on this case"}});
+        r.compile_time = compile_time;
+      }
+      return;
+    }
+    if (result->compile_us != 0) compile_time = std::chrono::microseconds(result->compile_us);
+    const auto share = compile_time / static_cast<long>(group.size());
+    for (std::size_t k = 0; k < group.size(); ++k) {
+      out[k] = raw_from_outcome(std::move(result->cases[k]));
+      out[k].compile_time = share;
+    }
+  }
+
+  BatchOptions opt_;
+  std::unique_ptr<RunnerProcess> runner_;
+};
+
+BatchedExecutor::BatchedExecutor(BatchOptions options)
+    : impl_(std::make_unique<Impl>(std::move(options))) {}
+BatchedExecutor::~BatchedExecutor() = default;
+
+std::vector<RawResult> BatchedExecutor::run(std::span<const PreparedCase> cases) {
+  return impl_->run(cases);
+}
+
+int BatchedExecutor::runner_starts() const { return impl_->starts(); }
+
+}  // namespace aotfuzz::oracle

@@ -1,0 +1,136 @@
+// The executor seam: a case is prepared in process (reference, passes, C code, static checks)
+// into a PreparedCase, an Executor runs a span of them and returns each one's RawResult, and one
+// judge (judge_case, oracle/case_flow.cc) turns a raw result into the verdict. Executors differ
+// only in how the emitted C becomes a running program: one compiled program per case
+// (SingleProgramExecutor, `aotfuzz run` and confirmation), or many cases in one program run by a
+// fork server, each case in its own child (BatchedExecutor, campaigns).
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "oracle/process.h"
+#include "oracle/toolchain.h"
+#include "oracle/verdict.h"
+
+namespace aotfuzz::oracle {
+
+/// A case ready to compile and run: everything the executor and the judge need, nothing of the IR.
+struct PreparedCase {
+  /// The case's module name; the emitted symbols are `tvmgen_<mod_name>_...`.
+  std::string mod_name;
+  /// The generated files in codegen order: aotfuzz_runtime.h, tvmgen_<mod>.h, tvmgen_<mod>_lib.c.
+  std::vector<std::pair<std::string, std::string>> sources;
+  /// The name of tvmgen_<mod>.h among `sources`.
+  std::string header_name;
+  /// This case's harness part (harness_case_c).
+  std::string harness_case;
+  /// What each callee takes, from the IR (the dynamic arity check of the call trace).
+  std::map<std::string, int> expected_args;
+  RunLimits limits;
+  /// Single programs: the compiler (nullopt: tcc, else gcc, else clang) and its lookup.
+  std::optional<CompilerKind> compiler;
+  std::optional<Toolchain> toolchain;
+  bool sanitize = false;
+  bool keep_files = false;
+
+  /// The files of the single program: `sources` and main.c.
+  std::vector<std::pair<std::string, std::string>> program_files() const;
+};
+
+/// What running a prepared case produced, before judging.
+struct RawResult {
+  /// Set when the case never ran: compile-error, or toolchain-error (no compiler, a harness
+  /// failure of the executor itself).
+  std::optional<Verdict> settled;
+  /// The program run: how it ended, its stdout (the harness report) and stderr. An output flood
+  /// is ExitKind::kTimedOut with a message saying so.
+  RunResult run;
+  /// Stdout passed the output cap and the case was killed for it.
+  bool flood = false;
+  std::chrono::microseconds compile_time{0}, run_time{0};
+  /// Where the single program's files are (kept with keep_files), else empty.
+  std::string work_dir;
+};
+
+/// Runs prepared cases. One executor is used by one thread at a time.
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  /// One raw result per case, in order. Never throws for what a case does.
+  virtual std::vector<RawResult> run(std::span<const PreparedCase> cases) = 0;
+};
+
+/// Today's path: per case, the files written to a temporary directory, the compiler run on them
+/// (CompileOptions: -DAOTFUZZ_TRACE, -Wall -Werror, sanitizers on request) and the program run
+/// with run_process under the case's limits.
+class SingleProgramExecutor : public Executor {
+ public:
+  std::vector<RawResult> run(std::span<const PreparedCase> cases) override;
+};
+
+/// How a BatchedExecutor compiles and where it runs.
+struct BatchOptions {
+  /// tcc: libtcc in memory (no files, no compiler process); gcc/clang: the compiler's command
+  /// line makes a shared object in a temporary directory, which the runner loads.
+  CompilerKind compiler = CompilerKind::kTcc;
+  /// The gcc/clang executable (looked up when unset).
+  std::optional<Toolchain> toolchain;
+  /// Run batches in this process (fork children from it) instead of in a runner process. For
+  /// single-threaded programs only (fuzz_differential).
+  bool in_process = false;
+  /// The runner executable (empty: runner_path()).
+  std::string runner;
+  /// A batch program holds cases until its source passes this many bytes (at least one case).
+  std::size_t max_source_bytes = std::size_t{2} << 20;
+  /// Cases one forked child runs in turn (0: the whole batch). Any case that crashes, exits,
+  /// hangs or floods ends its child and is that case's verdict alone; the next case starts in a
+  /// fresh child. 1 forks a child per case, which costs a fork each (about 5 ms on the
+  /// measuring machine, 50 times a whole case's batched cost).
+  std::uint32_t cases_per_child = 0;
+};
+
+/// The runner executable: $AOTFUZZ_RUNNER, else `aotfuzz-runner` next to this program, else the
+/// build tree's; empty when none exists.
+std::string runner_path();
+
+/// The C translation unit of a batch: the harness runtime and runtime header once, then each
+/// case's header, sources and harness part with every `tvmgen_`/`TVMGEN_`/`aotfuzz_case_` name
+/// prefixed by `c<k>_` (string literals untouched, so call traces keep the case's own names),
+/// then `int aotfuzz_batch_run(int k)`. Includes of the generated files are inlined.
+std::string batch_program_c(std::span<const PreparedCase* const> cases);
+
+/// Many cases per program (batch_program_c), run by a long-lived runner process (the fork
+/// server, started on first use and restarted when it dies: the cases of a batch it died on are
+/// retried one by one, and a case it dies on alone is a toolchain error). A batch that does not
+/// compile is retried case by case, so a compile error is the verdict of the case that has it.
+class BatchedExecutor : public Executor {
+ public:
+  explicit BatchedExecutor(BatchOptions options = {});
+  ~BatchedExecutor() override;
+  BatchedExecutor(const BatchedExecutor&) = delete;
+  BatchedExecutor& operator=(const BatchedExecutor&) = delete;
+
+  std::vector<RawResult> run(std::span<const PreparedCase> cases) override;
+
+  /// Runner processes started so far (1 after the first batch, more after restarts).
+  int runner_starts() const;
+
+  class Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Whether batched execution is available for `compiler` here (tcc: this build has libtcc and a
+/// runner executable; gcc/clang: the compiler is installed and a runner exists).
+bool batched_execution_available(CompilerKind compiler);
+
+}  // namespace aotfuzz::oracle

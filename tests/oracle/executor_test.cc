@@ -1,0 +1,247 @@
+// Tests of the executor seam: batched programs run by the fork server give each case its own
+// verdict, whatever the other cases of the batch do (crash, hang, flood, memory exhaustion,
+// input clobbering, killing the runner), and agree with the single-program path.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "ir/parser.h"
+#include "oracle/case_flow.h"
+#include "oracle/executor.h"
+#include "oracle/runner/runner.h"
+
+namespace aotfuzz::oracle {
+namespace {
+
+ir::Module seed_graph() {
+  std::ifstream in(std::string(AOTFUZZ_SOURCE_DIR) + "/corpus/seed/tvm_9036_annotated.relay");
+  std::stringstream text;
+  text << in.rdbuf();
+  return ir::parse_module(text.str());
+}
+
+// A prepared case of the seed graph (packed interface) and what judging needs with it.
+struct Case {
+  ir::Module module;
+  CaseOptions options;
+  CaseResult result;
+  PreparedCase prepared;
+};
+
+Case prepared_seed_case() {
+  Case c;
+  c.module = seed_graph();
+  c.options.limits.timeout = std::chrono::milliseconds(1500);
+  c.options.limits.address_space = std::uint64_t{256} << 20;
+  auto p = prepare_case(c.module, c.options, c.result);
+  EXPECT_TRUE(p.has_value());
+  if (p) c.prepared = std::move(*p);
+  return c;
+}
+
+// `statement` inserted at the start of the entry point tvmgen_default_run.
+Case with_fault(const std::string& statement) {
+  Case c = prepared_seed_case();
+  for (auto& [name, text] : c.prepared.sources) {
+    if (name != "tvmgen_default_lib.c") continue;
+    const auto def = text.find("int32_t tvmgen_default_run(");
+    EXPECT_NE(def, std::string::npos);
+    const auto body = text.find("{\n", def);
+    EXPECT_NE(body, std::string::npos);
+    text.insert(body + 2, "  " + statement + "\n");
+  }
+  return c;
+}
+
+Verdict judge(Case& c, const RawResult& raw) {
+  judge_case(c.module, c.options, c.prepared, raw, c.result);
+  return c.result.verdict;
+}
+
+std::vector<RawResult> run_batched(std::vector<Case>& cases, BatchOptions options = {}) {
+  std::vector<PreparedCase> prepared;
+  for (const auto& c : cases) prepared.push_back(c.prepared);
+  BatchedExecutor executor(options);
+  return executor.run(prepared);
+}
+
+bool batched_tcc_available() { return batched_execution_available(CompilerKind::kTcc); }
+
+TEST(BatchedExecutor, FiveFaultyCasesGetTheirOwnVerdictsAndTheOthersPass) {
+  if (!batched_tcc_available()) GTEST_FAIL() << "libtcc or aotfuzz-runner missing";
+  std::vector<Case> cases;
+  cases.push_back(prepared_seed_case());
+  cases.push_back(with_fault("*(volatile int*)0 = 1;"));                      // segfault
+  cases.push_back(prepared_seed_case());
+  cases.push_back(with_fault("for (;;) {}"));                                 // hang
+  cases.push_back(with_fault("for (;;) printf(\"AOTFUZZ flood\\n\");"));      // flood
+  cases.push_back(prepared_seed_case());
+  cases.push_back(with_fault(
+      "for (;;) { void* p = malloc(1 << 20); if (p == NULL) abort(); }"));   // memory
+  cases.push_back(with_fault(
+      "((volatile uint8_t*)((DLTensor*)args[1].v_handle)->data)[8] = 1;"));  // clobber input 1
+  cases.push_back(prepared_seed_case());
+  for (auto& c : cases) {
+    // The fault statements use stdlib.h's malloc and abort.
+    c.prepared.sources.back().second.insert(0, "#include <stdlib.h>\n");
+  }
+  cases[3].options.limits.timeout = std::chrono::milliseconds(500);
+  cases[3].prepared.limits.timeout = std::chrono::milliseconds(500);
+  cases[4].prepared.limits.output_cap = 4096;
+
+  const auto raws = run_batched(cases);
+  ASSERT_EQ(raws.size(), cases.size());
+  std::vector<Verdict> v;
+  for (std::size_t i = 0; i < cases.size(); ++i) v.push_back(judge(cases[i], raws[i]));
+
+  for (std::size_t i : {0, 2, 5, 8}) {
+    EXPECT_EQ(v[i].kind(), VerdictKind::kPass) << i << ": " << summary(v[i]);
+    EXPECT_FALSE(cases[i].result.actual.empty()) << i;
+  }
+  ASSERT_EQ(v[1].kind(), VerdictKind::kCrash) << summary(v[1]);
+  EXPECT_EQ(std::get<Crash>(v[1].detail).signal, SIGSEGV);
+  ASSERT_EQ(v[3].kind(), VerdictKind::kTimeout) << summary(v[3]);
+  EXPECT_EQ(std::get<Timeout>(v[3].detail).limit_ms, 500);
+  EXPECT_FALSE(raws[3].flood);
+  ASSERT_EQ(v[4].kind(), VerdictKind::kTimeout) << summary(v[4]);
+  EXPECT_TRUE(raws[4].flood);
+  EXPECT_NE(std::get<Timeout>(v[4].detail).detail.find("output flood"), std::string::npos);
+  // Without the memory limit the loop would reserve address space until the time limit.
+  ASSERT_EQ(v[6].kind(), VerdictKind::kCrash) << summary(v[6]);
+  EXPECT_EQ(std::get<Crash>(v[6].detail).signal, SIGABRT);
+  ASSERT_EQ(v[7].kind(), VerdictKind::kInputClobbered) << summary(v[7]);
+  EXPECT_EQ(std::get<InputClobbered>(v[7].detail).input_index, 1);
+  EXPECT_EQ(std::get<InputClobbered>(v[7].detail).element_index, 2);
+}
+
+TEST(BatchedExecutor, ARunnerKilledByACaseIsRestartedAndTheOtherCasesAreRetried) {
+  if (!batched_tcc_available()) GTEST_FAIL() << "libtcc or aotfuzz-runner missing";
+  std::vector<Case> cases;
+  cases.push_back(prepared_seed_case());
+  cases.push_back(with_fault("kill(getppid(), SIGKILL); for (;;) {}"));
+  cases.push_back(prepared_seed_case());
+  for (auto& c : cases) {
+    c.prepared.sources.back().second.insert(
+        0, "#define _POSIX_C_SOURCE 200809L\n#include <signal.h>\n#include <unistd.h>\n");
+  }
+  std::vector<PreparedCase> prepared;
+  for (const auto& c : cases) prepared.push_back(c.prepared);
+  BatchedExecutor executor;
+  const auto raws = executor.run(prepared);
+  ASSERT_EQ(raws.size(), 3u);
+  EXPECT_EQ(judge(cases[0], raws[0]).kind(), VerdictKind::kPass);
+  const Verdict killer = judge(cases[1], raws[1]);
+  EXPECT_EQ(killer.kind(), VerdictKind::kToolchainError) << summary(killer);
+  EXPECT_EQ(judge(cases[2], raws[2]).kind(), VerdictKind::kPass);
+  // The first runner died on the batch, the second on the killer case alone.
+  EXPECT_GE(executor.runner_starts(), 3);
+  // And the executor still works afterwards.
+  const auto again = executor.run(std::span<const PreparedCase>(&prepared[0], 1));
+  EXPECT_EQ(judge(cases[0], again[0]).kind(), VerdictKind::kPass);
+}
+
+TEST(BatchedExecutor, ACaseThatDoesNotCompileIsACompileErrorAndTheOthersStillRun) {
+  if (!batched_tcc_available()) GTEST_FAIL() << "libtcc or aotfuzz-runner missing";
+  std::vector<Case> cases;
+  cases.push_back(prepared_seed_case());
+  cases.push_back(with_fault("this is not C;"));
+  cases.push_back(prepared_seed_case());
+  const auto raws = run_batched(cases);
+  EXPECT_EQ(judge(cases[0], raws[0]).kind(), VerdictKind::kPass);
+  const Verdict bad = judge(cases[1], raws[1]);
+  EXPECT_EQ(bad.kind(), VerdictKind::kCompileError) << summary(bad);
+  EXPECT_EQ(bad.stage, Stage::kCodegen);
+  EXPECT_EQ(judge(cases[2], raws[2]).kind(), VerdictKind::kPass);
+}
+
+TEST(BatchedExecutor, BatchedAndSingleProgramsGiveTheSameVerdictsForEveryCodegenBug) {
+  if (!batched_tcc_available()) GTEST_FAIL() << "libtcc or aotfuzz-runner missing";
+  // The seed graph under every catalogue bug, with and without merging, in one batch.
+  std::vector<Case> cases;
+  for (const auto& row : aot::bug_table()) {
+    for (bool merge : {true, false}) {
+      Case c;
+      c.module = seed_graph();
+      c.options.pipeline.merge = merge;
+      c.options.pipeline.bugs.enable(row.bug);
+      c.options.codegen.bugs = c.options.pipeline.bugs;
+      const CaseResult alone = run_case(c.module, c.options);
+      auto p = prepare_case(c.module, c.options, c.result);
+      if (!p) {
+        EXPECT_EQ(signature(c.result.verdict), signature(alone.verdict)) << row.name;
+        continue;
+      }
+      c.prepared = std::move(*p);
+      c.result.verdict = alone.verdict;  // kept aside until the batch has run
+      cases.push_back(std::move(c));
+    }
+  }
+  ASSERT_FALSE(cases.empty());
+  std::vector<Verdict> alone;
+  for (auto& c : cases) alone.push_back(c.result.verdict);
+  const auto raws = run_batched(cases);
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    EXPECT_EQ(signature(judge(cases[i], raws[i])), signature(alone[i]))
+        << replay_flags(cases[i].options);
+  }
+}
+
+TEST(BatchedExecutor, GccBuildsTheBatchAsASharedObjectWithTheSameVerdicts) {
+  if (!find_toolchain(CompilerKind::kGcc) || runner_path().empty()) {
+    GTEST_FAIL() << "gcc or aotfuzz-runner missing";
+  }
+  std::vector<Case> cases;
+  cases.push_back(prepared_seed_case());
+  cases.push_back(with_fault("*(volatile int*)0 = 1;"));
+  cases.push_back(prepared_seed_case());
+  BatchOptions options;
+  options.compiler = CompilerKind::kGcc;
+  const auto raws = run_batched(cases, options);
+  EXPECT_EQ(judge(cases[0], raws[0]).kind(), VerdictKind::kPass);
+  EXPECT_EQ(judge(cases[1], raws[1]).kind(), VerdictKind::kCrash);
+  EXPECT_EQ(judge(cases[2], raws[2]).kind(), VerdictKind::kPass);
+}
+
+TEST(BatchProgram, PrefixesEveryCaseNameButNotTheCallTraceStrings) {
+  Case c = prepared_seed_case();
+  const PreparedCase* both[] = {&c.prepared, &c.prepared};
+  const std::string program = batch_program_c(both);
+  EXPECT_NE(program.find("c0_tvmgen_default_run("), std::string::npos);
+  EXPECT_NE(program.find("c1_tvmgen_default_run("), std::string::npos);
+  EXPECT_NE(program.find("c1_aotfuzz_case_entry"), std::string::npos);
+  // Trace names are the case's own (string literals are not renamed).
+  EXPECT_NE(program.find("\"tvmgen_default_"), std::string::npos);
+  EXPECT_EQ(program.find("\"c0_tvmgen"), std::string::npos);
+  EXPECT_EQ(program.find("#include \"tvmgen_default.h\""), std::string::npos);
+}
+
+TEST(RunnerProtocol, RequestsAndResultsSurviveEncoding) {
+  runner::BatchRequest q;
+  q.program = std::string("int x;\0y", 8);
+  q.tcc_options = "-Wall";
+  q.cases = {{3, 100, 2, 1 << 20, 0, 77}};
+  const auto back = runner::decode_request(runner::encode(q));
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->program, q.program);
+  EXPECT_EQ(back->cases[0].index, 3);
+  EXPECT_EQ(back->cases[0].output_cap, 77u);
+  runner::BatchResult r;
+  r.compile = runner::BatchResult::Compile::kOk;
+  runner::CaseOutcome o;
+  o.end = runner::ChildEnd::kSignaled;
+  o.signal = 11;
+  o.flood = true;
+  o.stdout_text = "AOTFUZZ run 1\n";
+  r.cases.push_back(o);
+  const auto rb = runner::decode_result(runner::encode(r));
+  ASSERT_TRUE(rb.has_value());
+  EXPECT_EQ(rb->cases[0].signal, 11);
+  EXPECT_TRUE(rb->cases[0].flood);
+  EXPECT_EQ(rb->cases[0].stdout_text, o.stdout_text);
+  EXPECT_FALSE(runner::decode_result("garbage").has_value());
+  EXPECT_FALSE(runner::decode_request(runner::encode(r)).has_value());
+}
+
+}  // namespace
+}  // namespace aotfuzz::oracle
