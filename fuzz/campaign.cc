@@ -131,7 +131,9 @@ class Runner {
   void worker() {
     // Each worker owns its executor (a batched one starts its own runner process).
     std::unique_ptr<oracle::Executor> executor = make_executor();
-    const std::uint64_t chunk = batched_ ? kBatchCases : 1;
+    // Batches start small, so that the first verdicts (and findings) come early, and grow to
+    // kBatchCases, which amortizes a batch's fixed costs.
+    std::uint64_t chunk = batched_ ? kFirstBatchCases : 1;
     for (;;) {
       if (opt_.stop != nullptr && opt_.stop->load()) stopping_ = true;
       if (deadline_passed()) stopping_ = true;
@@ -144,6 +146,7 @@ class Runner {
         break;
       }
       process_chunk(k0, k1, *executor);
+      if (batched_) chunk = std::min(kBatchCases, chunk * 2);
     }
     std::lock_guard lock(mu_);
     ++finished_workers_;
@@ -449,6 +452,7 @@ class Runner {
     if (cb_.on_log) cb_.on_log(line);
   }
 
+  static constexpr std::uint64_t kFirstBatchCases = 4;
   static constexpr std::uint64_t kBatchCases = 64;
 
   const CampaignOptions& opt_;

@@ -115,6 +115,7 @@ ThroughputResult measure_throughput(const ThroughputOptions& options) {
     floor.cases_per_s.push_back(run_floor(o, floor.cases));
   }
   ThroughputResult r;
+  if (o.base.compiler) r.compiler = oracle::compiler_kind_name(*o.base.compiler);
   for (auto* m : {&batched, &single, &floor}) {
     if (m->cases_per_s.empty()) continue;
     m->median = median(m->cases_per_s);
@@ -129,9 +130,7 @@ std::string format_throughput(const ThroughputResult& r, const ThroughputOptions
   std::string out = "aotfuzz bench: seed " + std::to_string(o.seed) + ", " +
                     std::to_string(o.max_cases.value_or(0)) + " cases, " +
                     std::to_string(o.jobs) + " jobs, compiler " +
-                    (o.base.compiler ? std::string(oracle::compiler_kind_name(*o.base.compiler))
-                                     : std::string("default")) +
-                    ", " + std::to_string(std::max(1, options.rounds)) + " round(s), medians";
+                    (r.compiler.empty() ? std::string("none") : r.compiler) + ", " + std::to_string(std::max(1, options.rounds)) + " round(s), medians";
   const ModeThroughput* batched = nullptr;
   for (const auto& m : r.modes) {
     char buf[160];

@@ -34,6 +34,8 @@ struct ModeThroughput {
 };
 
 struct ThroughputResult {
+  /// The compiler the cases used ("tcc", "gcc", "clang").
+  std::string compiler;
   std::vector<ModeThroughput> modes;
   /// Whether the batched and single-case campaigns gave the same signature counts.
   std::optional<bool> same_signatures;

@@ -69,6 +69,8 @@ std::string marker_head(std::uint64_t nonce) {
   ::dup2(out_fd, 1);
   ::dup2(err_fd, 2);
   signal(SIGPIPE, SIG_DFL);
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
   const std::string head = marker_head(nonce);
   for (std::size_t i = from; i < to; ++i) {
     const int rc = entry(cases[i].index);
