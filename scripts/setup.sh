@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 preset="${1:-release}"
 
-packages=(cmake ninja-build g++ clang libclang-rt-14-dev tcc graphviz python3
+packages=(cmake ninja-build g++ clang libclang-rt-14-dev tcc libtcc-dev graphviz python3
           libgtest-dev librapidcheck-dev libspdlog-dev libboost-dev libboost-filesystem-dev
           libcli11-dev nlohmann-json3-dev libbenchmark-dev
           libgoogle-perftools-dev)
