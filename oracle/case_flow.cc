@@ -87,13 +87,11 @@ std::optional<PreparedCase> prepare_case(const ir::Module& annotated, const Case
   const aot::Stages& stages = *r.stages;
   const auto t_codegen = Clock::now();
   // 3. C code and its static call arities.
-  aot::CodegenOptions cg = options.codegen;
-  cg.mod_name = options.pipeline.mod_name;
-  cg.bugs = options.pipeline.bugs;
+  const aot::Options& cg = options.aot;
   PreparedCase c;
   aot::CSources sources;
   try {
-    sources = aot::generate_c(stages.fused, cg);
+    sources = aot::generate_c(stages.output(), cg);
     c.harness_case = harness_case_c(annotated, cg, r.inputs);
   } catch (const aot::CodegenError& e) {
     r.verdict = {Stage::kCodegen, PipelineError{e.what()}};

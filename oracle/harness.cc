@@ -11,8 +11,8 @@
 namespace aotfuzz::oracle {
 namespace {
 
-using aot::CodegenOptions;
 using aot::CWriter;
+using aot::Options;
 
 std::string hex_bytes_initializer(const std::vector<std::uint8_t>& bytes) {
   static const char* kDigits = "0123456789abcdef";
@@ -245,7 +245,7 @@ std::string harness_runtime_c() {
          "\"\n\nAOTFUZZ_DEFINE_TRACE_FILE;\n\n" + std::string(kRuntimePart);
 }
 
-std::string harness_case_c(const ir::Module& module, const aot::CodegenOptions& options,
+std::string harness_case_c(const ir::Module& module, const aot::Options& options,
                            const std::vector<reference::Value>& inputs) {
   const ir::Function& main = module.main();
   if (inputs.size() != main->params().size()) {
@@ -307,7 +307,7 @@ std::string harness_case_c(const ir::Module& module, const aot::CodegenOptions& 
   // The call of the entry point, in the chosen interface.
   const std::string run_once = "static int32_t " + p +
                                "run_once(uint8_t* const* input_buf, uint8_t* const* output_buf)";
-  if (options.interface == CodegenOptions::Interface::kC) {
+  if (options.interface == Options::Interface::kC) {
     const auto in_fields = aot::input_field_names(main);
     const auto out_fields = aot::output_field_names(main);
     w.open(run_once);
@@ -390,7 +390,7 @@ std::string harness_main_c(const std::string& mod_name, const std::string& heade
   return out;
 }
 
-std::string harness_c(const ir::Module& module, const aot::CodegenOptions& options,
+std::string harness_c(const ir::Module& module, const aot::Options& options,
                       const std::vector<reference::Value>& inputs) {
   return harness_main_c(options.mod_name, aot::header_file_name(options),
                         harness_case_c(module, options, inputs));

@@ -7,17 +7,17 @@
 namespace aotfuzz::oracle {
 
 std::string replay_flags(const CaseOptions& o) {
-  std::string f = o.pipeline.merge ? "--merge" : "--no-merge";
-  if (o.pipeline.mod_name != "default") f += " --mod-name " + o.pipeline.mod_name;
-  f += o.codegen.api == aot::CodegenOptions::Api::kPacked ? " --api packed" : " --api unpacked";
-  f += o.codegen.interface == aot::CodegenOptions::Interface::kPacked ? " --interface packed"
-                                                                       : " --interface c";
-  f += o.codegen.storage_reuse ? " --storage-reuse" : " --no-storage-reuse";
+  std::string f = o.aot.merge ? "--merge" : "--no-merge";
+  if (o.aot.mod_name != "default") f += " --mod-name " + o.aot.mod_name;
+  f += o.aot.api == aot::Options::Api::kPacked ? " --api packed" : " --api unpacked";
+  f += o.aot.interface == aot::Options::Interface::kPacked ? " --interface packed"
+                                                           : " --interface c";
+  f += o.aot.storage_reuse ? " --storage-reuse" : " --no-storage-reuse";
   if (o.compiler) f += " --cc " + std::string(compiler_kind_name(*o.compiler));
   if (o.sanitize) f += " --sanitize";
   if (o.input_seed != 1) f += " --input-seed " + std::to_string(o.input_seed);
   for (const auto& row : aot::bug_table()) {
-    if (o.pipeline.bugs.on(row.bug)) f += " --inject " + std::string(row.name);
+    if (o.aot.bugs.on(row.bug)) f += " --inject " + std::string(row.name);
   }
   return f;
 }

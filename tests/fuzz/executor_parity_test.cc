@@ -26,7 +26,7 @@ CampaignOptions parity_options(ExecutorChoice executor) {
 void expect_same_counts(const aot::BugSet& bugs, const std::string& what) {
   CampaignOptions batched = parity_options(ExecutorChoice::kBatched);
   CampaignOptions single = parity_options(ExecutorChoice::kSingle);
-  batched.base.pipeline.bugs = single.base.pipeline.bugs = bugs;
+  batched.base.aot.bugs = single.base.aot.bugs = bugs;
   const auto b = signature_counts(batched);
   const auto s = signature_counts(single);
   EXPECT_EQ(b, s) << what;
@@ -52,7 +52,7 @@ TEST(ExecutorParity, BatchedCampaignHasTheSingleCaseSignatureCountsWithEachBugIn
 TEST(ExecutorParity, ABatchedCampaignConfirmsItsFindingsAlone) {
   CampaignOptions o = parity_options(ExecutorChoice::kBatched);
   o.max_cases = 40;
-  o.base.pipeline.bugs.enable(aot::Bug::kTupleArgFirstFieldOnly);
+  o.base.aot.bugs.enable(aot::Bug::kTupleArgFirstFieldOnly);
   const CampaignResult r = run_campaign(o);
   EXPECT_TRUE(r.batched);
   EXPECT_TRUE(r.harness_problems.empty());

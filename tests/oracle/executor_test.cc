@@ -163,9 +163,8 @@ TEST(BatchedExecutor, BatchedAndSingleProgramsGiveTheSameVerdictsForEveryCodegen
     for (bool merge : {true, false}) {
       Case c;
       c.module = seed_graph();
-      c.options.pipeline.merge = merge;
-      c.options.pipeline.bugs.enable(row.bug);
-      c.options.codegen.bugs = c.options.pipeline.bugs;
+      c.options.aot.merge = merge;
+      c.options.aot.bugs.enable(row.bug);
       const CaseResult alone = run_case(c.module, c.options);
       auto p = prepare_case(c.module, c.options, c.result);
       if (!p) {
