@@ -4,8 +4,9 @@
 # $WORK, $OUT. Writes to $OUT every target with <target>_seed_corpus.zip, <target>.dict and
 # <target>.options; at run time the targets need nothing but $OUT and /tmp.
 #
-# fuzz_differential is not built: it compiles C at run time, and ClusterFuzz's runners have no C
-# compiler (run it on your own machines, docs/libfuzzer.md).
+# fuzz_differential is not built: it compiles C in memory with libtcc, but that C includes glibc
+# headers (signal.h, sys/mman.h, ...) and libtcc needs its include/ and libtcc1.a at run time,
+# none of which ClusterFuzz's runners have (run it on your own machines, docs/libfuzzer.md).
 
 src="${AOTFUZZ_SRC:-$SRC/aotfuzz}"
 build="$WORK/aotfuzz-build"
