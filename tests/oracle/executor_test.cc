@@ -68,8 +68,7 @@ std::vector<RawResult> run_batched(std::vector<Case>& cases, BatchOptions option
 
 bool batched_tcc_available() { return batched_execution_available(CompilerKind::kTcc); }
 
-TEST(BatchedExecutor, FiveFaultyCasesGetTheirOwnVerdictsAndTheOthersPass) {
-  if (!batched_tcc_available()) GTEST_FAIL() << "libtcc or aotfuzz-runner missing";
+void expect_five_fault_verdicts(const BatchOptions& options) {
   std::vector<Case> cases;
   cases.push_back(prepared_seed_case());
   cases.push_back(with_fault("*(volatile int*)0 = 1;"));                      // segfault
@@ -90,7 +89,7 @@ TEST(BatchedExecutor, FiveFaultyCasesGetTheirOwnVerdictsAndTheOthersPass) {
   cases[3].prepared.limits.timeout = std::chrono::milliseconds(500);
   cases[4].prepared.limits.output_cap = 4096;
 
-  const auto raws = run_batched(cases);
+  const auto raws = run_batched(cases, options);
   ASSERT_EQ(raws.size(), cases.size());
   std::vector<Verdict> v;
   for (std::size_t i = 0; i < cases.size(); ++i) v.push_back(judge(cases[i], raws[i]));
@@ -113,6 +112,18 @@ TEST(BatchedExecutor, FiveFaultyCasesGetTheirOwnVerdictsAndTheOthersPass) {
   ASSERT_EQ(v[7].kind(), VerdictKind::kInputClobbered) << summary(v[7]);
   EXPECT_EQ(std::get<InputClobbered>(v[7].detail).input_index, 1);
   EXPECT_EQ(std::get<InputClobbered>(v[7].detail).element_index, 2);
+}
+
+TEST(BatchedExecutor, FiveFaultyCasesGetTheirOwnVerdictsAndTheOthersPass) {
+  if (!batched_tcc_available()) GTEST_FAIL() << "libtcc or aotfuzz-runner missing";
+  expect_five_fault_verdicts(BatchOptions());
+}
+
+TEST(BatchedExecutor, FiveFaultyCasesGetTheSameVerdictsWithAChildPerCase) {
+  if (!batched_tcc_available()) GTEST_FAIL() << "libtcc or aotfuzz-runner missing";
+  BatchOptions options;
+  options.cases_per_child = 1;
+  expect_five_fault_verdicts(options);
 }
 
 TEST(BatchedExecutor, ARunnerKilledByACaseIsRestartedAndTheOtherCasesAreRetried) {
