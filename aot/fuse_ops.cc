@@ -358,7 +358,6 @@ class FuseMutator {
   struct GroupInfo {
     std::vector<ir::Var> params;
     std::vector<ir::Expr> arguments;
-    ir::NodeMap<std::size_t> param_of;  // by argument, once there are more than kScanned
   };
 
   const ir::Expr& post_of(const ir::Expr& e) const {
@@ -366,29 +365,16 @@ class FuseMutator {
     return i == nullptr ? e : post_[*i];
   }
 
-  // A group's parameter for `arg`, one per distinct argument. Most groups have a few
-  // parameters: up to kScanned of them a scan of the arguments beats hashing them (and a map per
-  // group); param_of takes over beyond.
-  static constexpr std::size_t kScanned = 8;
+  // TVM's GetOrAllocParam: a group's parameter for `arg`, one per distinct argument, found by a
+  // linear scan as TVM does (groups have few inputs).
   ir::Var param_for(int group, const ir::Expr& arg, const ir::Type& type) {
     GroupInfo& info = info_[group];
-    if (info.arguments.size() <= kScanned) {
-      for (std::size_t i = 0; i < info.arguments.size(); ++i) {
-        if (info.arguments[i] == arg) return info.params[i];
-      }
-    } else if (const std::size_t* i = info.param_of.find(arg.get())) {
-      return info.params[*i];
+    for (std::size_t i = 0; i < info.arguments.size(); ++i) {
+      if (info.arguments[i] == arg) return info.params[i];
     }
     ir::Var var = ir::VarNode::make("p" + std::to_string(info.params.size()), type);
     info.params.push_back(var);
     info.arguments.push_back(arg);
-    if (info.arguments.size() == kScanned + 1) {
-      for (std::size_t i = 0; i < info.arguments.size(); ++i) {
-        info.param_of.try_emplace(info.arguments[i].get(), i);
-      }
-    } else if (info.arguments.size() > kScanned + 1) {
-      info.param_of.try_emplace(arg.get(), info.arguments.size() - 1);
-    }
     return var;
   }
 
