@@ -45,13 +45,8 @@ bool is_user_function(const ir::FunctionNode& fn) {
   return !fn.attrs().has("Compiler") && !fn.attrs().has("Primitive");
 }
 
-namespace {
-
-const ir::ExprNode* raw(const ir::Expr& e) { return e.get(); }
-const ir::ExprNode* raw(const ir::ExprNode* e) { return e; }
-
-template <class Order>
-std::optional<std::string> region_cycle(const Order& order, const ir::RegionSet& regions) {
+std::optional<std::string> find_region_cycle(const std::vector<ir::Expr>& order,
+                                             const ir::RegionSet& regions) {
   // Units of the contracted graph: region ids first, then one unit per node outside every region.
   const int num_region_units = regions.next_id();
   // Whether each region id is a host region (target `default`): once per region, not per node.
@@ -60,7 +55,7 @@ std::optional<std::string> region_cycle(const Order& order, const ir::RegionSet&
   ir::NodeMap<int> unit(order.size());
   std::vector<const ir::ExprNode*> outside;  // unit - num_region_units -> node
   for (const auto& element : order) {
-    const ir::ExprNode* node = raw(element);
+    const ir::ExprNode* node = element.get();
     if (const ir::Region* r = regions.region_of(node); r != nullptr && !host[r->id]) {
       unit.try_emplace(node, r->id);
     } else {
@@ -72,7 +67,7 @@ std::optional<std::string> region_cycle(const Order& order, const ir::RegionSet&
   // The contracted edges, both ways.
   std::vector<std::vector<int>> succ(n), pred(n);
   for (const auto& element : order) {
-    const ir::ExprNode* node = raw(element);
+    const ir::ExprNode* node = element.get();
     const int to = *unit.find(node);
     for (std::size_t k = 0; k < ir::num_children(*node); ++k) {
       const int from = *unit.find(ir::child(*node, k).get());
@@ -157,15 +152,8 @@ std::optional<std::string> region_cycle(const Order& order, const ir::RegionSet&
          "] is cyclic: one of its outputs flows back into one of its inputs through " + via;
 }
 
-}  // namespace
-
 std::optional<std::string> find_region_cycle(const ir::Expr& body, const ir::RegionSet& regions) {
-  return region_cycle(ir::post_order(body), regions);
-}
-
-std::optional<std::string> find_region_cycle(const std::vector<const ir::ExprNode*>& order,
-                                             const ir::RegionSet& regions) {
-  return region_cycle(order, regions);
+  return find_region_cycle(ir::post_order(body), regions);
 }
 
 }  // namespace aotfuzz::aot
