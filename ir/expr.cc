@@ -136,6 +136,7 @@ void ExprNode::release(std::vector<Expr>& kids) {
 }
 
 void ExprNode::release(Expr& kid) {
+  if (!kid) return;  // an op call's callee
   std::vector<Expr> one;
   one.push_back(std::move(kid));
   release(one);
