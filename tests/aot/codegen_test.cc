@@ -22,11 +22,11 @@ using codegen_testing::fused_of;
 using codegen_testing::parse_fused;
 using codegen_testing::seed_annotated;
 using oracle::CompilerKind;
-using Api = CodegenOptions::Api;
-using Interface = CodegenOptions::Interface;
+using Api = Options::Api;
+using Interface = Options::Interface;
 
-CodegenOptions make_options(Api api, Interface interface) {
-  CodegenOptions o;
+Options make_options(Api api, Interface interface) {
+  Options o;
   o.api = api;
   o.interface = interface;
   return o;
@@ -114,7 +114,7 @@ TEST(Codegen, RefusesTheCInterfaceWithThePackedApi) {
 }
 
 TEST(Codegen, RefusesAModNameThatIsNotACIdentifier) {
-  CodegenOptions o;
+  Options o;
   o.mod_name = "my-mod";
   EXPECT_THROW(generate_c(fused_of(seed_annotated()), o), CodegenError);
 }
@@ -130,7 +130,7 @@ TEST(Codegen, SameModuleGivesTheSameBytes) {
 }
 
 TEST(Codegen, WritesTheRuntimeHeaderTheInterfaceHeaderAndTheLibrary) {
-  CodegenOptions o = make_options(Api::kUnpacked, Interface::kC);
+  Options o = make_options(Api::kUnpacked, Interface::kC);
   o.mod_name = "my_mod";
   const auto src = generate_c(fused_of(seed_annotated(), true, "my_mod"), o);
   ASSERT_EQ(src.files.size(), 3u);
@@ -175,7 +175,7 @@ TEST(Codegen, StaticArityOfTheExecutorAgreesWithTheIr) {
 }
 
 TEST(Codegen, TupleArgFirstFieldOnlyBugPassesTwoArgumentsWhereTheFusedAddTakesThree) {
-  CodegenOptions o;
+  Options o;
   o.bugs.enable(Bug::kTupleArgFirstFieldOnly);
   const auto src = generate_c(fused_of(seed_annotated()), o);
   const auto actual = oracle::static_arity(src.file("tvmgen_default_lib.c"));
@@ -202,7 +202,7 @@ TEST(Codegen, UnpackedApiCallsKernelsDirectlyAndExternalFunctionsPacked) {
 }
 
 TEST(Codegen, StaleUnpackedArgBugKeepsTheArityButPassesAnotherBuffer) {
-  CodegenOptions o = make_options(Api::kUnpacked, Interface::kPacked);
+  Options o = make_options(Api::kUnpacked, Interface::kPacked);
   const ir::Module fused = fused_of(seed_annotated());
   const auto good = generate_c(fused, o);
   o.bugs.enable(Bug::kStaleUnpackedArg);
@@ -225,7 +225,7 @@ TEST(Codegen, EveryPackedFunctionTracesItsCallsAndOnlyThose) {
   EXPECT_EQ(count(generate_c(fused).file("tvmgen_default_lib.c"), "AOTFUZZ_TRACE_CALL("), 2u);
   const auto unpacked = generate_c(fused, make_options(Api::kUnpacked, Interface::kC));
   EXPECT_EQ(count(unpacked.file("tvmgen_default_lib.c"), "AOTFUZZ_TRACE_CALL("), 1u);
-  CodegenOptions checked;
+  Options checked;
   checked.check_num_args = true;
   const auto src = generate_c(fused, checked).file("tvmgen_default_lib.c");
   EXPECT_NE(src.find("if (num_args != 5) return -1;"), std::string::npos);
@@ -317,7 +317,7 @@ TEST(Codegen, StorageReuseKeepsResultsEqualToTheReference) {
   EXPECT_LT(plan_storage(fused.main()).buffers.size(),
             plan_storage(fused.main(), plain).buffers.size());
   for (bool reuse : {true, false}) {
-    CodegenOptions o;
+    Options o;
     o.storage_reuse = reuse;
     const auto r = compile_and_run(fused, o, inputs);
     expect_matches(r, expected, fused.main());

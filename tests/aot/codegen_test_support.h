@@ -40,7 +40,7 @@ inline ir::Module seed_annotated() {
 /// `annotated` through the passes (merge on by default).
 inline ir::Module fused_of(const ir::Module& annotated, bool merge = true,
                            const std::string& mod_name = "default") {
-  aot::PipelineOptions options;
+  aot::Options options;
   options.merge = merge;
   options.mod_name = mod_name;
   return aot::run_passes(annotated, options).fused;
@@ -83,7 +83,7 @@ struct BuildConfig {
 /// Generates C for `fused`, writes it with the harness for `inputs`, compiles it (-Werror,
 /// -DAOTFUZZ_TRACE) and runs the program. No gtest assertions: callers check `compiled`/`run`
 /// (a missing compiler gives a toolchain-error compile result).
-inline RunOutcome build_and_run(const ir::Module& fused, const aot::CodegenOptions& options,
+inline RunOutcome build_and_run(const ir::Module& fused, const aot::Options& options,
                                 const std::vector<reference::Value>& inputs,
                                 const BuildConfig& config = {}) {
   RunOutcome out;
@@ -117,7 +117,7 @@ inline RunOutcome build_and_run(const ir::Module& fused, const aot::CodegenOptio
 }
 
 /// build_and_run, failing the current test when the code does not compile.
-inline RunOutcome compile_and_run(const ir::Module& fused, const aot::CodegenOptions& options,
+inline RunOutcome compile_and_run(const ir::Module& fused, const aot::Options& options,
                                   const std::vector<reference::Value>& inputs,
                                   const BuildConfig& config = {}) {
   RunOutcome out = build_and_run(fused, options, inputs, config);

@@ -58,59 +58,110 @@ std::size_t count_calls(const ir::Expr& body) {
 
 TEST(PassTable, ListsMergePartitionFuseInPipelineOrder) {
   const auto& table = pass_table();
-  ASSERT_EQ(table.size(), static_cast<std::size_t>(Pass::kCount));
+  ASSERT_GE(table.size(), 3u);
   EXPECT_EQ(table[0].name, "merge");
   EXPECT_EQ(table[1].name, "partition");
   EXPECT_EQ(table[2].name, "fuse");
   for (std::size_t i = 0; i < table.size(); ++i) {
-    EXPECT_EQ(static_cast<std::size_t>(table[i].pass), i);
-    EXPECT_EQ(parse_pass(table[i].name), table[i].pass);
-    EXPECT_EQ(&pass_info(table[i].pass), &table[i]);
+    EXPECT_EQ(static_cast<std::size_t>(table[i].stage), i + 1);
+    EXPECT_EQ(find_pass(table[i].name), &table[i]);
     EXPECT_FALSE(table[i].description.empty());
+    EXPECT_FALSE(table[i].module_name.empty());
     EXPECT_NE(table[i].run, nullptr);
+    EXPECT_NE(table[i].enabled, nullptr);
   }
-  EXPECT_EQ(parse_pass("inline"), std::nullopt);
+  EXPECT_EQ(find_pass("inline"), nullptr);
 }
 
 TEST(Pipeline, WithoutMergingTheMergedStageIsTheAnnotatedModule) {
   const ir::Module m = parse(seed_with_subtract());
-  PipelineOptions options;
+  Options options;
   options.merge = false;
   const Stages stages = run_passes(m, options);
-  EXPECT_TRUE(ir::structural_equal(stages.merged, m));
-  EXPECT_EQ(function_names(stages.partitioned),
+  EXPECT_TRUE(ir::structural_equal(stages.at(aot::Stage::kMerge), m));
+  EXPECT_EQ(function_names(stages.at(aot::Stage::kPartition)),
             (std::vector<std::string>{"main", "tvmgen_default_ccompiler_main_0",
                                       "tvmgen_default_ccompiler_main_2"}));
   options.merge = true;
-  EXPECT_EQ(function_names(run_passes(m, options).partitioned),
+  EXPECT_EQ(function_names(run_passes(m, options).at(aot::Stage::kPartition)),
             (std::vector<std::string>{"main", "tvmgen_default_ccompiler_main_0"}));
 }
 
 TEST(Pipeline, StagesAreFoundByTheirCliNames) {
   const Stages stages = run_passes(parse(seed_with_subtract()));
-  ASSERT_EQ(stage_names().size(), 4u);
-  EXPECT_EQ(stages.stage("annotated"), &stages.annotated);
-  EXPECT_EQ(stages.stage("merged"), &stages.merged);
-  EXPECT_EQ(stages.stage("partitioned"), &stages.partitioned);
-  EXPECT_EQ(stages.stage("fused"), &stages.fused);
-  EXPECT_EQ(stages.stage("c"), nullptr);
-  for (auto name : stage_names()) EXPECT_NE(stages.stage(name), nullptr) << name;
+  ASSERT_EQ(module_stage_names().size(), pass_table().size() + 1);
+  EXPECT_EQ(stages.find("annotated"), &stages.annotated());
+  EXPECT_EQ(stages.find("merged"), &stages.at(aot::Stage::kMerge));
+  EXPECT_EQ(stages.find("partitioned"), &stages.at(aot::Stage::kPartition));
+  EXPECT_EQ(stages.find("fused"), &stages.at(aot::Stage::kFuse));
+  EXPECT_EQ(stages.find("c"), nullptr);
+  for (auto name : module_stage_names()) EXPECT_NE(stages.find(name), nullptr) << name;
+}
+
+TEST(Pipeline, StageListIsTheAnnotatedInputThenOneStagePerPassThenCodegenAndRun) {
+  ASSERT_EQ(static_cast<std::size_t>(kNumStages), pass_table().size() + 3);
+  EXPECT_EQ(stage_name(Stage::kAnnotated), "annotated");
+  for (const auto& row : pass_table()) {
+    EXPECT_EQ(stage_name(row.stage), row.name);
+    EXPECT_EQ(parse_stage(row.name), row.stage);
+  }
+  EXPECT_EQ(stage_name(Stage::kCodegen), "codegen");
+  EXPECT_EQ(stage_name(Stage::kRun), "run");
+  EXPECT_EQ(parse_stage("merged"), std::nullopt);
+}
+
+TEST(Pipeline, ObserverSeesEachEnabledPassInOrderAndCanStopThePipeline) {
+  const ir::Module m = parse(seed_with_subtract());
+  Options options;
+  options.merge = false;
+  std::vector<Stage> seen;
+  Stages stages;
+  run_pipeline(m, options, stages, [&](const PassInfo& pass, const ir::Module& out) {
+    seen.push_back(pass.stage);
+    EXPECT_EQ(&out, &stages.at(pass.stage));
+    return pass.stage != Stage::kPartition;
+  });
+  // Merging is disabled, and the observer stops the pipeline after partitioning.
+  EXPECT_EQ(seen, (std::vector<Stage>{Stage::kPartition}));
+  EXPECT_TRUE(ir::structural_equal(stages.output(), stages.at(Stage::kPartition)));
+  EXPECT_FALSE(stages.failed.has_value());
+}
+
+TEST(Pipeline, PassThatThrowsIsNamedAndLaterStagesRepeatTheLastModule) {
+  // A region that reaches itself through a host op: MergeCompilerRegions refuses it.
+  const ir::Module m = parse(R"(
+def @main(%x: Tensor[(4), float32]) {
+  %0 = annotation.compiler_begin(%x, compiler="ccompiler");
+  %1 = add(%0, %0);
+  %2 = annotation.compiler_end(%1, compiler="ccompiler");
+  %3 = add(%2, %2);
+  %4 = annotation.compiler_begin(%3, compiler="ccompiler");
+  %5 = annotation.compiler_begin(%2, compiler="ccompiler");
+  %6 = add(%4, %5);
+  annotation.compiler_end(%6, compiler="ccompiler")
+}
+)");
+  Stages stages;
+  EXPECT_THROW(run_pipeline(m, Options{}, stages), PassError);
+  ASSERT_TRUE(stages.failed.has_value());
+  EXPECT_EQ(*stages.failed, Stage::kMerge);
+  EXPECT_TRUE(ir::structural_equal(stages.output(), m));
 }
 
 TEST(Pipeline, EveryStagePrintsToTextThatParsesBackToIt) {
   const Stages stages = run_passes(parse(seed_with_subtract()));
-  for (auto name : stage_names()) {
-    const ir::Module& m = *stages.stage(name);
+  for (auto name : module_stage_names()) {
+    const ir::Module& m = *stages.find(name);
     EXPECT_TRUE(ir::structural_equal(parse(ir::print_module(m)), m)) << name;
   }
 }
 
 TEST(Pipeline, ModNameIsSanitizedIntoOutlinedAndKernelNames) {
-  PipelineOptions options;
+  Options options;
   options.mod_name = "my-mod";
   const Stages stages = run_passes(parse(seed_with_subtract()), options);
-  EXPECT_NE(stages.partitioned.find("tvmgen_my_mod_ccompiler_main_0"), nullptr);
-  KernelNames names(stages.fused, options.mod_name);
+  EXPECT_NE(stages.at(aot::Stage::kPartition).find("tvmgen_my_mod_ccompiler_main_0"), nullptr);
+  KernelNames names(stages.output(), options.mod_name);
   ASSERT_EQ(names.kernels().size(), 1u);
   EXPECT_EQ(names.kernels()[0].name, "tvmgen_my_mod_fused_subtract");
 }
@@ -121,7 +172,7 @@ TEST(InvalidInput, EndWithoutRegionIsRejectedNamingTheNode) {
 })");
   for (const auto& row : pass_table()) {
     try {
-      row.run(m, PipelineOptions{});
+      row.run(m, Options{});
       ADD_FAILURE() << row.name << " accepted an end without a region";
     } catch (const ir::VerifyError& e) {
       EXPECT_NE(std::string(e.what()).find("compiler_end [ccompiler]"), std::string::npos)
@@ -138,7 +189,7 @@ TEST(InvalidInput, MismatchedTargetsAreRejectedNamingBoth) {
 })");
   for (const auto& row : pass_table()) {
     try {
-      row.run(m, PipelineOptions{});
+      row.run(m, Options{});
       ADD_FAILURE() << row.name << " accepted mismatched targets";
     } catch (const ir::VerifyError& e) {
       EXPECT_NE(std::string(e.what()).find("target a"), std::string::npos) << e.what();
@@ -153,7 +204,7 @@ TEST(InvalidInput, InconsistentArgumentRegionsAreRejectedNamingTheOp) {
 })");
   for (const auto& row : pass_table()) {
     try {
-      row.run(m, PipelineOptions{});
+      row.run(m, Options{});
       ADD_FAILURE() << row.name << " accepted inconsistent argument regions";
     } catch (const ir::VerifyError& e) {
       EXPECT_NE(std::string(e.what()).find("subtract"), std::string::npos) << e.what();
@@ -170,7 +221,7 @@ TEST(Partition, RefusesABeginFedByAnEndOfItsOwnRegionUnlessMerged) {
   %2 = annotation.compiler_begin(annotation.compiler_end(%1, compiler="a"), compiler="a");
   annotation.compiler_end(add(%2, %1), compiler="a")
 })");
-  PipelineOptions options;
+  Options options;
   options.merge = false;
   try {
     run_passes(m, options);
@@ -182,15 +233,15 @@ TEST(Partition, RefusesABeginFedByAnEndOfItsOwnRegionUnlessMerged) {
   }
   options.merge = true;
   const Stages stages = run_passes(m, options);
-  EXPECT_EQ(stages.partitioned.size(), 2u);
-  EXPECT_TRUE(reference::bitwise_equal(run(stages.fused), run(m)));
+  EXPECT_EQ(stages.at(aot::Stage::kPartition).size(), 2u);
+  EXPECT_TRUE(reference::bitwise_equal(run(stages.output()), run(m)));
 }
 
 TEST(Partition, RefusesAnOutlinedNameThatAlreadyExists) {
   const std::string text =
       seed_with_subtract() + "\ndef @tvmgen_default_ccompiler_main_0(%a: " + kT + ") { %a }";
   try {
-    partition_graph(parse(text), PipelineOptions{});
+    partition_graph(parse(text), Options{});
     ADD_FAILURE() << "accepted";
   } catch (const PassError& e) {
     EXPECT_EQ(e.kind(), PassError::Kind::kRejectedInput);
@@ -224,7 +275,7 @@ TEST(Partition, FlattensOnlyOneLevelOfATupleEnd) {
   // The inner tuple keeps one end on it, as TVM's TupleOutFlattener leaves it.
   EXPECT_NE(ir::as<ir::TupleNode>(ir::as<ir::CallNode>(outer->fields()[0])->args()[0]), nullptr);
   const Stages stages = run_passes(m);
-  EXPECT_TRUE(reference::bitwise_equal(run(stages.fused), run(m)));
+  EXPECT_TRUE(reference::bitwise_equal(run(stages.output()), run(m)));
 }
 
 TEST(Partition, StrippingDefaultAnnotationsGivesWhatAStrippedInputGives) {
@@ -248,8 +299,8 @@ TEST(Partition, StrippingDefaultAnnotationsGivesWhatAStrippedInputGives) {
   stripped.add("main", ir::FunctionNode::make(m.main()->params(),
                                               remove_default_annotations(m.main()->body()),
                                               m.main()->attrs(), nullptr));
-  const ir::Module a = partition_graph(m, PipelineOptions{});
-  const ir::Module b = partition_graph(stripped, PipelineOptions{});
+  const ir::Module a = partition_graph(m, Options{});
+  const ir::Module b = partition_graph(stripped, Options{});
   EXPECT_EQ(ir::print_module(a), ir::print_module(b));
   EXPECT_EQ(function_names(a), (std::vector<std::string>{"main", "tvmgen_default_a_main_0",
                                                          "tvmgen_default_b_main_1"}));
@@ -265,7 +316,7 @@ TEST(Merge, RefusesAMergeThatMakesARegionCyclicThroughAHostOp) {
   annotation.compiler_end(%3, compiler="a")
 })");
   try {
-    merge_compiler_regions(m, PipelineOptions{});
+    merge_compiler_regions(m, Options{});
     ADD_FAILURE() << "accepted";
   } catch (const PassError& e) {
     EXPECT_EQ(e.pass(), "merge");
@@ -301,7 +352,7 @@ std::string siblings(bool linked) {
 }
 
 TEST(Bugs, MergeSiblingsMergesRegionsThatOnlyShareAParent) {
-  PipelineOptions bugged;
+  Options bugged;
   bugged.bugs.enable(Bug::kMergeSiblings);
   // A host op between the siblings: merging them makes a cyclic region.
   EXPECT_NO_THROW(run_passes(parse(siblings(true))));
@@ -328,7 +379,7 @@ TEST(Bugs, MergeAcrossTargetsIgnoresTheRestrictionSets) {
   %4 = subtract(annotation.compiler_begin(%1, compiler="a"), annotation.compiler_begin(%3, compiler="a"));
   annotation.compiler_end(%4, compiler="a")
 })");
-  PipelineOptions options;
+  Options options;
   EXPECT_TRUE(ir::structural_equal(run_passes(m, options).merged, m));
   options.bugs.enable(Bug::kMergeAcrossTargets);
   try {
@@ -346,11 +397,14 @@ TEST(Bugs, PartitionBugsChangeWhatMainComputes) {
   const reference::Value expected = run(m);
   EXPECT_TRUE(reference::bitwise_equal(run(run_passes(m).fused), expected));
   for (Bug bug : {Bug::kSwappedOutputOrder, Bug::kRegionOutputOffByOne, Bug::kWrongParamDedup}) {
-    PipelineOptions options;
+    Options options;
     options.bugs.enable(bug);
     const Stages stages = run_passes(m, options);
-    EXPECT_TRUE(ir::structural_equal(stages.merged, run_passes(m).merged)) << bug_name(bug);
-    EXPECT_FALSE(reference::bitwise_equal(run(stages.partitioned), expected)) << bug_name(bug);
+    EXPECT_TRUE(
+        ir::structural_equal(stages.at(aot::Stage::kMerge), run_passes(m).at(aot::Stage::kMerge)))
+        << bug_name(bug);
+    EXPECT_FALSE(reference::bitwise_equal(run(stages.at(aot::Stage::kPartition)), expected))
+        << bug_name(bug);
   }
 }
 
@@ -364,7 +418,7 @@ TEST(Bugs, SwappedOutputsOfDifferentTypesMakeAnIllTypedModule) {
   %4 = annotation.compiler_end(%2.1, compiler="a");
   (add(%3, %x), add(%4, %y))
 })");
-  PipelineOptions options;
+  Options options;
   options.bugs.enable(Bug::kSwappedOutputOrder);
   EXPECT_NO_THROW(run_passes(m));
   try {
@@ -389,7 +443,7 @@ ir::Module host_chain(int n) {
 TEST(Fuse, SplitsAChainIntoGroupsOfAtMostMaxFuseDepth) {
   // TVM counts the dominator's group plus every group up to it: a chain fuses in runs of
   // max_fuse_depth ops.
-  PipelineOptions options;
+  Options options;
   options.max_fuse_depth = 4;
   const ir::Module fused = fuse_ops(host_chain(10), options);
   std::vector<std::size_t> group_sizes;
@@ -421,7 +475,7 @@ TEST(Fuse, AGroupHasOneParameterPerDistinctInputBeyondEightInputs) {
   e = ir::CallNode::make(ir::Op::kAdd, {e, xs[3]});
   ir::Module m;
   m.add("main", ir::FunctionNode::make(xs, e));
-  const ir::Module fused = fuse_ops(m, PipelineOptions{});
+  const ir::Module fused = fuse_ops(m, Options{});
   const auto* call = ir::as<ir::CallNode>(fused.main()->body());
   ASSERT_NE(call, nullptr);
   const auto* fn = ir::as<ir::FunctionNode>(call->callee());
@@ -437,12 +491,12 @@ TEST(Fuse, AGroupHasOneParameterPerDistinctInputBeyondEightInputs) {
 
 TEST(Fuse, LeavesAGroupWithoutCallsUnwrapped) {
   const ir::Module m = parse("def @main(%x: " + kT + ", %y: " + kT + ") { (%x, %y).1 }");
-  const ir::Module fused = fuse_ops(m, PipelineOptions{});
+  const ir::Module fused = fuse_ops(m, Options{});
   EXPECT_TRUE(ir::structural_equal(fused, m)) << ir::print_module(fused);
 }
 
 TEST(KernelNames, TruncateLongNamesWithAPortableHash) {
-  const ir::Module fused = fuse_ops(host_chain(19), PipelineOptions{});
+  const ir::Module fused = fuse_ops(host_chain(19), Options{});
   const auto* call = ir::as<ir::CallNode>(fused.main()->body());
   ASSERT_NE(call, nullptr);
   const auto* fn = ir::as<ir::FunctionNode>(call->callee());
@@ -486,7 +540,7 @@ TEST(KernelNames, ShareOneKernelPerStructureAmongManyOfOneType) {
   for (ir::Op op : ops) e = ir::CallNode::make(op, {e, x});
   ir::Module m;
   m.add("main", ir::FunctionNode::make({x, y}, e));
-  PipelineOptions options;
+  Options options;
   options.max_fuse_depth = 2;
   const ir::Module fused = fuse_ops(m, options);
   KernelNames names(fused, "default");
@@ -513,7 +567,7 @@ TEST(KernelNames, ShareOneKernelPerStructureAmongManyOfOneType) {
 }
 
 TEST(KernelNames, RefuseAFunctionThatIsNotAKernelOfTheModule) {
-  const ir::Module fused = fuse_ops(host_chain(2), PipelineOptions{});
+  const ir::Module fused = fuse_ops(host_chain(2), Options{});
   auto p = ir::VarNode::make("p", ir::TypeNode::tensor({4}, ir::DType::kFloat32));
   auto other = ir::FunctionNode::make({p}, ir::CallNode::make(ir::Op::kAdd, {p, p}),
                                       ir::Attrs{{"Primitive", std::int64_t{1}}});
@@ -523,7 +577,7 @@ TEST(KernelNames, RefuseAFunctionThatIsNotAKernelOfTheModule) {
 TEST(KernelNames, ShareOneKernelBetweenStructurallyEqualFunctions) {
   const ir::Module m = parse("def @main(%x: " + kT + ", %y: " + kT +
                              ") { (add(%x, %x), add(%y, %y), multiply(%x, %y)) }");
-  const ir::Module fused = fuse_ops(m, PipelineOptions{});
+  const ir::Module fused = fuse_ops(m, Options{});
   KernelNames names(fused, "default");
   ASSERT_EQ(names.kernels().size(), 2u);
   EXPECT_EQ(names.kernels()[0].name, "tvmgen_default_fused_add");
@@ -570,11 +624,11 @@ constexpr int kLongChain = 100000;
 TEST(LongGraphs, OneRegionOfAHundredThousandOpsPassesEveryStage) {
   const ir::Module m = annotated_chain(kLongChain, false, [](int) { return std::string("a"); });
   const Stages stages = run_passes(m);
-  ASSERT_EQ(stages.partitioned.size(), 2u);
-  const ir::Function& outlined = stages.partitioned.functions()[1].second;
+  ASSERT_EQ(stages.at(aot::Stage::kPartition).size(), 2u);
+  const ir::Function& outlined = stages.at(aot::Stage::kPartition).functions()[1].second;
   EXPECT_EQ(outlined->params().size(), 1u);  // x, entering through two begins
   EXPECT_EQ(count_calls(outlined->body()), static_cast<std::size_t>(kLongChain));
-  EXPECT_EQ(count_calls(stages.fused.main()->body()), 1u);
+  EXPECT_EQ(count_calls(stages.output().main()->body()), 1u);
 }
 
 TEST(LongGraphs, AlternatingTargetsMergeOnlyWhatRestrictionsAllow) {
@@ -583,18 +637,18 @@ TEST(LongGraphs, AlternatingTargetsMergeOnlyWhatRestrictionsAllow) {
       annotated_chain(kLongChain, true, [](int i) { return std::string(i % 3 == 2 ? "b" : "a"); });
   const Stages stages = run_passes(m);
   const std::size_t regions = static_cast<std::size_t>((kLongChain + 2) / 3 + (kLongChain + 1) / 3);
-  EXPECT_EQ(stages.partitioned.size(), 1 + regions);
-  EXPECT_EQ(count_calls(stages.fused.main()->body()), regions);
+  EXPECT_EQ(stages.at(aot::Stage::kPartition).size(), 1 + regions);
+  EXPECT_EQ(count_calls(stages.output().main()->body()), regions);
 }
 
 TEST(LongGraphs, AHostChainFusesIntoKernelsOfTvmsMaximumSize) {
   const Stages stages = run_passes(host_chain(kLongChain));
   // Runs of 256 adds (kDefaultMaxFuseDepth), the last one shorter.
-  EXPECT_EQ(count_calls(stages.fused.main()->body()),
+  EXPECT_EQ(count_calls(stages.output().main()->body()),
             static_cast<std::size_t>((kLongChain + 255) / 256));
   // Three distinct kernels: the first run (add(%x, %x) first: one parameter), the full runs after
   // it (two parameters) and the shorter last run.
-  KernelNames names(stages.fused, "default");
+  KernelNames names(stages.output(), "default");
   EXPECT_EQ(names.kernels().size(), 3u);
 }
 
@@ -605,8 +659,8 @@ TEST(LongGraphs, HostOpsBetweenRegionsStayApart) {
   const ir::Module m =
       annotated_chain(kOps, true, [](int i) { return std::string(i % 2 ? "" : "a"); });
   const Stages stages = run_passes(m);
-  EXPECT_EQ(stages.partitioned.size(), 1 + static_cast<std::size_t>(kOps / 2));
-  EXPECT_EQ(count_calls(stages.fused.main()->body()), static_cast<std::size_t>(kOps));
+  EXPECT_EQ(stages.at(aot::Stage::kPartition).size(), 1 + static_cast<std::size_t>(kOps / 2));
+  EXPECT_EQ(count_calls(stages.output().main()->body()), static_cast<std::size_t>(kOps));
 }
 
 }  // namespace

@@ -32,7 +32,8 @@ inline ir::Module parse_file(const std::filesystem::path& path) {
 
 /// The annotated graph of TVM #9036 (corpus/seed).
 inline ir::Module seed_9036() {
-  return parse_file(std::filesystem::path(AOTFUZZ_SOURCE_DIR) / "corpus/seed/tvm_9036_annotated.relay");
+  return parse_file(std::filesystem::path(AOTFUZZ_SOURCE_DIR) /
+                    "corpus/seed/tvm_9036_annotated.relay");
 }
 
 /// Every .relay file under corpus/, in name order.
@@ -62,7 +63,7 @@ inline std::vector<ir::Module> annotated_corpus() {
 
 /// `annotated` through every pass.
 inline ir::Module fused_of(const ir::Module& annotated, bool merge = true) {
-  aot::PipelineOptions options;
+  aot::Options options;
   options.merge = merge;
   return aot::run_passes(annotated, options).fused;
 }
