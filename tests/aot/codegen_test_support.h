@@ -43,7 +43,7 @@ inline ir::Module fused_of(const ir::Module& annotated, bool merge = true,
   aot::Options options;
   options.merge = merge;
   options.mod_name = mod_name;
-  return aot::run_passes(annotated, options).fused;
+  return aot::run_passes(annotated, options).at(aot::Stage::kFuse);
 }
 
 /// A fused module written by hand in Relay text (verified).

@@ -65,7 +65,7 @@ inline std::vector<ir::Module> annotated_corpus() {
 inline ir::Module fused_of(const ir::Module& annotated, bool merge = true) {
   aot::Options options;
   options.merge = merge;
-  return aot::run_passes(annotated, options).fused;
+  return aot::run_passes(annotated, options).at(aot::Stage::kFuse);
 }
 
 /// A generated graph of about `ops` builder steps.
