@@ -1,6 +1,6 @@
-// The IR-to-IR half of the pipeline under test (DESIGN.md §4): MergeCompilerRegions (optional),
-// PartitionGraph(mod_name), FuseOps, with ir::verify() after every pass. The pass table is
-// aot/passes.def.
+// The IR-to-IR half of the pipeline under test (docs/design.md, "Pipeline semantics"):
+// MergeCompilerRegions (optional), PartitionGraph(mod_name), FuseOps, with ir::verify() after every
+// pass. The pass table is aot/passes.def.
 #pragma once
 
 #include <optional>

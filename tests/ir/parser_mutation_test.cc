@@ -29,7 +29,8 @@ std::string read_text(const fs::path& path) {
 
 std::vector<fs::path> conformance_files() {
   std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(fs::path(AOTFUZZ_SHARED_DIR) / "conformance")) {
+  for (const auto& entry :
+       fs::directory_iterator(fs::path(AOTFUZZ_SOURCE_DIR) / "corpus" / "conformance")) {
     if (entry.path().extension() == ".relay") files.push_back(entry.path());
   }
   std::sort(files.begin(), files.end());
