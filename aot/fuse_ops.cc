@@ -379,7 +379,9 @@ class FuseMutator {
     } else if (const std::size_t* i = info.param_of.find(arg.get())) {
       return info.params[*i];
     }
-    ir::Var var = ir::VarNode::make("p" + std::to_string(info.params.size()), type);
+    std::string param_name = "p";
+    param_name += std::to_string(info.params.size());
+    ir::Var var = ir::VarNode::make(std::move(param_name), type);
     info.params.push_back(var);
     info.arguments.push_back(arg);
     if (info.arguments.size() == kScanned + 1) {
@@ -553,7 +555,8 @@ KernelNames::KernelNames(const ir::Module& fused, std::string_view mod_name) {
     for (;;) {
       auto [it, inserted] = name_uses.try_emplace(name, 1);  // one lookup for both outcomes
       if (inserted) break;
-      name += "_" + std::to_string(it->second++);
+      name += '_';
+      name += std::to_string(it->second++);
     }
     by_type.emplace(fn->type()->hash(), kernels_.size());
     hash_of.push_back(hash);
