@@ -13,29 +13,16 @@
 #include "ir/printer.h"
 #include "ir/structural.h"
 #include "ir/verify.h"
+#include "tests/support/files.h"
 
 namespace aotfuzz::aot {
 namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kCorpus = fs::path(AOTFUZZ_SOURCE_DIR) / "corpus" / "conformance";
+const fs::path kCorpus = test_support::source_path("corpus/conformance");
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::vector<fs::path> relay_files(const fs::path& dir) {
-  std::vector<fs::path> out;
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    if (entry.path().extension() == ".relay") out.push_back(entry.path());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
+using test_support::relay_files;
 
 // One `// check <what> (<pipelines>): <argument>` line and, for stage checks, its `//|` block.
 struct Check {
@@ -123,7 +110,7 @@ std::vector<std::string> global_param_names(const ir::Module& m) {
 class Conformance : public ::testing::TestWithParam<fs::path> {};
 
 TEST_P(Conformance, MatchesTheBehaviourItsHeaderStates) {
-  const std::string text = read_file(GetParam());
+  const std::string text = test_support::read_text(GetParam());
   const Header header = parse_header(text);
   EXPECT_TRUE(header.has_origin) << "no // origin: line";
   EXPECT_TRUE(header.has_expect) << "no // expect: line";

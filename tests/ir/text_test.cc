@@ -14,6 +14,7 @@
 #include "ir/structural.h"
 #include "ir/traversal.h"
 #include "ir/verify.h"
+#include "tests/support/files.h"
 
 namespace aotfuzz::ir {
 namespace {
@@ -22,15 +23,10 @@ namespace fs = std::filesystem;
 
 const std::string kCc = "ccompiler";
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  EXPECT_TRUE(in.good()) << "cannot open " << path;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using test_support::conformance_files;
+using test_support::read_text;
 
-fs::path corpus_dir() { return fs::path(AOTFUZZ_SOURCE_DIR) / "corpus"; }
+fs::path corpus_dir() { return test_support::source_path("corpus"); }
 
 Type tensor(std::vector<std::int64_t> shape, DType dtype = DType::kFloat32) {
   return TypeNode::tensor(std::move(shape), dtype);
@@ -126,15 +122,6 @@ std::string seed_partitioned_listing() {
   const std::size_t end = text.find("This is the incorrectly generated", start);
   EXPECT_NE(end, std::string::npos);
   return text.substr(start, end - start);
-}
-
-std::vector<fs::path> conformance_files() {
-  std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(corpus_dir() / "conformance")) {
-    if (entry.path().extension() == ".relay") files.push_back(entry.path());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
 }
 
 // The module of the format example in the task brief: tuple, projection, a Primitive local
