@@ -7,30 +7,12 @@
 #include <utility>
 #include <vector>
 
-#include "aot/bugs.h"
 #include "aot/codegen_error.h"
+#include "aot/options.h"
 #include "aot/runtime_header.h"
 #include "ir/module.h"
 
 namespace aotfuzz::aot {
-
-/// How to generate.
-struct CodegenOptions {
-  /// Prefix of every emitted symbol (`tvmgen_<mod_name>_...`); a C identifier fragment.
-  std::string mod_name = "default";
-  /// Calling convention of host kernels (external functions are always packed).
-  enum class Api { kPacked, kUnpacked };
-  Api api = Api::kPacked;
-  /// Signature of the entry point `tvmgen_<mod_name>_run`. kC requires Api::kUnpacked.
-  enum class Interface { kPacked, kC };
-  Interface interface = Interface::kPacked;
-  /// Liveness-based reuse of dead intermediate buffers.
-  bool storage_reuse = true;
-  /// Emit `if (num_args != N) return -1;` in every packed function (off by default, like TVM).
-  bool check_num_args = false;
-  /// Injected bugs (codegen and storage switches are honoured here).
-  BugSet bugs;
-};
 
 /// One call of the AoT executor, in the executor's call order.
 struct CallSiteInfo {
@@ -56,10 +38,10 @@ struct CSources {
 };
 
 /// "tvmgen_<mod_name>".
-std::string symbol_prefix(const CodegenOptions& options);
+std::string symbol_prefix(const Options& options);
 /// "tvmgen_<mod_name>.h", "tvmgen_<mod_name>_lib.c".
-std::string header_file_name(const CodegenOptions& options);
-std::string lib_file_name(const CodegenOptions& options);
+std::string header_file_name(const Options& options);
+std::string lib_file_name(const Options& options);
 
 /// The fields of `struct tvmgen_<mod>_inputs` (one per flattened main parameter: the sanitised
 /// parameter name, `<name>_<k>` for the fields of a tuple parameter, made unique) and of
@@ -68,14 +50,13 @@ std::vector<std::string> input_field_names(const ir::Function& main);
 std::vector<std::string> output_field_names(const ir::Function& main);
 
 /// The expected arity of each executor call site, from the IR alone.
-std::vector<CallSiteInfo> expected_call_arity(const ir::Module& fused,
-                                              const CodegenOptions& options);
+std::vector<CallSiteInfo> expected_call_arity(const ir::Module& fused, const Options& options);
 
 /// Generates the C sources of `fused` (the output of FuseOps). Throws CodegenError for options
 /// TVM refuses (interface c with the packed API, a bad mod_name) and for constructs outside the
 /// fused-module shape (an unfused operator in @main, a call of a global function without a
 /// `Compiler` attribute, an annotation or call inside a primitive function, ...).
 /// Deterministic: the same module and options give the same bytes.
-CSources generate_c(const ir::Module& fused, const CodegenOptions& options = {});
+CSources generate_c(const ir::Module& fused, const Options& options = {});
 
 }  // namespace aotfuzz::aot

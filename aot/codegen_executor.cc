@@ -32,7 +32,7 @@ std::string dtype_bits(ir::DType dtype) { return std::to_string(ir::dtype_bytes(
 
 }  // namespace
 
-std::string executor_prototype(const StoragePlan& plan, const CodegenOptions& options) {
+std::string executor_prototype(const StoragePlan& plan, const Options& options) {
   std::string params;
   for (std::size_t i = 0; i < plan.inputs.size() + plan.outputs.size(); ++i) {
     if (!params.empty()) params += ", ";
@@ -44,12 +44,12 @@ std::string executor_prototype(const StoragePlan& plan, const CodegenOptions& op
 }
 
 void emit_executor(CWriter& w, const StoragePlan& plan, const std::vector<const Callee*>& callees,
-                   const CodegenOptions& options) {
+                   const Options& options) {
   // The call sequence is built as data first (bug switches included), then printed; the plan
   // interpreter runs the same data.
   const ExecutorProgram program = executor_program(plan, callees, options);
   const std::string prefix = symbol_prefix(options);
-  std::set<std::string> used;                     // buffer names referenced by some statement
+  std::set<std::string> used;                       // buffer names referenced by some statement
   std::map<std::vector<std::int64_t>, int> shapes;  // shape -> static array index
   std::vector<const std::vector<std::int64_t>*> shape_order;
   std::vector<std::size_t> dl_count(program.calls.size(), 0);
@@ -94,8 +94,8 @@ void emit_executor(CWriter& w, const StoragePlan& plan, const std::vector<const 
     const std::string src = buffer_name(copy.source.buffer);
     used.insert(dst);
     used.insert(src);
-    calls.line("memcpy(" + dst + ", " + src + ", " + std::to_string(tensor_bytes(copy.source.type)) +
-               ");");
+    calls.line("memcpy(" + dst + ", " + src + ", " +
+               std::to_string(tensor_bytes(copy.source.type)) + ");");
   }
   calls.line("return 0;");
 

@@ -4,7 +4,7 @@
 
 namespace aotfuzz::aot::detail {
 
-void emit_external(CWriter& w, const Callee& callee, const CodegenOptions& options) {
+void emit_external(CWriter& w, const Callee& callee, const Options& options) {
   const std::size_t n_in = callee.inputs.size();
   const std::size_t n = n_in + callee.outputs.size();
   std::vector<std::string> in_names, out_names;

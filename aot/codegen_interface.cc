@@ -64,7 +64,7 @@ void emit_struct(CWriter& w, const std::string& name, const std::vector<std::str
 }  // namespace
 
 std::string interface_header(const ir::Function& main, const StoragePlan& plan,
-                             const CodegenOptions& options) {
+                             const Options& options) {
   const std::string prefix = symbol_prefix(options);
   const std::string guard = upper(prefix) + "_H_";
   CWriter w;
@@ -83,7 +83,7 @@ std::string interface_header(const ir::Function& main, const StoragePlan& plan,
   w.line("/* Bytes of the executor's static workspace. */");
   w.line("#define " + upper(prefix) + "_WORKSPACE_SIZE " + std::to_string(plan.workspace_bytes));
   w.line();
-  if (options.interface == CodegenOptions::Interface::kC) {
+  if (options.interface == Options::Interface::kC) {
     emit_struct(w, prefix + "_inputs", input_field_names(main), plan.inputs);
     w.line();
     emit_struct(w, prefix + "_outputs", output_field_names(main), plan.outputs);
@@ -106,11 +106,11 @@ std::string interface_header(const ir::Function& main, const StoragePlan& plan,
 }
 
 void emit_entry(CWriter& w, const ir::Function& main, const StoragePlan& plan,
-                const CodegenOptions& options) {
+                const Options& options) {
   const std::string prefix = symbol_prefix(options);
   const std::size_t n = plan.inputs.size() + plan.outputs.size();
   std::vector<std::string> args;
-  if (options.interface == CodegenOptions::Interface::kC) {
+  if (options.interface == Options::Interface::kC) {
     w.open(c_entry_signature(prefix));
     const auto ins = input_field_names(main);
     const auto outs = output_field_names(main);

@@ -47,8 +47,7 @@ CalleeTable resolve_callees(const ir::Module& fused, const std::string& mod_name
 CalleeTable resolve_callees(const ir::Module& fused, const std::string& mod_name,
                             const std::vector<ir::Expr>& main_order);
 /// expected_call_arity over an already resolved table.
-std::vector<CallSiteInfo> expected_call_arity(const CalleeTable& table,
-                                              const CodegenOptions& options);
+std::vector<CallSiteInfo> expected_call_arity(const CalleeTable& table, const Options& options);
 
 /// Emits statements computing every flattened result of `fn`'s body into `out_names` from the
 /// flattened parameters `in_names` (C pointers of the right element types). Elementwise ops
@@ -62,23 +61,23 @@ void emit_elementwise_body(CWriter& w, const ir::Function& fn,
                            std::vector<bool>& used_inputs);
 
 /// A host kernel in the packed or unpacked API.
-void emit_kernel(CWriter& w, const Callee& callee, const CodegenOptions& options);
+void emit_kernel(CWriter& w, const Callee& callee, const Options& options);
 /// An external (ccompiler-style) function: a typed inner function and a packed wrapper.
-void emit_external(CWriter& w, const Callee& callee, const CodegenOptions& options);
+void emit_external(CWriter& w, const Callee& callee, const Options& options);
 /// The prototype of a kernel or external function (for the declarations block).
-std::string callee_prototype(const Callee& callee, const CodegenOptions& options);
+std::string callee_prototype(const Callee& callee, const Options& options);
 
 /// The AoT executor `tvmgen_<mod>_run_model(void* input_0, ..., void* output_0, ...)`; `callees`
 /// gives each step of `plan` its callee (same order as the steps).
 void emit_executor(CWriter& w, const StoragePlan& plan, const std::vector<const Callee*>& callees,
-                   const CodegenOptions& options);
+                   const Options& options);
 /// The prototype of run_model for `plan`.
-std::string executor_prototype(const StoragePlan& plan, const CodegenOptions& options);
+std::string executor_prototype(const StoragePlan& plan, const Options& options);
 
 /// The `tvmgen_<mod>.h` header and the `tvmgen_<mod>_run` entry point.
 std::string interface_header(const ir::Function& main, const StoragePlan& plan,
-                             const CodegenOptions& options);
+                             const Options& options);
 void emit_entry(CWriter& w, const ir::Function& main, const StoragePlan& plan,
-                const CodegenOptions& options);
+                const Options& options);
 
 }  // namespace aotfuzz::aot::detail

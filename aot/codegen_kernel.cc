@@ -98,37 +98,40 @@ std::string packed_signature(const std::string& name) {
          "void* resource)";
 }
 
-void emit_elementwise_body(CWriter& w, const ir::Function& fn,
-                           const std::vector<std::string>& in_names,
-                           const std::vector<std::string>& out_names, const std::string& where,
-                           std::vector<bool>& used_inputs) {
+namespace {
+
+// The flattened tensors of every value of a primitive or external function's body.
+struct BodyLeaves {
   std::unordered_map<const ir::ExprNode*, std::vector<Leaf>> leaves;
   std::unordered_map<const ir::ExprNode*, std::size_t> order;  // op -> post-order position
-  std::vector<ir::Type> param_types;
+  std::vector<ir::Type> param_types;                           // by flattened parameter
+};
+
+// Walks `fn`'s body: each parameter, op, tuple and TupleGetItem mapped to its flattened leaves.
+BodyLeaves body_leaves(const ir::Function& fn, std::size_t num_in_names, const std::string& where) {
+  BodyLeaves b;
   for (const auto& p : fn->params()) {
     std::vector<Leaf> ls;
     for (const auto& t : ir::flatten_tensors(p->type())) {
-      ls.push_back(Leaf{static_cast<int>(param_types.size()), nullptr});
-      param_types.push_back(t);
+      ls.push_back(Leaf{static_cast<int>(b.param_types.size()), nullptr});
+      b.param_types.push_back(t);
     }
-    leaves[p.get()] = std::move(ls);
+    b.leaves[p.get()] = std::move(ls);
   }
-  if (param_types.size() != in_names.size()) {
-    throw CodegenError(where + ": " + std::to_string(param_types.size()) +
-                       " flattened parameters but " + std::to_string(in_names.size()) +
+  if (b.param_types.size() != num_in_names) {
+    throw CodegenError(where + ": " + std::to_string(b.param_types.size()) +
+                       " flattened parameters but " + std::to_string(num_in_names) +
                        " input names");
   }
-  used_inputs.assign(in_names.size(), false);
   auto lookup = [&](const ir::Expr& e) -> const std::vector<Leaf>& {
-    auto it = leaves.find(e.get());
-    if (it == leaves.end()) {
+    auto it = b.leaves.find(e.get());
+    if (it == b.leaves.end()) {
       throw CodegenError(where + ": " + ir::describe(*e) +
                          " is not a parameter of the function or a value it computes");
     }
     return it->second;
   };
-  const auto& nodes = fn->body_order();
-  for (const auto& node : nodes) {
+  for (const auto& node : fn->body_order()) {
     switch (node->kind()) {
       case ir::ExprKind::kVar:
         lookup(node);
@@ -145,8 +148,8 @@ void emit_elementwise_body(CWriter& w, const ir::Function& fn,
                              "can be compiled)");
         }
         for (const auto& a : call.args()) lookup(a);
-        order[node.get()] = order.size();
-        leaves[node.get()] = {Leaf{-1, &call}};
+        b.order[node.get()] = b.order.size();
+        b.leaves[node.get()] = {Leaf{-1, &call}};
         break;
       }
       case ir::ExprKind::kTuple: {
@@ -155,7 +158,7 @@ void emit_elementwise_body(CWriter& w, const ir::Function& fn,
           const auto& fs = lookup(f);
           ls.insert(ls.end(), fs.begin(), fs.end());
         }
-        leaves[node.get()] = std::move(ls);
+        b.leaves[node.get()] = std::move(ls);
         break;
       }
       case ir::ExprKind::kTupleGetItem: {
@@ -165,20 +168,100 @@ void emit_elementwise_body(CWriter& w, const ir::Function& fn,
         std::size_t begin = 0;
         for (int i = 0; i < tgi.index(); ++i) begin += ir::flat_count(fields[i]);
         const std::size_t count = ir::flat_count(fields[tgi.index()]);
-        leaves[node.get()] =
+        b.leaves[node.get()] =
             std::vector<Leaf>(whole.begin() + static_cast<std::ptrdiff_t>(begin),
                               whole.begin() + static_cast<std::ptrdiff_t>(begin + count));
         break;
       }
     }
   }
-  const auto& outs = lookup(fn->body());
+  lookup(fn->body());
+  return b;
+}
+
+// What one output's loop reads: the op calls it depends on, in post order, and the flattened
+// parameters they read, in order.
+struct OutputInputs {
+  std::vector<const ir::CallNode*> ops;
+  std::vector<int> params;
+};
+
+OutputInputs output_inputs(const BodyLeaves& b, const ir::CallNode* result) {
+  OutputInputs in;
+  std::unordered_set<const ir::CallNode*> seen{result};
+  std::vector<const ir::CallNode*> stack{result};
+  while (!stack.empty()) {
+    const ir::CallNode* c = stack.back();
+    stack.pop_back();
+    in.ops.push_back(c);
+    for (const auto& a : c->args()) {
+      const Leaf& l = b.leaves.at(a.get()).front();
+      if (l.op == nullptr) {
+        if (std::find(in.params.begin(), in.params.end(), l.param) == in.params.end()) {
+          in.params.push_back(l.param);
+        }
+      } else if (seen.insert(l.op).second) {
+        stack.push_back(l.op);
+      }
+    }
+  }
+  std::sort(in.ops.begin(), in.ops.end(), [&](const ir::CallNode* x, const ir::CallNode* y) {
+    return b.order.at(x) < b.order.at(y);
+  });
+  std::sort(in.params.begin(), in.params.end());
+  return in;
+}
+
+// The loop nest over `out_type` that computes one output element by element.
+void emit_output_loop(CWriter& w, const BodyLeaves& b, const ir::CallNode* result,
+                      const ir::Type& out_type, const std::string& out_name,
+                      const std::vector<std::string>& in_names, std::vector<bool>& used_inputs) {
+  const OutputInputs in = output_inputs(b, result);
+  const auto& shape = out_type->shape();
+  if (shape.empty()) w.open("");
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    const std::string i = "i" + std::to_string(d);
+    w.open("for (int64_t " + i + " = 0; " + i + " < " + std::to_string(shape[d]) + "; ++" + i +
+           ")");
+  }
+  std::unordered_map<const ir::CallNode*, std::string> value_name;
+  for (int p : in.params) {
+    used_inputs[p] = true;
+    const auto& pt = b.param_types[p];
+    w.line("const " + std::string(c_type(pt->dtype())) + " a" + std::to_string(p) + " = " +
+           in_names[p] + "[" + offset_expr(pt->shape(), shape) + "];");
+  }
+  for (std::size_t k = 0; k < in.ops.size(); ++k) {
+    const ir::CallNode* c = in.ops[k];
+    auto operand = [&](const ir::Expr& a) {
+      const Leaf& l = b.leaves.at(a.get()).front();
+      return l.op == nullptr ? "a" + std::to_string(l.param) : value_name.at(l.op);
+    };
+    const std::string name = "t" + std::to_string(k);
+    w.line("const " + std::string(c_type(c->type()->dtype())) + " " + name + " = " +
+           op_expr(*c->op(), c->type()->dtype(), operand(c->args()[0]), operand(c->args()[1])) +
+           ";");
+    value_name[c] = name;
+  }
+  w.line(out_name + "[" + offset_expr(shape, shape) + "] = " + value_name.at(result) + ";");
+  if (shape.empty()) w.close();
+  for (std::size_t d = 0; d < shape.size(); ++d) w.close();
+}
+
+}  // namespace
+
+void emit_elementwise_body(CWriter& w, const ir::Function& fn,
+                           const std::vector<std::string>& in_names,
+                           const std::vector<std::string>& out_names, const std::string& where,
+                           std::vector<bool>& used_inputs) {
+  const BodyLeaves b = body_leaves(fn, in_names.size(), where);
+  used_inputs.assign(in_names.size(), false);
+  const auto& outs = b.leaves.at(fn->body().get());
   const auto out_types = ir::flatten_tensors(fn->body()->type());
   if (outs.size() != out_names.size()) {
     throw CodegenError(where + ": " + std::to_string(outs.size()) + " flattened results but " +
                        std::to_string(out_names.size()) + " output names");
   }
-
   for (std::size_t j = 0; j < outs.size(); ++j) {
     const Leaf& result = outs[j];
     const ir::Type& out_type = out_types[j];
@@ -189,60 +272,7 @@ void emit_elementwise_body(CWriter& w, const ir::Function& fn,
              std::to_string(tensor_bytes(out_type)) + ");");
       continue;
     }
-    // The op calls this output depends on, in post order.
-    std::vector<const ir::CallNode*> ops;
-    std::unordered_set<const ir::CallNode*> seen{result.op};
-    std::vector<const ir::CallNode*> stack{result.op};
-    std::vector<int> params;
-    while (!stack.empty()) {
-      const ir::CallNode* c = stack.back();
-      stack.pop_back();
-      ops.push_back(c);
-      for (const auto& a : c->args()) {
-        const Leaf& l = leaves.at(a.get()).front();
-        if (l.op == nullptr) {
-          if (std::find(params.begin(), params.end(), l.param) == params.end()) {
-            params.push_back(l.param);
-          }
-        } else if (seen.insert(l.op).second) {
-          stack.push_back(l.op);
-        }
-      }
-    }
-    std::sort(ops.begin(), ops.end(),
-              [&](const ir::CallNode* a, const ir::CallNode* b) { return order[a] < order[b]; });
-    std::sort(params.begin(), params.end());
-
-    const auto& shape = out_type->shape();
-    if (shape.empty()) w.open("");
-    for (std::size_t d = 0; d < shape.size(); ++d) {
-      const std::string i = "i" + std::to_string(d);
-      w.open("for (int64_t " + i + " = 0; " + i + " < " + std::to_string(shape[d]) + "; ++" + i +
-             ")");
-    }
-    std::unordered_map<const ir::CallNode*, std::string> value_name;
-    for (int p : params) {
-      used_inputs[p] = true;
-      const auto& pt = param_types[p];
-      w.line("const " + std::string(c_type(pt->dtype())) + " a" + std::to_string(p) + " = " +
-             in_names[p] + "[" + offset_expr(pt->shape(), shape) + "];");
-    }
-    for (std::size_t k = 0; k < ops.size(); ++k) {
-      const ir::CallNode* c = ops[k];
-      auto operand = [&](const ir::Expr& a) {
-        const Leaf& l = leaves.at(a.get()).front();
-        return l.op == nullptr ? "a" + std::to_string(l.param) : value_name.at(l.op);
-      };
-      const std::string name = "t" + std::to_string(k);
-      w.line("const " + std::string(c_type(c->type()->dtype())) + " " + name + " = " +
-             op_expr(*c->op(), c->type()->dtype(), operand(c->args()[0]), operand(c->args()[1])) +
-             ";");
-      value_name[c] = name;
-    }
-    w.line(out_names[j] + "[" + offset_expr(shape, shape) + "] = " + value_name.at(result.op) +
-           ";");
-    if (shape.empty()) w.close();
-    for (std::size_t d = 0; d < shape.size(); ++d) w.close();
+    emit_output_loop(w, b, result.op, out_type, out_names[j], in_names, used_inputs);
   }
 }
 
@@ -256,8 +286,8 @@ std::vector<std::string> numbered(const std::string& prefix, std::size_t n) {
 
 }  // namespace
 
-std::string callee_prototype(const Callee& callee, const CodegenOptions& options) {
-  if (callee.external || options.api == CodegenOptions::Api::kPacked) {
+std::string callee_prototype(const Callee& callee, const Options& options) {
+  if (callee.external || options.api == Options::Api::kPacked) {
     return packed_signature(callee.name) + ";";
   }
   const std::size_t n = callee.inputs.size() + callee.outputs.size();
@@ -267,8 +297,8 @@ std::string callee_prototype(const Callee& callee, const CodegenOptions& options
   return "int32_t " + callee.name + "(" + (n ? params : "void") + ");";
 }
 
-void emit_kernel(CWriter& w, const Callee& callee, const CodegenOptions& options) {
-  const bool packed = options.api == CodegenOptions::Api::kPacked;
+void emit_kernel(CWriter& w, const Callee& callee, const Options& options) {
+  const bool packed = options.api == Options::Api::kPacked;
   const std::size_t n_in = callee.inputs.size();
   const std::size_t n = n_in + callee.outputs.size();
   const auto in_names = numbered("in", n_in);

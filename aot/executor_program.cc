@@ -27,7 +27,7 @@ auto take(T& x) {
 // (`Plan` = StoragePlan, an rvalue).
 template <class Plan>
 ExecutorProgram make_program(Plan&& plan, const std::vector<const detail::Callee*>& callees,
-                             const CodegenOptions& options) {
+                             const Options& options) {
   constexpr bool kMove = !std::is_reference_v<Plan>;
   if (callees.size() != plan.steps.size()) {
     throw CodegenError("internal: " + std::to_string(plan.steps.size()) + " planned calls but " +
@@ -40,7 +40,7 @@ ExecutorProgram make_program(Plan&& plan, const std::vector<const detail::Callee
   program.buffers = take<kMove>(plan.buffers);
   program.workspace_bytes = plan.workspace_bytes;
   program.calls.reserve(plan.steps.size());
-  const bool packed_api = options.api == CodegenOptions::Api::kPacked;
+  const bool packed_api = options.api == Options::Api::kPacked;
   for (std::size_t s = 0; s < plan.steps.size(); ++s) {
     // The slots of the previous call (what a stale slot still holds).
     const std::vector<TensorRef>* previous = s > 0 ? &program.calls[s - 1].slots : nullptr;
@@ -96,17 +96,17 @@ ExecutorProgram make_program(Plan&& plan, const std::vector<const detail::Callee
 namespace detail {
 
 ExecutorProgram executor_program(const StoragePlan& plan, const std::vector<const Callee*>& callees,
-                                 const CodegenOptions& options) {
+                                 const Options& options) {
   return make_program(plan, callees, options);
 }
 
 }  // namespace detail
 
-ExecutorProgram build_executor_program(const ir::Module& fused, const CodegenOptions& options) {
+ExecutorProgram build_executor_program(const ir::Module& fused, const Options& options) {
   return build_executor_program(fused, options, nullptr);
 }
 
-ExecutorProgram build_executor_program(const ir::Module& fused, const CodegenOptions& options,
+ExecutorProgram build_executor_program(const ir::Module& fused, const Options& options,
                                        std::vector<CallSiteInfo>* expected_arity) {
   StorageOptions storage;
   storage.reuse = options.storage_reuse;

@@ -67,10 +67,10 @@ struct ExecutorProgram {
 /// The program `generate_c(fused, options)` emits as `tvmgen_<mod>_run_model`, bug switches
 /// (kTupleArgFirstFieldOnly, kStaleUnpackedArg and the storage switches) applied. Throws
 /// CodegenError like generate_c for modules outside the fused shape.
-ExecutorProgram build_executor_program(const ir::Module& fused, const CodegenOptions& options);
+ExecutorProgram build_executor_program(const ir::Module& fused, const Options& options);
 /// The same, and `*expected_arity = expected_call_arity(fused, options)` from the same callee
 /// resolution (the in-process oracle needs both for every input).
-ExecutorProgram build_executor_program(const ir::Module& fused, const CodegenOptions& options,
+ExecutorProgram build_executor_program(const ir::Module& fused, const Options& options,
                                        std::vector<CallSiteInfo>* expected_arity);
 
 namespace detail {
@@ -78,7 +78,7 @@ struct Callee;
 /// The program for an already planned module; `callees[s]` is the callee of `plan.steps[s]`.
 /// (Used by the C emitter, which has both at hand.)
 ExecutorProgram executor_program(const StoragePlan& plan, const std::vector<const Callee*>& callees,
-                                 const CodegenOptions& options);
+                                 const Options& options);
 }  // namespace detail
 
 }  // namespace aotfuzz::aot

@@ -484,7 +484,7 @@ ir::Expr fuse_ops_in_function(const ir::Function& function, int max_fuse_depth) 
   return FuseMutator(graph, partitioner).run(function);
 }
 
-ir::Module fuse_ops(const ir::Module& module, const PipelineOptions& options) {
+ir::Module fuse_ops(const ir::Module& module, const Options& options) {
   return guarded_pass(kPassName, module, options.verify_input, [&](const ir::Module& in) {
     if (options.max_fuse_depth < 1) {
       throw PassError(

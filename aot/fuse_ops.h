@@ -7,7 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "aot/pipeline.h"
+#include "aot/options.h"
 #include "ir/module.h"
 #include "ir/node_map.h"
 
@@ -30,7 +30,7 @@ namespace aotfuzz::aot {
 /// Deliberate difference: TVM wraps a group without any call (e.g. `Tuple(%a, %b).0`) in a
 /// function with `Primitive=0`, which TVM's AoT executor then cannot call; we leave such a group
 /// unwrapped (same value, no kernel).
-ir::Module fuse_ops(const ir::Module& module, const PipelineOptions& options);
+ir::Module fuse_ops(const ir::Module& module, const Options& options);
 
 /// FuseOps on one function; returns the new body.
 ir::Expr fuse_ops_in_function(const ir::Function& function,

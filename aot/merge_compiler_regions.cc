@@ -266,7 +266,7 @@ ir::Expr merge_regions_in_body(const ir::Expr& body, const BugSet& bugs, const s
   return Merger(body, order, bugs, where).run();
 }
 
-ir::Module merge_compiler_regions(const ir::Module& module, const PipelineOptions& options) {
+ir::Module merge_compiler_regions(const ir::Module& module, const Options& options) {
   return guarded_pass(kPassName, module, options.verify_input, [&](const ir::Module& in) {
     ir::Module out;
     for (const auto& [name, fn] : in.functions()) {

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "aot/bugs.h"
-#include "aot/pipeline.h"
+#include "aot/options.h"
 #include "ir/module.h"
 
 namespace aotfuzz::aot {
@@ -26,7 +26,7 @@ namespace aotfuzz::aot {
 /// it reaches one of its inputs through a node outside it (regions of target `default` count as
 /// host nodes here, since PartitionGraph strips them), or TVM's visiting order would re-enter a
 /// region it is still processing.
-ir::Module merge_compiler_regions(const ir::Module& module, const PipelineOptions& options);
+ir::Module merge_compiler_regions(const ir::Module& module, const Options& options);
 
 /// The merge on one function body (no verification of the body beyond its regions); `where`
 /// names the function in errors.

@@ -61,7 +61,7 @@ class Partitioner {
  public:
   // `order` is ir::post_order(body).
   Partitioner(const ir::Expr& body, const std::vector<ir::Expr>& order, std::string caller,
-              const PipelineOptions& options, std::set<std::string>& taken_names)
+              const Options& options, std::set<std::string>& taken_names)
       : body_(body),
         regions_(ir::RegionSet::build(body, order)),
         live_regions_(regions_.regions()),
@@ -293,7 +293,7 @@ class Partitioner {
   ir::RegionSet regions_;
   std::vector<const ir::Region*> live_regions_;
   std::string caller_;
-  const PipelineOptions& options_;
+  const Options& options_;
   std::set<std::string>& taken_names_;
   ir::NodeMap<int> input_index_;
   // Every node's rewritten form, which made_ owns; nullptr for a node left as it is. Pointers
@@ -414,7 +414,7 @@ ir::Expr remove_default_annotations(const ir::Expr& body) {
   });
 }
 
-ir::Module partition_graph(const ir::Module& module, const PipelineOptions& options) {
+ir::Module partition_graph(const ir::Module& module, const Options& options) {
   return guarded_pass(kPassName, module, options.verify_input, [&](const ir::Module& in) {
     std::set<std::string> taken;
     for (const auto& [name, fn] : in.functions()) taken.insert(name);

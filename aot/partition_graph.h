@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "aot/pipeline.h"
+#include "aot/options.h"
 #include "ir/module.h"
 
 namespace aotfuzz::aot {
@@ -30,7 +30,7 @@ namespace aotfuzz::aot {
 /// Throws ir::VerifyError on invalid input and PassError(kRejectedInput) for a cyclic region, a
 /// begin fed directly by an end of its own region (run MergeCompilerRegions first; TVM
 /// ICHECK-failed), or an outlined name that already exists.
-ir::Module partition_graph(const ir::Module& module, const PipelineOptions& options);
+ir::Module partition_graph(const ir::Module& module, const Options& options);
 
 /// `tvmgen_<mod_name>_<target>_<caller>_<region_id>` with every character outside [A-Za-z0-9]
 /// turned into '_' (TVM's SanitizeName over the mangled name).

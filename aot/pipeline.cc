@@ -1,61 +1,121 @@
-// The pass table and the staged pipeline.
+// The pass table and the pipeline driver.
 #include "aot/pipeline.h"
+
+#include <string>
 
 #include "aot/fuse_ops.h"
 #include "aot/merge_compiler_regions.h"
 #include "aot/partition_graph.h"
+#ifdef AOTFUZZ_TEST_NOOP_PASS
+#include "aot/noop_pass.h"
+#endif
 #include "ir/verify.h"
 
 namespace aotfuzz::aot {
+namespace {
+
+bool merge_enabled(const Options& options) { return options.merge; }
+bool always_enabled(const Options&) { return true; }
+
+std::vector<std::string_view> make_stage_names() {
+  std::vector<std::string_view> names = {"annotated"};
+  for (const auto& row : pass_table()) names.push_back(row.name);
+  names.push_back("codegen");
+  names.push_back("run");
+  return names;
+}
+
+const std::vector<std::string_view>& stage_names() {
+  static const std::vector<std::string_view> kNames = make_stage_names();
+  return kNames;
+}
+
+}  // namespace
 
 const std::vector<PassInfo>& pass_table() {
   static const std::vector<PassInfo> kTable = {
-#define AOTFUZZ_PASS(id, name, function, description) {Pass::id, name, &function, description},
+#define AOTFUZZ_PASS(id, name, stage, function, enabled, description) \
+  {Stage::id, name, stage, &function, &enabled, description},
 #include "aot/passes.def"
 #undef AOTFUZZ_PASS
   };
   return kTable;
 }
 
-std::optional<Pass> parse_pass(std::string_view name) {
+const PassInfo* find_pass(std::string_view name) {
   for (const auto& row : pass_table()) {
-    if (row.name == name) return row.pass;
+    if (row.name == name) return &row;
+  }
+  return nullptr;
+}
+
+std::string_view stage_name(Stage stage) {
+  return stage_names().at(static_cast<std::size_t>(stage));
+}
+
+std::optional<Stage> parse_stage(std::string_view name) {
+  const auto& names = stage_names();
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == name) return static_cast<Stage>(i);
   }
   return std::nullopt;
 }
 
-const PassInfo& pass_info(Pass pass) { return pass_table().at(static_cast<unsigned>(pass)); }
-
-const std::vector<std::string_view>& stage_names() {
-  static const std::vector<std::string_view> kNames = {"annotated", "merged", "partitioned",
-                                                       "fused"};
+const std::vector<std::string_view>& module_stage_names() {
+  static const std::vector<std::string_view> kNames = [] {
+    std::vector<std::string_view> names = {"annotated"};
+    for (const auto& row : pass_table()) names.push_back(row.module_name);
+    return names;
+  }();
   return kNames;
 }
 
-const ir::Module* Stages::stage(std::string_view name) const {
-  if (name == "annotated") return &annotated;
-  if (name == "merged") return &merged;
-  if (name == "partitioned") return &partitioned;
-  if (name == "fused") return &fused;
+Stages::Stages(const ir::Module& annotated) : modules_(kNumModuleStages, annotated) {}
+
+const ir::Module& Stages::at(Stage stage) const {
+  return modules_.at(static_cast<std::size_t>(stage));
+}
+
+const ir::Module& Stages::output() const { return modules_.at(kNumModuleStages - 1); }
+
+const ir::Module* Stages::find(std::string_view name) const {
+  const auto& names = module_stage_names();
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == name) return &modules_.at(i);
+  }
   return nullptr;
 }
 
-Stages run_passes(const ir::Module& annotated, const PipelineOptions& options) {
-  ir::verify(annotated);
-  // Each stage is verified once, as the output of its pass.
-  PipelineOptions inner = options;
+void Stages::set(Stage stage, const ir::Module& module) {
+  for (auto i = static_cast<std::size_t>(stage); i < modules_.size(); ++i) modules_[i] = module;
+}
+
+void run_pipeline(const ir::Module& annotated, const Options& options, Stages& stages,
+                  const PassObserver& observer) {
+  stages = Stages(annotated);
+  if (options.verify_input) ir::verify(annotated);
+  // Each module is verified once, as the output of its pass.
+  Options inner = options;
   inner.verify_input = false;
-  Stages stages;
-  stages.annotated = annotated;
-  // Each stage's module, in table order; a pass reads the previous stage.
-  ir::Module* slot[] = {&stages.merged, &stages.partitioned, &stages.fused};
-  static_assert(std::size(slot) == static_cast<std::size_t>(Pass::kCount));
-  const ir::Module* previous = &stages.annotated;
+  const ir::Module* previous = &annotated;
   for (const auto& row : pass_table()) {
-    ir::Module& out = *slot[static_cast<unsigned>(row.pass)];
-    out = row.pass == Pass::kMerge && !options.merge ? *previous : row.run(*previous, inner);
-    previous = &out;
+    if (!row.enabled(options)) continue;
+    ir::Module out;
+    try {
+      out = row.run(*previous, inner);
+    } catch (...) {
+      stages.failed = row.stage;
+      throw;
+    }
+    stages.set(row.stage, out);
+    previous = &stages.at(row.stage);
+    if (observer && !observer(row, *previous)) return;
   }
+}
+
+Stages run_passes(const ir::Module& annotated, const Options& options) {
+  Stages stages;
+  run_pipeline(annotated, options, stages);
   return stages;
 }
 

@@ -73,8 +73,7 @@ BENCHMARK(BM_CampaignInProcess)->Args({200, 1})->Unit(benchmark::kMillisecond)->
 void BM_Reduce9036(benchmark::State& state) {
   ir::Module m = ir::parse_module(k9036);
   oracle::CaseOptions o;
-  o.pipeline.bugs.enable(aot::Bug::kTupleArgFirstFieldOnly);
-  o.codegen.bugs = o.pipeline.bugs;
+  o.aot.bugs.enable(aot::Bug::kTupleArgFirstFieldOnly);
   for (auto _ : state) {
     fuzz::ReduceOptions ro;
     ro.jobs = static_cast<int>(state.range(0));

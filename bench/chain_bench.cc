@@ -41,9 +41,8 @@ int main(int argc, char** argv) {
   std::string printed;
   std::printf("print            %.2f s\n", seconds([&] { printed = ir::print_module(m); }));
   auto inputs = reference::make_inputs(m.main(), 1);
-  std::printf("interpret        %.2f s\n",
-              seconds([&] { (void)reference::run_main(m, inputs); }));
-  aot::PipelineOptions opts;
+  std::printf("interpret        %.2f s\n", seconds([&] { (void)reference::run_main(m, inputs); }));
+  aot::Options opts;
   std::printf("passes (merge)   %.2f s\n", seconds([&] { (void)aot::run_passes(m, opts); }));
   return 0;
 }

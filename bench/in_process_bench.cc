@@ -38,7 +38,7 @@ void BM_FuzzPipelineInput(benchmark::State& state) {
   std::size_t next = 0;
   for (auto _ : state) {
     oracle::CaseOptions options;
-    options.pipeline.merge = next % 2 == 0;
+    options.aot.merge = next % 2 == 0;
     const ir::Module& m = inputs[next++ % inputs.size()];
     benchmark::DoNotOptimize(oracle::run_case_in_process(m, options));
   }
@@ -68,11 +68,11 @@ void BM_Phase(benchmark::State& state) {
     std::vector<reference::Value> args;
     aot::ExecutorProgram program;
   };
-  aot::CodegenOptions cg;
+  aot::Options cg;
   std::vector<Prepared> prepared;
   for (const auto& m : inputs) {
     Prepared p{m, aot::run_passes(m), reference::make_inputs(m.main(), 1), {}};
-    p.program = aot::build_executor_program(p.stages.fused, cg);
+    p.program = aot::build_executor_program(p.stages.output(), cg);
     prepared.push_back(std::move(p));
   }
   std::size_t next = 0;
@@ -80,10 +80,10 @@ void BM_Phase(benchmark::State& state) {
     const Prepared& p = prepared[next++ % prepared.size()];
     switch (phase) {
       case kVerify:  // once per stage, as the passes and the reference do
-        ir::verify(p.stages.annotated);
-        ir::verify(p.stages.merged);
-        ir::verify(p.stages.partitioned);
-        ir::verify(p.stages.fused);
+        ir::verify(p.stages.annotated());
+        ir::verify(p.stages.at(aot::Stage::kMerge));
+        ir::verify(p.stages.at(aot::Stage::kPartition));
+        ir::verify(p.stages.output());
         break;
       case kReference:
         benchmark::DoNotOptimize(reference::run_main(p.annotated, p.args));
@@ -92,18 +92,18 @@ void BM_Phase(benchmark::State& state) {
         benchmark::DoNotOptimize(aot::run_passes(p.annotated));
         break;
       case kInterpretStages:
-        benchmark::DoNotOptimize(reference::run_main(p.stages.merged, p.args));
-        benchmark::DoNotOptimize(reference::run_main(p.stages.partitioned, p.args));
-        benchmark::DoNotOptimize(reference::run_main(p.stages.fused, p.args));
+        benchmark::DoNotOptimize(reference::run_main(p.stages.at(aot::Stage::kMerge), p.args));
+        benchmark::DoNotOptimize(reference::run_main(p.stages.at(aot::Stage::kPartition), p.args));
+        benchmark::DoNotOptimize(reference::run_main(p.stages.output(), p.args));
         break;
       case kExecutorProgram:
-        benchmark::DoNotOptimize(aot::build_executor_program(p.stages.fused, cg));
+        benchmark::DoNotOptimize(aot::build_executor_program(p.stages.output(), cg));
         break;
       case kArity:
-        benchmark::DoNotOptimize(aot::expected_call_arity(p.stages.fused, cg));
+        benchmark::DoNotOptimize(aot::expected_call_arity(p.stages.output(), cg));
         break;
       case kPlanRun:
-        benchmark::DoNotOptimize(oracle::interpret_program(p.stages.fused, p.program, p.args));
+        benchmark::DoNotOptimize(oracle::interpret_program(p.stages.output(), p.program, p.args));
         break;
     }
   }

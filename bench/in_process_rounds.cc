@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
   for (int r = 0; r < rounds; ++r) {
     for (int i = 0; i < 64; ++i) {
       oracle::CaseOptions options;
-      options.pipeline.merge = (i + r) % 2 == 0;  // each input with merging on and off
+      options.aot.merge = (i + r) % 2 == 0;  // each input with merging on and off
       passed += oracle::run_case_in_process(inputs[i], options).verdict.kind() ==
                 oracle::VerdictKind::kPass;
     }

@@ -25,7 +25,7 @@ ir::Module generated(int ops, std::uint64_t seed) {
 // The whole pipeline (every pass verifies its input and its output).
 void BM_Pipeline(benchmark::State& state) {
   const ir::Module m = generated(static_cast<int>(state.range(0)), 42);
-  aot::PipelineOptions options;
+  aot::Options options;
   options.merge = state.range(1) != 0;
   for (auto _ : state) benchmark::DoNotOptimize(aot::run_passes(m, options));
   state.SetItemsProcessed(state.iterations() * state.range(0));
@@ -39,7 +39,8 @@ BENCHMARK(BM_Pipeline)
 void BM_SinglePass(benchmark::State& state) {
   const aot::Stages stages = aot::run_passes(generated(10000, 42));
   const auto& row = aot::pass_table()[static_cast<std::size_t>(state.range(0))];
-  const ir::Module* input[] = {&stages.annotated, &stages.merged, &stages.partitioned};
+  const ir::Module* input[] = {&stages.annotated(), &stages.at(aot::Stage::kMerge),
+                               &stages.at(aot::Stage::kPartition)};
   state.SetLabel(std::string(row.name));
   for (auto _ : state) benchmark::DoNotOptimize(row.run(*input[state.range(0)], {}));
 }

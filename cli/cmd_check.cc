@@ -5,9 +5,9 @@
 
 #include "cli/cmd_fuzz.h"
 #include "cli/common.h"
-#include "fuzz/check.h"
 #include "fuzz/interrupt.h"
 #include "fuzz/junit.h"
+#include "fuzz/junit_suites.h"
 #include "fuzz/replay.h"
 
 namespace aotfuzz::cli {

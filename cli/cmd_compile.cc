@@ -24,8 +24,10 @@ Command register_compile(CLI::App& parent) {
   c.app = parent.add_subcommand("compile", "Run the pipeline; print a stage or write C");
   c.app->add_option("FILE", opts->file, "Annotated Relay text file")->required();
   add_pipeline_flags(c.app, opts->flags, /*toolchain=*/false);
-  c.app->add_option("--emit", opts->emit, "What to output")
-      ->check(CLI::IsMember({"annotated", "merged", "partitioned", "fused", "c"}));
+  std::vector<std::string> emits(aot::module_stage_names().begin(),
+                                 aot::module_stage_names().end());
+  emits.emplace_back("c");
+  c.app->add_option("--emit", opts->emit, "What to output")->check(CLI::IsMember(emits));
   c.app->add_option("--out", opts->out, "Directory for --emit c (default: print to stdout)");
   c.app->add_flag("--types", opts->types, "Print /* ty=... */ comments");
   c.run = [opts] {
@@ -33,7 +35,7 @@ Command register_compile(CLI::App& parent) {
     oracle::CaseOptions co = case_options(opts->flags);
     aot::Stages stages;
     try {
-      stages = aot::run_passes(m, co.pipeline);
+      stages = aot::run_passes(m, co.aot);
     } catch (const aot::PassError& e) {
       throw CommandError(e.kind() == aot::PassError::Kind::kRejectedInput ? kBadInput : kInternal,
                          opts->file + ": " + e.what());
@@ -43,12 +45,12 @@ Command register_compile(CLI::App& parent) {
     if (opts->emit != "c") {
       ir::PrintOptions po;
       po.type_comments = opts->types;
-      std::cout << ir::print_module(*stages.stage(opts->emit), po);
+      std::cout << ir::print_module(*stages.find(opts->emit), po);
       return kOk;
     }
     aot::CSources src;
     try {
-      src = aot::generate_c(stages.fused, co.codegen);
+      src = aot::generate_c(stages.output(), co.aot);
     } catch (const ir::Error& e) {
       throw CommandError(kInternal, opts->file + ": codegen error: " + e.what());
     }

@@ -12,6 +12,7 @@
 #include "cli/cmd_fuzz.h"
 #include "cli/common.h"
 #include "fuzz/campaign.h"
+#include "fuzz/campaign_report.h"
 #include "fuzz/interrupt.h"
 #include "generator/policy.h"
 #include "ir/error.h"
@@ -60,12 +61,12 @@ fuzz::CampaignOptions campaign_options(CLI::App* app, FuzzFlags f, bool seed_giv
   // Options given on the command line are fixed; the rest are drawn per case.
   if (given(app, "--merge")) o.fixed.merge = f.flags.merge;
   if (given(app, "--api")) {
-    o.fixed.api = f.flags.api == "unpacked" ? aot::CodegenOptions::Api::kUnpacked
-                                            : aot::CodegenOptions::Api::kPacked;
+    o.fixed.api =
+        f.flags.api == "unpacked" ? aot::Options::Api::kUnpacked : aot::Options::Api::kPacked;
   }
   if (given(app, "--interface")) {
-    o.fixed.interface = f.flags.interface == "c" ? aot::CodegenOptions::Interface::kC
-                                                 : aot::CodegenOptions::Interface::kPacked;
+    o.fixed.interface =
+        f.flags.interface == "c" ? aot::Options::Interface::kC : aot::Options::Interface::kPacked;
     if (f.flags.interface == "c" && !given(app, "--api")) f.flags.api = "unpacked";
   }
   if (given(app, "--storage-reuse")) o.fixed.storage_reuse = f.flags.storage_reuse;

@@ -9,6 +9,7 @@
 #include "fuzz/bundle.h"
 #include "fuzz/campaign.h"
 #include "fuzz/interrupt.h"
+#include "fuzz/reduce_file.h"
 #include "fuzz/reducer.h"
 #include "fuzz/replay.h"
 #include "oracle/verdict.h"
@@ -67,40 +68,14 @@ Command register_reduce(CLI::App& parent) {
       return kOk;
     }
     if (opts->file.empty()) throw CommandError(kBadInput, "reduce: FILE is required");
-    ir::Module m = load_module(opts->file);
-    oracle::CaseOptions options = case_options(opts->flags);
-    std::string flags_text = oracle::replay_flags(options);
-    std::string target = opts->signature;
-    // Without flags, a bundle or corpus file says how it fails: take its first finding line.
-    if (!any_pipeline_flag(app)) {
-      std::vector<fuzz::ReplayLine> lines;
-      try {
-        lines = fuzz::parse_replay_lines(read_file(opts->file), opts->file);
-      } catch (const fuzz::ReplayError& e) {
-        throw CommandError(kBadInput, e.what());
-      }
-      for (const auto& line : lines) {
-        if (fuzz::signature_matches("pass", line.expected) ||
-            fuzz::signature_matches("invalid-input", line.expected)) {
-          continue;
-        }
-        options = fuzz::parse_case_flags(line.flags);
-        flags_text = line.flags;
-        std::fprintf(stderr, "reduce: using the flags of %s:%d: %s\n", opts->file.c_str(),
-                     line.line, line.flags.c_str());
-        break;
-      }
-    }
-    const oracle::Verdict original = oracle::run_case(m, options).verdict;
-    if (target.empty()) {
-      if (!oracle::is_finding(original)) {
-        throw CommandError(kBadInput, "reduce: " + opts->file + " gives " +
-                                          oracle::summary(original) +
-                                          " with these flags: nothing to reduce (use --signature)");
-      }
-      target = oracle::signature(original);
-    }
-    fuzz::ReduceOptions ro;
+    fuzz::ReduceFileRequest request;
+    request.file = opts->file;
+    request.text = read_file(opts->file);
+    request.module = load_module(opts->file);
+    request.options = case_options(opts->flags);
+    request.flags_given = any_pipeline_flag(app);
+    request.signature = opts->signature;
+    fuzz::ReduceOptions& ro = request.reduce;
     ro.jobs = opts->jobs > 0 ? opts->jobs
                              : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     ro.time_limit = std::chrono::milliseconds(static_cast<std::int64_t>(opts->time * 1000));
@@ -111,22 +86,26 @@ Command register_reduce(CLI::App& parent) {
       ro.passes.push_back(*pass);
     }
     ro.on_step = [](fuzz::ReductionPass pass, const ir::Module& now) {
-      auto s = fuzz::module_size(now);
       std::fprintf(
           stderr, "reduce: %-22s -> %s\n",
           std::string(fuzz::reduction_pass_table()[static_cast<unsigned>(pass)].name).c_str(),
-          size_text(s).c_str());
+          size_text(fuzz::module_size(now)).c_str());
     };
-    std::fprintf(stderr, "reduce: %s: keeping %s (flags: %s), %d jobs\n", opts->file.c_str(),
-                 target.c_str(), flags_text.c_str(), ro.jobs);
-    // With injected bugs, candidates must also pass without them (a repro of the injected bug).
-    fuzz::ReduceResult r = fuzz::reduce(m, fuzz::finding_predicate(options, target), ro);
-    if (r.steps == 0 && !r.minimal && options.pipeline.bugs.any()) {
-      r = fuzz::reduce(m, fuzz::same_signature(options, target), ro);
+    fuzz::ReductionPlan plan;
+    fuzz::ReducedFile reduced;
+    try {
+      plan = fuzz::plan_reduction(request);
+      if (plan.flags_from) {
+        std::fprintf(stderr, "reduce: using the flags of %s:%d: %s\n", opts->file.c_str(),
+                     plan.flags_from->line, plan.flags.c_str());
+      }
+      std::fprintf(stderr, "reduce: %s: keeping %s (flags: %s), %d jobs\n", opts->file.c_str(),
+                   plan.signature.c_str(), plan.flags.c_str(), ro.jobs);
+      reduced = fuzz::reduce_file(request, plan);
+    } catch (const fuzz::ReduceFileError& e) {
+      throw CommandError(kBadInput, e.what());
     }
-    if (r.evaluated == 1 && r.steps == 0 && !r.minimal) {
-      throw CommandError(kBadInput, "reduce: " + opts->file + " does not give " + target);
-    }
+    const fuzz::ReduceResult& r = reduced.result;
     std::fprintf(
         stderr,
         "reduce: %zu steps in %.1fs (%zu runs, %zu cache hits, %zu candidates rejected)%s\n"
@@ -134,14 +113,8 @@ Command register_reduce(CLI::App& parent) {
         r.steps, r.elapsed.count() / 1000.0, r.evaluated, r.cache_hits, r.rejected,
         r.minimal ? ", 1-minimal" : " (cut short)", size_text(r.before).c_str(),
         size_text(r.after).c_str());
-    std::vector<std::string> header = {
-        "origin: reduced by `aotfuzz reduce` from " + opts->file,
-        "reduced: ops " + std::to_string(r.before.ops) + " -> " + std::to_string(r.after.ops) +
-            ", inputs " + std::to_string(r.before.inputs) + " -> " +
-            std::to_string(r.after.inputs) + ", " + std::to_string(r.steps) + " steps" +
-            (r.minimal ? " (1-minimal)" : ""),
-        "finding: " + target, fuzz::format_replay_line(flags_text, target).substr(3)};
-    const std::string text = fuzz::relay_with_header(r.module, header);
+    const std::string& text = reduced.text;
+    const std::string& flags_text = plan.flags;
     if (opts->out.empty()) {
       std::cout << text;
     } else {

@@ -5,8 +5,8 @@
 
 #include "cli/cmd_fuzz.h"
 #include "cli/common.h"
-#include "fuzz/check.h"
 #include "fuzz/junit.h"
+#include "fuzz/junit_suites.h"
 #include "fuzz/replay.h"
 
 namespace aotfuzz::cli {

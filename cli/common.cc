@@ -4,11 +4,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "aot/bugs.h"
 #include "generator/policy.h"
 #include "ir/error.h"
 #include "ir/parser.h"
 #include "ir/verify.h"
-#include "aot/bugs.h"
 
 namespace aotfuzz::cli {
 
@@ -46,8 +46,7 @@ void add_pipeline_flags(CLI::App* app, PipelineFlags& f, bool toolchain) {
   app->add_flag("--check-num-args", f.check_num_args, "Emit num_args checks in packed functions");
   app->add_option("--inject", f.inject, "Inject a bug from `aotfuzz bugs` (repeatable)");
   if (!toolchain) return;
-  app->add_option("--cc", f.cc, "Target C compiler")
-      ->check(CLI::IsMember({"tcc", "gcc", "clang"}));
+  app->add_option("--cc", f.cc, "Target C compiler")->check(CLI::IsMember({"tcc", "gcc", "clang"}));
   app->add_flag("--sanitize", f.sanitize, "Build the test program with ASan+UBSan (gcc/clang)");
   app->add_option("--input-seed", f.input_seed, "Seed of the input tensors");
   app->add_option("--ulp", f.ulp, "Tolerated float difference in ulps (default 0: bitwise)");
@@ -55,25 +54,21 @@ void add_pipeline_flags(CLI::App* app, PipelineFlags& f, bool toolchain) {
 
 oracle::CaseOptions case_options(const PipelineFlags& f) {
   oracle::CaseOptions o;
-  o.pipeline.merge = f.merge;
-  o.pipeline.mod_name = f.mod_name;
+  o.aot.merge = f.merge;
+  o.aot.mod_name = f.mod_name;
   for (const auto& name : f.inject) {
     auto bug = aot::parse_bug(name);
     if (!bug) throw CommandError(kBadInput, "unknown bug '" + name + "' (see `aotfuzz bugs`)");
-    o.pipeline.bugs.enable(*bug);
+    o.aot.bugs.enable(*bug);
   }
-  o.codegen.mod_name = f.mod_name;
-  o.codegen.bugs = o.pipeline.bugs;
-  o.codegen.api = f.api == "unpacked" ? aot::CodegenOptions::Api::kUnpacked
-                                      : aot::CodegenOptions::Api::kPacked;
-  o.codegen.interface = f.interface == "c" ? aot::CodegenOptions::Interface::kC
-                                           : aot::CodegenOptions::Interface::kPacked;
-  if (o.codegen.interface == aot::CodegenOptions::Interface::kC &&
-      o.codegen.api == aot::CodegenOptions::Api::kPacked) {
+  o.aot.api = f.api == "unpacked" ? aot::Options::Api::kUnpacked : aot::Options::Api::kPacked;
+  o.aot.interface =
+      f.interface == "c" ? aot::Options::Interface::kC : aot::Options::Interface::kPacked;
+  if (o.aot.interface == aot::Options::Interface::kC && o.aot.api == aot::Options::Api::kPacked) {
     throw CommandError(kBadInput, "--interface c requires --api unpacked (as in TVM)");
   }
-  o.codegen.storage_reuse = f.storage_reuse;
-  o.codegen.check_num_args = f.check_num_args;
+  o.aot.storage_reuse = f.storage_reuse;
+  o.aot.check_num_args = f.check_num_args;
   if (!f.cc.empty()) o.compiler = oracle::parse_compiler_kind(f.cc);
   o.sanitize = f.sanitize;
   if (o.sanitize && o.compiler == oracle::CompilerKind::kTcc) {

@@ -44,8 +44,8 @@ std::uint64_t shard_case(const Shard& shard, std::uint64_t k);
 /// Pipeline options fixed on the command line; the others are drawn per case.
 struct PipelineChoice {
   std::optional<bool> merge;
-  std::optional<aot::CodegenOptions::Api> api;
-  std::optional<aot::CodegenOptions::Interface> interface;
+  std::optional<aot::Options::Api> api;
+  std::optional<aot::Options::Interface> interface;
   std::optional<bool> storage_reuse;
 };
 
@@ -167,9 +167,6 @@ struct CampaignResult {
   std::size_t unique_signatures() const { return findings.size() + known_seen.size(); }
 };
 
-/// The --stats JSON: options, counts per verdict kind and stage, throughput, features, findings.
-nlohmann::json to_json(const CampaignResult& result, const CampaignOptions& options);
-
 /// A snapshot for the progress line.
 struct Progress {
   double elapsed_s = 0;
@@ -178,10 +175,6 @@ struct Progress {
   std::size_t unique_signatures = 0;
   std::uint64_t toolchain_errors = 0;
 };
-/// "12.3s  1234 cases  98.7/s  3 findings  1 unique".
-std::string format_progress(const Progress& progress);
-/// The closing summary (several lines, no trailing newline).
-std::string format_summary(const CampaignResult& result, const CampaignOptions& options);
 
 /// Observers of a running campaign.
 struct CampaignCallbacks {

@@ -21,7 +21,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 /// Builds one candidate; may throw ir::Error when the step does not apply.
-using CandidateFn = std::function<ir::Module()>;
+using CandidateFn = ReductionCandidate;
 
 const ir::Function& main_of(const ir::Module& m) { return m.main(); }
 
@@ -399,33 +399,6 @@ void shrink_shapes(const ir::Module& m, std::vector<CandidateFn>& out) {
   }
 }
 
-void enumerate(const ir::Module& m, ReductionPass pass, std::vector<CandidateFn>& out) {
-  switch (pass) {
-    case ReductionPass::kDropOutputs:
-      return drop_outputs(m, out);
-    case ReductionPass::kReplaceWithInput:
-      return replace_with_input(m, out);
-    case ReductionPass::kRemoveRegion:
-      return remove_region(m, out);
-    case ReductionPass::kReplaceWithOperand:
-      return replace_with_operand(m, out);
-    case ReductionPass::kDropTupleField:
-      return drop_tuple_field(m, out);
-    case ReductionPass::kMergeInputs:
-      return merge_inputs(m, out);
-    case ReductionPass::kRemoveUnusedInputs:
-      return remove_unused_inputs(m, out);
-    case ReductionPass::kUnifyTargets:
-      return unify_targets(m, out);
-    case ReductionPass::kConvertDtype:
-      return convert_dtype(m, out);
-    case ReductionPass::kShrinkShapes:
-      return shrink_shapes(m, out);
-    case ReductionPass::kCount:
-      break;
-  }
-}
-
 // Builds and verifies a candidate; nullopt when the step does not apply.
 std::optional<ir::Module> materialize(const CandidateFn& fn) {
   try {
@@ -441,7 +414,8 @@ std::optional<ir::Module> materialize(const CandidateFn& fn) {
 
 const std::vector<ReductionPassInfo>& reduction_pass_table() {
   static const std::vector<ReductionPassInfo> kTable = {
-#define AOTFUZZ_REDUCTION(id, name, description) {ReductionPass::id, name, description},
+#define AOTFUZZ_REDUCTION(id, name, enumerator, description) \
+  {ReductionPass::id, name, &enumerator, description},
 #include "fuzz/reduction_passes.def"
 #undef AOTFUZZ_REDUCTION
   };
@@ -491,7 +465,7 @@ Complexity complexity(const ir::Module& module) {
 
 std::vector<ir::Module> reduction_candidates(const ir::Module& module, ReductionPass pass) {
   std::vector<CandidateFn> fns;
-  enumerate(module, pass, fns);
+  reduction_pass_table().at(static_cast<std::size_t>(pass)).enumerate(module, fns);
   std::vector<ir::Module> out;
   for (const auto& fn : fns) {
     if (auto c = materialize(fn)) out.push_back(std::move(*c));
@@ -540,7 +514,7 @@ ReduceResult reduce(const ir::Module& module, const Predicate& keep, const Reduc
       std::size_t resume = 0;  // after a step, go on near where the last one was found
       while (!cut) {
         std::vector<CandidateFn> fns;
-        enumerate(current, pass, fns);
+        reduction_pass_table().at(static_cast<std::size_t>(pass)).enumerate(current, fns);
         std::size_t idx = std::min(resume, fns.size());
         std::optional<ir::Module> chosen;
         std::size_t chosen_at = 0;

@@ -21,16 +21,22 @@ namespace aotfuzz::fuzz {
 
 /// One enumerator per row of reduction_passes.def, in table order.
 enum class ReductionPass : unsigned {
-#define AOTFUZZ_REDUCTION(id, name, description) id,
+#define AOTFUZZ_REDUCTION(id, name, enumerator, description) id,
 #include "fuzz/reduction_passes.def"
 #undef AOTFUZZ_REDUCTION
   kCount
 };
 
+/// One candidate step: builds the reduced module, or throws ir::Error when it does not apply.
+using ReductionCandidate = std::function<ir::Module()>;
+/// Appends a pass's candidate steps for a module, in the order the reducer tries them.
+using ReductionEnumerator = void (*)(const ir::Module&, std::vector<ReductionCandidate>&);
+
 /// A row of the reduction step table.
 struct ReductionPassInfo {
   ReductionPass pass;
   std::string_view name;
+  ReductionEnumerator enumerate;
   std::string_view description;
 };
 

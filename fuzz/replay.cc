@@ -73,37 +73,36 @@ oracle::CaseOptions parse_case_flags(std::string_view flags) {
     };
     if (flag == "--merge") {
       no_value();
-      o.pipeline.merge = true;
+      o.aot.merge = true;
     } else if (flag == "--no-merge") {
       no_value();
-      o.pipeline.merge = false;
+      o.aot.merge = false;
     } else if (flag == "--mod-name") {
-      o.pipeline.mod_name = value();
+      o.aot.mod_name = value();
     } else if (flag == "--api") {
       std::string v = value();
       if (v != "packed" && v != "unpacked")
         throw ReplayError("--api: packed or unpacked, got " + v);
-      o.codegen.api =
-          v == "packed" ? aot::CodegenOptions::Api::kPacked : aot::CodegenOptions::Api::kUnpacked;
+      o.aot.api = v == "packed" ? aot::Options::Api::kPacked : aot::Options::Api::kUnpacked;
     } else if (flag == "--interface") {
       std::string v = value();
       if (v != "packed" && v != "c") throw ReplayError("--interface: packed or c, got " + v);
-      o.codegen.interface = v == "packed" ? aot::CodegenOptions::Interface::kPacked
-                                          : aot::CodegenOptions::Interface::kC;
+      o.aot.interface =
+          v == "packed" ? aot::Options::Interface::kPacked : aot::Options::Interface::kC;
     } else if (flag == "--storage-reuse") {
       no_value();
-      o.codegen.storage_reuse = true;
+      o.aot.storage_reuse = true;
     } else if (flag == "--no-storage-reuse") {
       no_value();
-      o.codegen.storage_reuse = false;
+      o.aot.storage_reuse = false;
     } else if (flag == "--check-num-args") {
       no_value();
-      o.codegen.check_num_args = true;
+      o.aot.check_num_args = true;
     } else if (flag == "--inject") {
       std::string v = value();
       auto bug = aot::parse_bug(v);
       if (!bug) throw ReplayError("unknown bug '" + v + "' (see `aotfuzz bugs`)");
-      o.pipeline.bugs.enable(*bug);
+      o.aot.bugs.enable(*bug);
     } else if (flag == "--cc") {
       std::string v = value();
       auto kind = oracle::parse_compiler_kind(v);
@@ -122,10 +121,7 @@ oracle::CaseOptions parse_case_flags(std::string_view flags) {
       throw ReplayError("unknown flag '" + tokens[i] + "'");
     }
   }
-  o.codegen.mod_name = o.pipeline.mod_name;
-  o.codegen.bugs = o.pipeline.bugs;
-  if (o.codegen.interface == aot::CodegenOptions::Interface::kC &&
-      o.codegen.api == aot::CodegenOptions::Api::kPacked) {
+  if (o.aot.interface == aot::Options::Interface::kC && o.aot.api == aot::Options::Api::kPacked) {
     throw ReplayError("--interface c requires --api unpacked (as in TVM)");
   }
   if (o.sanitize && o.compiler.value_or(oracle::CompilerKind::kTcc) == oracle::CompilerKind::kTcc) {

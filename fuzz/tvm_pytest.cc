@@ -117,19 +117,18 @@ std::string tuple_param_expr(const ir::Type& type, std::vector<FlatInput>::const
   return out + (relay ? "])" : ")");
 }
 
-}  // namespace
+// The graph of @main in two Python forms: Relay (with annotations as begin/end) and NumPy.
+struct PytestGraph {
+  std::string relay_params, relay_tuples, numpy_params, numpy_tuples, shapes;
+  std::string relay_body, numpy_body;
+  std::string result, param_list;
+};
 
-std::string tvm_pytest(const ir::Module& annotated, const oracle::CaseOptions& options,
-                       const PytestInfo& info) {
-  if (annotated.size() != 1) {
-    throw PytestError("--tvm-pytest needs an annotated module with @main only (this one has " +
-                      std::to_string(annotated.size()) + " functions)");
-  }
-  const ir::Function& main = annotated.main();
+PytestGraph translate_graph(const ir::Function& main) {
+  PytestGraph g;
   Names names;
   std::vector<FlatInput> flat;
   std::unordered_map<const ir::ExprNode*, std::string> py;  // node -> Python variable
-  std::string relay_params, relay_tuples, numpy_params, numpy_tuples, shapes;
   for (const auto& p : main->params()) {
     if (p->type()->is_tensor()) {
       std::string n = names.take(p->name());
@@ -146,20 +145,19 @@ std::string tvm_pytest(const ir::Module& annotated, const oracle::CaseOptions& o
     std::string n = names.take(p->name());
     py[p.get()] = n;
     auto it = flat.cbegin() + static_cast<std::ptrdiff_t>(first);
-    relay_tuples += "    " + n + " = " + tuple_param_expr(p->type(), it, true) + "\n";
+    g.relay_tuples += "    " + n + " = " + tuple_param_expr(p->type(), it, true) + "\n";
     it = flat.cbegin() + static_cast<std::ptrdiff_t>(first);
-    numpy_tuples += "    " + n + " = " + tuple_param_expr(p->type(), it, false) + "\n";
+    g.numpy_tuples += "    " + n + " = " + tuple_param_expr(p->type(), it, false) + "\n";
   }
   for (const auto& in : flat) {
     const std::string dtype(ir::dtype_name(in.type->dtype()));
-    relay_params += "    " + in.py + " = relay.var(" + py_str(in.hint) +
-                    ", shape=" + py_shape(in.type->shape()) + ", dtype=" + py_str(dtype) + ")\n";
-    numpy_params += "    " + in.py + " = inputs[" + py_str(in.hint) + "]\n";
-    shapes += "        (" + py_str(in.hint) + ", (" + py_shape(in.type->shape()) + ", " +
-              py_str(dtype) + ")),\n";
+    g.relay_params += "    " + in.py + " = relay.var(" + py_str(in.hint) +
+                      ", shape=" + py_shape(in.type->shape()) + ", dtype=" + py_str(dtype) + ")\n";
+    g.numpy_params += "    " + in.py + " = inputs[" + py_str(in.hint) + "]\n";
+    g.shapes += "        (" + py_str(in.hint) + ", (" + py_shape(in.type->shape()) + ", " +
+                py_str(dtype) + ")),\n";
   }
 
-  std::string relay_body, numpy_body;
   int counter = 0;
   for (const auto& node : ir::post_order(main->body())) {
     if (node->kind() == ir::ExprKind::kVar) {
@@ -203,15 +201,17 @@ std::string tvm_pytest(const ir::Module& annotated, const oracle::CaseOptions& o
           ir::describe(*node));
     }
     py[node.get()] = v;
-    relay_body += "    " + v + " = " + relay_expr + "\n";
-    numpy_body += "    " + v + " = " + numpy_expr + "\n";
+    g.relay_body += "    " + v + " = " + relay_expr + "\n";
+    g.numpy_body += "    " + v + " = " + numpy_expr + "\n";
   }
-  const std::string result = py.at(main->body().get());
-  std::string param_list;
-  for (std::size_t i = 0; i < flat.size(); ++i) param_list += (i ? ", " : "") + flat[i].py;
+  g.result = py.at(main->body().get());
+  for (std::size_t i = 0; i < flat.size(); ++i) g.param_list += (i ? ", " : "") + flat[i].py;
 
-  const bool unpacked = options.codegen.api == aot::CodegenOptions::Api::kUnpacked;
-  const bool c_interface = options.codegen.interface == aot::CodegenOptions::Interface::kC;
+  return g;
+}
+
+// The file's opening comments and imports.
+std::string preamble(const oracle::CaseOptions& options, const PytestInfo& info) {
   std::string notes;
   for (const auto& n : info.notes) notes += "# " + n + "\n";
 
@@ -222,10 +222,10 @@ std::string tvm_pytest(const ir::Module& annotated, const oracle::CaseOptions& o
       "# tests/python/relay/aot/test_crt_aot.py::test_byoc_microtvm (TVM v0.8). Put it next to\n";
   out += "# test_crt_aot.py (it uses aot_test_utils from there) and run it with pytest.\n";
   out += notes;
-  if (options.pipeline.bugs.any()) {
+  if (options.aot.bugs.any()) {
     out += "# Note: aotfuzz found this with an injected bug; TVM itself may well pass it.\n";
   }
-  if (!options.codegen.storage_reuse) {
+  if (!options.aot.storage_reuse) {
     out +=
         "# Note: aotfuzz ran it without storage reuse, which TVM's AoT build has no switch for.\n";
   }
@@ -247,29 +247,48 @@ except ImportError:  # later TVM releases moved them into the package
     from tvm.micro.testing.aot_test_utils import AOT_DEFAULT_RUNNER
 
 )";
-  out +=
-      "MERGE_COMPILER_REGIONS = " + std::string(options.pipeline.merge ? "True" : "False") + "\n";
-  out += "MOD_NAME = " + py_str(options.pipeline.mod_name) + "\n";
+  return out;
+}
+
+// The module-level constants: pass options and the inputs' shapes.
+std::string settings(const oracle::CaseOptions& options, const PytestGraph& g) {
+  const bool unpacked = options.aot.api == aot::Options::Api::kUnpacked;
+  const bool c_interface = options.aot.interface == aot::Options::Interface::kC;
+  std::string out;
+  out += "MERGE_COMPILER_REGIONS = " + std::string(options.aot.merge ? "True" : "False") + "\n";
+  out += "MOD_NAME = " + py_str(options.aot.mod_name) + "\n";
   out += "INTERFACE_API = " + py_str(c_interface ? "c" : "packed") + "\n";
   out += "USE_UNPACKED_API = " + std::string(unpacked ? "True" : "False") + "\n";
   out += "# Every input of @main (tuple parameters flattened): name -> (shape, dtype).\n";
-  out += "INPUTS = OrderedDict(\n    [\n" + shapes + "    ]\n)\n\n\n";
+  out += "INPUTS = OrderedDict(\n    [\n" + g.shapes + "    ]\n)\n\n\n";
 
+  return out;
+}
+
+// build_graph (Relay) and numpy_reference.
+std::string graph_functions(const PytestGraph& g) {
+  std::string out;
   out += "def build_graph(annotate):\n";
   out +=
       "    \"\"\"The graph; with annotate=False the compiler_begin/compiler_end are left "
       "out.\"\"\"\n";
   out += "    begin = compiler_begin if annotate else (lambda expr, target: expr)\n";
   out += "    end = compiler_end if annotate else (lambda expr, target: expr)\n";
-  out += relay_params + relay_tuples + relay_body;
-  out += "    return relay.Function([" + param_list + "], " + result + ")\n\n\n";
+  out += g.relay_params + g.relay_tuples + g.relay_body;
+  out += "    return relay.Function([" + g.param_list + "], " + g.result + ")\n\n\n";
 
   out += "def numpy_reference(inputs):\n";
   out +=
       "    \"\"\"The same graph in NumPy (annotations are identities), outputs flattened.\"\"\"\n";
-  out += numpy_params + numpy_tuples + numpy_body;
-  out += "    return flatten(" + result + ")\n\n\n";
+  out += g.numpy_params + g.numpy_tuples + g.numpy_body;
+  out += "    return flatten(" + g.result + ")\n\n\n";
 
+  return out;
+}
+
+// Helpers every generated file shares: flatten, make_inputs, interpreter_reference.
+std::string helper_functions() {
+  std::string out;
   out += R"(def flatten(value):
     """Tensors of a (nested) tuple value, depth first, as NumPy arrays."""
     if isinstance(value, np.ndarray):
@@ -302,6 +321,12 @@ def interpreter_reference(inputs):
 
 
 )";
+  return out;
+}
+
+// The test itself and the script entry point.
+std::string test_function(const PytestInfo& info) {
+  std::string out;
   out += "def test_aotfuzz_" + sanitize_test_name(info.name) + "():\n";
   out += R"(    inputs = make_inputs()
     expected = numpy_reference(inputs)
@@ -329,6 +354,19 @@ if __name__ == "__main__":
     sys.exit(pytest.main([__file__] + sys.argv[1:]))
 )";
   return out;
+}
+
+}  // namespace
+
+std::string tvm_pytest(const ir::Module& annotated, const oracle::CaseOptions& options,
+                       const PytestInfo& info) {
+  if (annotated.size() != 1) {
+    throw PytestError("--tvm-pytest needs an annotated module with @main only (this one has " +
+                      std::to_string(annotated.size()) + " functions)");
+  }
+  const PytestGraph graph = translate_graph(annotated.main());
+  return preamble(options, info) + settings(options, graph) + graph_functions(graph) +
+         helper_functions() + test_function(info);
 }
 
 }  // namespace aotfuzz::fuzz

@@ -30,7 +30,7 @@ struct PytestInfo {
 /// relay.add/subtract/multiply, compiler_begin/compiler_end, relay.Tuple, relay.TupleGetItem;
 /// tuple-typed parameters become one variable per field), computes the expected outputs twice
 /// (NumPy, and the Relay interpreter on the graph without annotations) and checks they agree,
-/// then applies MergeCompilerRegions (when `options.pipeline.merge`), PartitionGraph(mod_name) and
+/// then applies MergeCompilerRegions (when `options.aot.merge`), PartitionGraph(mod_name) and
 /// InferType, and builds and runs it with AoT through TVM's test helpers (compile_and_run with
 /// AOTTestModel, AOT_DEFAULT_RUNNER, the interface and api of `options`), comparing with the
 /// expected outputs. Inputs are drawn from a fixed NumPy seed. Throws PytestError for modules with

@@ -11,8 +11,8 @@
 namespace aotfuzz::oracle {
 namespace {
 
-using aot::CodegenOptions;
 using aot::CWriter;
+using aot::Options;
 
 std::string hex_bytes_initializer(const std::vector<std::uint8_t>& bytes) {
   static const char* kDigits = "0123456789abcdef";
@@ -197,7 +197,7 @@ std::string dtype_code(ir::DType dtype) {
 
 }  // namespace
 
-std::string harness_c(const ir::Module& module, const aot::CodegenOptions& options,
+std::string harness_c(const ir::Module& module, const aot::Options& options,
                       const std::vector<reference::Value>& inputs) {
   const ir::Function& main = module.main();
   if (inputs.size() != main->params().size()) {
@@ -276,7 +276,7 @@ std::string harness_c(const ir::Module& module, const aot::CodegenOptions& optio
   w.line();
 
   // The call of the entry point, in the chosen interface.
-  if (options.interface == CodegenOptions::Interface::kC) {
+  if (options.interface == Options::Interface::kC) {
     const auto in_fields = aot::input_field_names(main);
     const auto out_fields = aot::output_field_names(main);
     w.open("static int32_t run_once(void)");

@@ -54,7 +54,7 @@ class HarnessError : public ir::Error {
 ///  - prints run 1's outputs and both return codes.
 /// With -DAOTFUZZ_TRACE the runtime header's call trace goes to stdout. Compiles under tcc, gcc
 /// and clang with -std=c99 -Wall -Wextra -Werror. Throws HarnessError on mismatched inputs.
-std::string harness_c(const ir::Module& module, const aot::CodegenOptions& options,
+std::string harness_c(const ir::Module& module, const aot::Options& options,
                       const std::vector<reference::Value>& inputs);
 
 /// One traced call.

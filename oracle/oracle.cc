@@ -31,17 +31,17 @@ CalleeKind callee_kind(const std::string& callee, const std::string& mod_name) {
 }  // namespace
 
 std::string replay_flags(const CaseOptions& o) {
-  std::string f = o.pipeline.merge ? "--merge" : "--no-merge";
-  if (o.pipeline.mod_name != "default") f += " --mod-name " + o.pipeline.mod_name;
-  f += o.codegen.api == aot::CodegenOptions::Api::kPacked ? " --api packed" : " --api unpacked";
-  f += o.codegen.interface == aot::CodegenOptions::Interface::kPacked ? " --interface packed"
-                                                                       : " --interface c";
-  f += o.codegen.storage_reuse ? " --storage-reuse" : " --no-storage-reuse";
+  std::string f = o.aot.merge ? "--merge" : "--no-merge";
+  if (o.aot.mod_name != "default") f += " --mod-name " + o.aot.mod_name;
+  f += o.aot.api == aot::Options::Api::kPacked ? " --api packed" : " --api unpacked";
+  f += o.aot.interface == aot::Options::Interface::kPacked ? " --interface packed"
+                                                           : " --interface c";
+  f += o.aot.storage_reuse ? " --storage-reuse" : " --no-storage-reuse";
   if (o.compiler) f += " --cc " + std::string(compiler_kind_name(*o.compiler));
   if (o.sanitize) f += " --sanitize";
   if (o.input_seed != 1) f += " --input-seed " + std::to_string(o.input_seed);
   for (const auto& row : aot::bug_table()) {
-    if (o.pipeline.bugs.on(row.bug)) f += " --inject " + std::string(row.name);
+    if (o.aot.bugs.on(row.bug)) f += " --inject " + std::string(row.name);
   }
   return f;
 }
@@ -53,12 +53,10 @@ CaseResult run_case(const ir::Module& annotated, const CaseOptions& options) {
   if (!reference_and_stages(annotated, options, nullptr, r)) return r;
   const aot::Stages& stages = *r.stages;
   // 3. C code and its static call arities.
-  aot::CodegenOptions cg = options.codegen;
-  cg.mod_name = options.pipeline.mod_name;
-  cg.bugs = options.pipeline.bugs;
+  const aot::Options& cg = options.aot;
   aot::CSources sources;
   try {
-    sources = aot::generate_c(stages.fused, cg);
+    sources = aot::generate_c(stages.output(), cg);
     r.files = sources.files;
     r.files.emplace_back("main.c", harness_c(annotated, cg, r.inputs));
   } catch (const aot::CodegenError& e) {
@@ -76,9 +74,8 @@ CaseResult run_case(const ir::Module& annotated, const CaseOptions& options) {
     auto diffs = arity_differences(sources.expected_arity, actual_sites);
     if (!diffs.empty()) {
       const auto& [want, got] = diffs.front();
-      r.verdict = {Stage::kCodegen,
-                   Arity{want.callee, callee_kind(want.callee, cg.mod_name), want.num_args,
-                         got.num_args, ArityEvidence::kStatic}};
+      r.verdict = {Stage::kCodegen, Arity{want.callee, callee_kind(want.callee, cg.mod_name),
+                                          want.num_args, got.num_args, ArityEvidence::kStatic}};
       return r;
     }
   } catch (const ir::Error& e) {
@@ -136,8 +133,8 @@ CaseResult run_case(const ir::Module& annotated, const CaseOptions& options) {
       return r;
     }
     if (run.kind == ExitKind::kExited && run.exit_code == kHarnessErrorExit) {
-      r.verdict = {Stage::kRun, ToolchainError{"harness: " + parsed.harness_error.value_or(
-                                                                  run.describe())}};
+      r.verdict = {Stage::kRun,
+                   ToolchainError{"harness: " + parsed.harness_error.value_or(run.describe())}};
       return r;
     }
     // Dynamic arity: every traced call against what its callee takes.
@@ -167,8 +164,8 @@ CaseResult run_case(const ir::Module& annotated, const CaseOptions& options) {
       return r;
     }
     if (!parsed.completed || run.exit_code != 0) {
-      r.verdict = {Stage::kRun, Crash{0, std::nullopt, "", "test program exited with " +
-                                                              run.describe()}};
+      r.verdict = {Stage::kRun,
+                   Crash{0, std::nullopt, "", "test program exited with " + run.describe()}};
       return r;
     }
     if (parsed.rc() && *parsed.rc() != 0) {

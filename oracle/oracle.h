@@ -21,11 +21,9 @@ namespace aotfuzz::oracle {
 
 /// Everything that selects how one case is compiled and judged.
 struct CaseOptions {
-  /// Passes (merge on/off, mod_name, injected bugs). Its mod_name and bugs are copied into the
-  /// codegen options, so set them here.
-  aot::PipelineOptions pipeline;
-  /// Api, interface, storage reuse, num_args checks.
-  aot::CodegenOptions codegen;
+  /// The pipeline's and the code generator's switches (merge, mod_name, injected bugs, api,
+  /// interface, storage reuse, ...).
+  aot::Options aot;
   /// The target C compiler; nullopt picks tcc, else gcc, else clang.
   std::optional<CompilerKind> compiler;
   /// The compiler already looked up (campaigns resolve it once: a lookup runs `cc -v`).

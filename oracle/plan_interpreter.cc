@@ -459,14 +459,12 @@ CaseResult run_case_in_process(const ir::Module& annotated, const CaseOptions& o
   if (!reference_and_stages(annotated, options, reference, r, &plans)) return r;
   const aot::Stages& stages = *r.stages;
   // 3. The executor program, its static arities, and its run.
-  aot::CodegenOptions cg = options.codegen;
-  cg.mod_name = options.pipeline.mod_name;
-  cg.bugs = options.pipeline.bugs;
+  const aot::Options& cg = options.aot;
   aot::ExecutorProgram program;
   std::vector<aot::CallSiteInfo> expected_arity;
   try {
-    if (emit_c) r.files = aot::generate_c(stages.fused, cg).files;
-    program = aot::build_executor_program(stages.fused, cg, &expected_arity);
+    if (emit_c) r.files = aot::generate_c(stages.output(), cg).files;
+    program = aot::build_executor_program(stages.output(), cg, &expected_arity);
   } catch (const ir::Error& e) {
     r.verdict = {Stage::kCodegen, PipelineError{e.what()}};
     return r;
@@ -476,7 +474,7 @@ CaseResult run_case_in_process(const ir::Module& annotated, const CaseOptions& o
     return r;
   }
   try {
-    PlanRun run = interpret_program(stages.fused, program, r.inputs, &plans);
+    PlanRun run = interpret_program(stages.output(), program, r.inputs, &plans);
     if (run.verdict.kind() != VerdictKind::kPass) {
       r.verdict = run.verdict;
       return r;

@@ -13,17 +13,6 @@
 namespace aotfuzz::oracle {
 namespace {
 
-Stage stage_of_pass(aot::Pass pass) {
-  switch (pass) {
-    case aot::Pass::kMerge:
-      return Stage::kMerge;
-    case aot::Pass::kPartition:
-      return Stage::kPartition;
-    default:
-      return Stage::kFuse;
-  }
-}
-
 std::vector<reference::Value> outputs_of(const ir::Module& module,
                                          const std::vector<reference::Value>& inputs,
                                          reference::PlanCache* plans) {
@@ -64,45 +53,34 @@ std::optional<Verdict> compare_outputs(const std::vector<reference::Value>& expe
   return std::nullopt;
 }
 
-std::optional<Verdict> run_stages(const ir::Module& annotated, aot::PipelineOptions pipeline,
+std::optional<Verdict> run_stages(const ir::Module& annotated, aot::Options options,
                                   const CaseReference& reference, std::uint32_t ulp,
                                   aot::Stages& stages, reference::PlanCache* plans) {
   // The reference verified the input; the passes verify their outputs (PassError kBrokenOutput).
-  pipeline.verify_input = false;
-  stages = aot::Stages{annotated, annotated, annotated, annotated};
-  ir::Module current = annotated;
-  for (const auto& info : aot::pass_table()) {
-    if (info.pass == aot::Pass::kMerge && !pipeline.merge) continue;
-    const Stage stage = stage_of_pass(info.pass);
+  options.verify_input = false;
+  std::optional<Verdict> verdict;
+  // The per-stage reference check: each pass's output interpreted on the case's inputs.
+  auto check_stage = [&](const aot::PassInfo& pass, const ir::Module& output) {
     try {
-      current = info.run(current, pipeline);
-    } catch (const aot::PassError& e) {
-      return e.kind() == aot::PassError::Kind::kRejectedInput
-                 ? Verdict{stage, InvalidInput{e.what()}}
-                 : Verdict{stage, PipelineError{e.what()}};
+      verdict = compare_outputs(reference.expected, outputs_of(output, reference.inputs, plans),
+                                ulp, pass.stage);
     } catch (const ir::Error& e) {
-      return Verdict{stage, PipelineError{std::string(info.name) + ": " + e.what()}};
+      verdict = Verdict{pass.stage, PipelineError{"interpreting the output of " +
+                                                  std::string(pass.name) + ": " + e.what()}};
     }
-    // A stage holds the module after its pass; later stages start from it.
-    switch (info.pass) {
-      case aot::Pass::kMerge:
-        stages.merged = current;
-        [[fallthrough]];
-      case aot::Pass::kPartition:
-        stages.partitioned = current;
-        [[fallthrough]];
-      default:
-        stages.fused = current;
-    }
-    try {
-      auto got = outputs_of(current, reference.inputs, plans);
-      if (auto v = compare_outputs(reference.expected, got, ulp, stage)) return v;
-    } catch (const ir::Error& e) {
-      return Verdict{stage, PipelineError{std::string("interpreting the output of ") +
-                                          std::string(info.name) + ": " + e.what()}};
-    }
+    return !verdict;
+  };
+  try {
+    aot::run_pipeline(annotated, options, stages, check_stage);
+  } catch (const aot::PassError& e) {
+    return e.kind() == aot::PassError::Kind::kRejectedInput
+               ? Verdict{*stages.failed, InvalidInput{e.what()}}
+               : Verdict{*stages.failed, PipelineError{e.what()}};
+  } catch (const ir::Error& e) {
+    const aot::Stage stage = *stages.failed;
+    return Verdict{stage, PipelineError{std::string(aot::stage_name(stage)) + ": " + e.what()}};
   }
-  return std::nullopt;
+  return verdict;
 }
 
 bool reference_and_stages(const ir::Module& annotated, const CaseOptions& options,
@@ -119,7 +97,7 @@ bool reference_and_stages(const ir::Module& annotated, const CaseOptions& option
   }
   aot::Stages stages;
   const std::optional<Verdict> v =
-      run_stages(annotated, options.pipeline, *reference, options.max_ulp, stages, plans);
+      run_stages(annotated, options.aot, *reference, options.max_ulp, stages, plans);
   // After run_stages, which reads them: a reference computed here is not needed any more.
   if (reference == &computed) {
     r.inputs = std::move(computed.inputs);

@@ -33,14 +33,14 @@ std::optional<Verdict> compare_outputs(const std::vector<reference::Value>& expe
                                        const std::vector<reference::Value>& actual,
                                        std::uint32_t ulp, Stage stage);
 
-/// Runs the passes of `pipeline` (aot::pass_table order; merge only when pipeline.merge) on
+/// Runs the pipeline driver (aot::run_pipeline) with `options` on
 /// `annotated`, which `reference` must come from (so it is valid and is not verified again; every
 /// pass still verifies its output). Each stage's output is interpreted on reference.inputs and
 /// compared with reference.expected. `stages` receives every stage reached (a skipped or failed
 /// stage repeats the last good module). Returns the first verdict: invalid input (a pass refused
 /// the graph), pipeline error (a pass broke its output or threw) or mismatch; nullopt when every
 /// stage agrees. `plans`, when given, is used for every stage's evaluation.
-std::optional<Verdict> run_stages(const ir::Module& annotated, aot::PipelineOptions pipeline,
+std::optional<Verdict> run_stages(const ir::Module& annotated, aot::Options options,
                                   const CaseReference& reference, std::uint32_t ulp,
                                   aot::Stages& stages, reference::PlanCache* plans = nullptr);
 

@@ -14,8 +14,6 @@ using json = nlohmann::json;
 constexpr std::array<std::string_view, kNumVerdictKinds> kKindNames = {
     "pass",    "mismatch",      "arity",          "input-clobbered", "output-unwritten", "crash",
     "timeout", "compile-error", "pipeline-error", "invalid-input",   "toolchain-error"};
-constexpr std::array<std::string_view, kNumStages> kStageNames = {
-    "annotated", "merge", "partition", "fuse", "codegen", "run"};
 constexpr std::array<std::string_view, kNumCalleeKinds> kCalleeNames = {"kernel", "external",
                                                                         "executor", "entry"};
 constexpr std::array<std::string_view, 2> kEvidenceNames = {"static", "dynamic"};
@@ -72,6 +70,13 @@ class Reader {
     return *v;
   }
 
+  Stage get_stage(const char* field) const {
+    auto s = get<std::string>(field);
+    auto v = parse_stage(s);
+    if (!v) fail(field, "has unknown value \"" + s + "\"");
+    return *v;
+  }
+
   bool has(const char* field) const { return j_.contains(field) && !j_.at(field).is_null(); }
 
  private:
@@ -90,10 +95,6 @@ std::string_view verdict_kind_name(VerdictKind kind) {
 }
 std::optional<VerdictKind> parse_verdict_kind(std::string_view name) {
   return parse_name<VerdictKind>(kKindNames, name);
-}
-std::string_view stage_name(Stage stage) { return kStageNames.at(static_cast<int>(stage)); }
-std::optional<Stage> parse_stage(std::string_view name) {
-  return parse_name<Stage>(kStageNames, name);
 }
 std::string_view callee_kind_name(CalleeKind kind) {
   return kCalleeNames.at(static_cast<int>(kind));
@@ -250,7 +251,7 @@ Verdict from_json(const nlohmann::json& j) {
   auto kind = top.get_enum<VerdictKind>("kind", kKindNames);
   Reader r(j, verdict_kind_name(kind));
   Verdict v;
-  v.stage = r.get_enum<Stage>("stage", kStageNames);
+  v.stage = r.get_stage("stage");
   switch (kind) {
     case VerdictKind::kPass:
       v.detail = Pass{};

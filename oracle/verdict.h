@@ -9,6 +9,7 @@
 #include <string_view>
 #include <variant>
 
+#include "aot/pipeline.h"
 #include "ir/error.h"
 #include "oracle/process.h"
 #include "oracle/toolchain.h"
@@ -31,9 +32,10 @@ enum class VerdictKind {
 };
 inline constexpr int kNumVerdictKinds = 11;
 
-/// The pipeline stage a verdict is attributed to (the first one that diverged).
-enum class Stage { kAnnotated, kMerge, kPartition, kFuse, kCodegen, kRun };
-inline constexpr int kNumStages = 6;
+/// The stage a verdict is attributed to (the first one that diverged); the pipeline driver owns
+/// the list (annotated, one per pass of aot/passes.def, codegen, run).
+using aot::kNumStages;
+using aot::Stage;
 
 /// What kind of function a call goes to; named in signatures instead of the function's name
 /// (names carry region ids and counters that vary from case to case).
@@ -55,9 +57,9 @@ enum class ArityEvidence {
 /// "compile-error", "pipeline-error", "invalid-input", "toolchain-error".
 std::string_view verdict_kind_name(VerdictKind kind);
 std::optional<VerdictKind> parse_verdict_kind(std::string_view name);
-/// "annotated", "merge", "partition", "fuse", "codegen", "run".
-std::string_view stage_name(Stage stage);
-std::optional<Stage> parse_stage(std::string_view name);
+/// "annotated", the passes' names ("merge", "partition", "fuse"), "codegen", "run".
+using aot::parse_stage;
+using aot::stage_name;
 /// "kernel", "external", "executor", "entry".
 std::string_view callee_kind_name(CalleeKind kind);
 std::optional<CalleeKind> parse_callee_kind(std::string_view name);

@@ -24,10 +24,10 @@ void print_report(const char* site, const char* description, const std::string& 
 
 }  // namespace
 
-#define AOTFUZZ_CRASH_SITE(function, description)      \
+#define AOTFUZZ_CRASH_SITE(function, description)               \
   AOTFUZZ_SITE_ATTRS void function(const std::string& report) { \
-    print_report(#function, description, report);      \
-    std::abort();                                      \
+    print_report(#function, description, report);               \
+    std::abort();                                               \
   }
 #include "fuzz/targets/crash_sites.def"
 #undef AOTFUZZ_CRASH_SITE
@@ -54,34 +54,47 @@ CrashSite crash_site_for(const oracle::Verdict& verdict) {
   switch (verdict.kind()) {
     case VerdictKind::kMismatch:
       switch (verdict.stage) {
-        case Stage::kMerge: return CrashSite::crash_on_stage_mismatch_merge;
-        case Stage::kPartition: return CrashSite::crash_on_stage_mismatch_partition;
-        case Stage::kFuse: return CrashSite::crash_on_stage_mismatch_fuse;
-        default: return CrashSite::crash_on_output_mismatch_codegen;
+        case Stage::kMerge:
+          return CrashSite::crash_on_stage_mismatch_merge;
+        case Stage::kPartition:
+          return CrashSite::crash_on_stage_mismatch_partition;
+        case Stage::kFuse:
+          return CrashSite::crash_on_stage_mismatch_fuse;
+        default:
+          return CrashSite::crash_on_output_mismatch_codegen;
       }
     case VerdictKind::kArity:
       return by_callee(std::get<oracle::Arity>(verdict.detail).callee_kind,
                        CrashSite::crash_on_arity_mismatch_kernel,
                        CrashSite::crash_on_arity_mismatch_external,
                        CrashSite::crash_on_arity_mismatch_other);
-    case VerdictKind::kInputClobbered: return CrashSite::crash_on_input_clobbered;
-    case VerdictKind::kOutputUnwritten: return CrashSite::crash_on_output_unwritten;
+    case VerdictKind::kInputClobbered:
+      return CrashSite::crash_on_input_clobbered;
+    case VerdictKind::kOutputUnwritten:
+      return CrashSite::crash_on_output_unwritten;
     case VerdictKind::kCrash:
       return by_callee(std::get<oracle::Crash>(verdict.detail).callee_kind,
                        CrashSite::crash_on_run_crash_kernel, CrashSite::crash_on_run_crash_external,
                        CrashSite::crash_on_run_crash_other);
-    case VerdictKind::kTimeout: return CrashSite::crash_on_run_timeout;
-    case VerdictKind::kCompileError: return CrashSite::crash_on_compile_error;
+    case VerdictKind::kTimeout:
+      return CrashSite::crash_on_run_timeout;
+    case VerdictKind::kCompileError:
+      return CrashSite::crash_on_compile_error;
     case VerdictKind::kPipelineError:
       switch (verdict.stage) {
         case Stage::kAnnotated:
-        case Stage::kMerge: return CrashSite::crash_on_pipeline_error_merge;
-        case Stage::kPartition: return CrashSite::crash_on_pipeline_error_partition;
-        case Stage::kFuse: return CrashSite::crash_on_pipeline_error_fuse;
-        case Stage::kCodegen: return CrashSite::crash_on_pipeline_error_codegen;
-        case Stage::kRun: return CrashSite::crash_on_pipeline_error_run;
+        case Stage::kMerge:
+          return CrashSite::crash_on_pipeline_error_merge;
+        case Stage::kPartition:
+          return CrashSite::crash_on_pipeline_error_partition;
+        case Stage::kFuse:
+          return CrashSite::crash_on_pipeline_error_fuse;
+        case Stage::kRun:
+          return CrashSite::crash_on_pipeline_error_run;
+        // Codegen, and a pass without sites of its own (docs/adding-a-pass.md).
+        default:
+          return CrashSite::crash_on_pipeline_error_codegen;
       }
-      break;
     case VerdictKind::kPass:
     case VerdictKind::kInvalidInput:
     case VerdictKind::kToolchainError:
@@ -92,9 +105,8 @@ CrashSite crash_site_for(const oracle::Verdict& verdict) {
 
 void report_finding(const oracle::Verdict& verdict, const std::string& context) {
   const CrashSite site = crash_site_for(verdict);
-  const std::string report =
-      "signature: " + oracle::signature(verdict) + "\nsummary: " + oracle::summary(verdict) +
-      "\n" + context;
+  const std::string report = "signature: " + oracle::signature(verdict) +
+                             "\nsummary: " + oracle::summary(verdict) + "\n" + context;
   if (site == CrashSite::kCount) {
     // Not a finding: a caller bug, reported as such rather than silently dropped.
     crash_on_unexpected_exception("report_finding called with a non-finding verdict\n" + report);

@@ -49,7 +49,8 @@ bool within_limits(const ir::Type& type) {
 
 const aot::BugSet& injected_bugs() {
   static const aot::BugSet kBugs = [] {
-    if (const char* env = std::getenv("AOTFUZZ_INJECT")) return parse_bug_list(env, "AOTFUZZ_INJECT");
+    if (const char* env = std::getenv("AOTFUZZ_INJECT"))
+      return parse_bug_list(env, "AOTFUZZ_INJECT");
 #ifdef AOTFUZZ_INJECT_DEFAULT
     return parse_bug_list(AOTFUZZ_INJECT_DEFAULT, "AOTFUZZ_INJECT_DEFAULT");
 #else
@@ -79,20 +80,20 @@ const generator::GenPolicy& fuzz_policy() {
 
 oracle::CaseOptions case_options(std::uint8_t flags) {
   oracle::CaseOptions o;
-  o.pipeline.bugs = injected_bugs();
+  o.aot.bugs = injected_bugs();
   if (flags & 1) {
-    o.codegen.api = aot::CodegenOptions::Api::kUnpacked;
-    if (flags & 2) o.codegen.interface = aot::CodegenOptions::Interface::kC;
+    o.aot.api = aot::Options::Api::kUnpacked;
+    if (flags & 2) o.aot.interface = aot::Options::Interface::kC;
   }
-  o.codegen.storage_reuse = (flags & 4) == 0;
-  o.pipeline.merge = (flags & 8) == 0;
+  o.aot.storage_reuse = (flags & 4) == 0;
+  o.aot.merge = (flags & 8) == 0;
   return o;
 }
 
 std::optional<ir::Module> parse_bounded(const std::uint8_t* data, std::size_t size) {
   try {
-    ir::Module m = ir::parse_module(
-        std::string_view(reinterpret_cast<const char*>(data), size), "input.relay");
+    ir::Module m = ir::parse_module(std::string_view(reinterpret_cast<const char*>(data), size),
+                                    "input.relay");
     ir::verify(m);
     // Only annotated graphs are judged: a module that already holds other (partitioned)
     // functions carries attributes, such as symbol names, that the pipeline takes as given.
@@ -130,7 +131,8 @@ std::string finding_context(const ir::Module& annotated, const oracle::CaseOptio
 void check_in_process(const ir::Module& annotated, const oracle::CaseOptions& options) {
   try {
     const oracle::CaseResult r = oracle::run_case_in_process(annotated, options, false);
-    if (oracle::is_finding(r.verdict)) report_finding(r.verdict, finding_context(annotated, options));
+    if (oracle::is_finding(r.verdict))
+      report_finding(r.verdict, finding_context(annotated, options));
   } catch (const std::exception& e) {
     crash_on_unexpected_exception(std::string("the in-process check threw: ") + e.what() + "\n" +
                                   finding_context(annotated, options));

@@ -24,11 +24,11 @@ using test_support::expected_outputs;
 using test_support::fused_of;
 using test_support::parse_verified;
 using test_support::seed_9036;
-using Api = CodegenOptions::Api;
-using Interface = CodegenOptions::Interface;
+using Api = Options::Api;
+using Interface = Options::Interface;
 
-CodegenOptions make_options(Api api, Interface interface) {
-  CodegenOptions o;
+Options make_options(Api api, Interface interface) {
+  Options o;
   o.api = api;
   o.interface = interface;
   return o;
@@ -116,7 +116,7 @@ TEST(Codegen, RefusesTheCInterfaceWithThePackedApi) {
 }
 
 TEST(Codegen, RefusesAModNameThatIsNotACIdentifier) {
-  CodegenOptions o;
+  Options o;
   o.mod_name = "my-mod";
   EXPECT_THROW(generate_c(fused_of(seed_9036()), o), CodegenError);
 }
@@ -132,7 +132,7 @@ TEST(Codegen, SameModuleGivesTheSameBytes) {
 }
 
 TEST(Codegen, WritesTheRuntimeHeaderTheInterfaceHeaderAndTheLibrary) {
-  CodegenOptions o = make_options(Api::kUnpacked, Interface::kC);
+  Options o = make_options(Api::kUnpacked, Interface::kC);
   o.mod_name = "my_mod";
   const auto src = generate_c(fused_of(seed_9036(), true, "my_mod"), o);
   ASSERT_EQ(src.files.size(), 3u);
@@ -177,7 +177,7 @@ TEST(Codegen, StaticArityOfTheExecutorAgreesWithTheIr) {
 }
 
 TEST(Codegen, TupleArgFirstFieldOnlyBugPassesTwoArgumentsWhereTheFusedAddTakesThree) {
-  CodegenOptions o;
+  Options o;
   o.bugs.enable(Bug::kTupleArgFirstFieldOnly);
   const auto src = generate_c(fused_of(seed_9036()), o);
   const auto actual = oracle::static_arity(src.file("tvmgen_default_lib.c"));
@@ -203,7 +203,7 @@ TEST(Codegen, UnpackedApiCallsKernelsDirectlyAndExternalFunctionsPacked) {
 }
 
 TEST(Codegen, StaleUnpackedArgBugKeepsTheArityButPassesAnotherBuffer) {
-  CodegenOptions o = make_options(Api::kUnpacked, Interface::kPacked);
+  Options o = make_options(Api::kUnpacked, Interface::kPacked);
   const ir::Module fused = fused_of(seed_9036());
   const auto good = generate_c(fused, o);
   o.bugs.enable(Bug::kStaleUnpackedArg);
@@ -226,7 +226,7 @@ TEST(Codegen, EveryPackedFunctionTracesItsCallsAndOnlyThose) {
   EXPECT_EQ(count(generate_c(fused).file("tvmgen_default_lib.c"), "AOTFUZZ_TRACE_CALL("), 2u);
   const auto unpacked = generate_c(fused, make_options(Api::kUnpacked, Interface::kC));
   EXPECT_EQ(count(unpacked.file("tvmgen_default_lib.c"), "AOTFUZZ_TRACE_CALL("), 1u);
-  CodegenOptions checked;
+  Options checked;
   checked.check_num_args = true;
   const auto src = generate_c(fused, checked).file("tvmgen_default_lib.c");
   EXPECT_NE(src.find("if (num_args != 5) return -1;"), std::string::npos);
@@ -318,7 +318,7 @@ TEST(Codegen, StorageReuseKeepsResultsEqualToTheReference) {
   EXPECT_LT(plan_storage(fused.main()).buffers.size(),
             plan_storage(fused.main(), plain).buffers.size());
   for (bool reuse : {true, false}) {
-    CodegenOptions o;
+    Options o;
     o.storage_reuse = reuse;
     const auto r = compile_and_run(fused, o, inputs);
     expect_matches(r, expected, fused.main());

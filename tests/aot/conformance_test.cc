@@ -124,7 +124,7 @@ TEST_P(Conformance, MatchesTheBehaviourItsHeaderStates) {
     }
     if (checks.empty()) continue;
     SCOPED_TRACE(merge ? "pipeline with MergeCompilerRegions" : "pipeline without merging");
-    PipelineOptions options;
+    Options options;
     options.merge = merge;
     std::optional<Stages> stages;
     std::string error;
@@ -142,7 +142,7 @@ TEST_P(Conformance, MatchesTheBehaviourItsHeaderStates) {
       }
       ASSERT_TRUE(stages.has_value()) << error;
       if (c->what == "kernels") {
-        const KernelNames kernels(stages->fused, options.mod_name);
+        const KernelNames kernels(stages->output(), options.mod_name);
         std::vector<std::string> names;
         for (const auto& k : kernels.kernels()) names.push_back(k.name);
         EXPECT_EQ(names, split_words(c->argument));

@@ -15,7 +15,7 @@ using test_support::fused_of;
 using test_support::generated;
 using test_support::seed_9036;
 
-aot::CodegenOptions with_bug(aot::Bug bug, aot::CodegenOptions o = {}) {
+aot::Options with_bug(aot::Bug bug, aot::Options o = {}) {
   o.bugs.enable(bug);
   return o;
 }
@@ -57,11 +57,11 @@ TEST(ExecutorProgram, NumArgsOfEveryCallEqualsTheArityTheIrGives) {
 }
 
 TEST(ExecutorProgram, TheArityItReportsAlongsideIsExpectedCallArity) {
-  aot::CodegenOptions unpacked;
-  unpacked.api = aot::CodegenOptions::Api::kUnpacked;
+  aot::Options unpacked;
+  unpacked.api = aot::Options::Api::kUnpacked;
   for (std::uint64_t seed = 1; seed <= 10; ++seed) {
     const ir::Module fused = fused_of(generated(seed), seed % 2 == 0);
-    for (const auto& options : {aot::CodegenOptions{}, unpacked}) {
+    for (const auto& options : {aot::Options{}, unpacked}) {
       std::vector<aot::CallSiteInfo> arity{{"stale", 99, false}};
       const auto program = aot::build_executor_program(fused, options, &arity);
       EXPECT_EQ(arity, aot::expected_call_arity(fused, options));
@@ -90,8 +90,8 @@ TEST(ExecutorProgram, TupleArgFirstFieldOnlyPassesTwoArgumentsToTheFusedAddThatT
 }
 
 TEST(ExecutorProgram, StaleUnpackedArgTakesTheBufferThePreviousCallHadInThatSlot) {
-  aot::CodegenOptions unpacked;
-  unpacked.api = aot::CodegenOptions::Api::kUnpacked;
+  aot::Options unpacked;
+  unpacked.api = aot::Options::Api::kUnpacked;
   const ir::Module fused = fused_of(seed_9036());
   const auto good = aot::build_executor_program(fused, unpacked);
   const auto bad =
@@ -110,8 +110,8 @@ TEST(ExecutorProgram, StaleUnpackedArgTakesTheBufferThePreviousCallHadInThatSlot
 }
 
 TEST(ExecutorProgram, TheEmittedExecutorMakesExactlyTheProgramsCalls) {
-  std::vector<aot::CodegenOptions> variants(4);
-  variants[1].api = aot::CodegenOptions::Api::kUnpacked;
+  std::vector<aot::Options> variants(4);
+  variants[1].api = aot::Options::Api::kUnpacked;
   variants[2] = with_bug(aot::Bug::kTupleArgFirstFieldOnly);
   variants[3] = with_bug(aot::Bug::kStaleUnpackedArg, variants[1]);
   for (std::uint64_t seed = 1; seed <= 12; ++seed) {
@@ -141,8 +141,8 @@ TEST(ExecutorProgram, TheStackHoldsEveryPackedCallsSlotsAndWhatItsCalleeReads) {
   }
   EXPECT_GT(need, 0u);
   EXPECT_EQ(program.stack_size, need);
-  aot::CodegenOptions unpacked;
-  unpacked.api = aot::CodegenOptions::Api::kUnpacked;
+  aot::Options unpacked;
+  unpacked.api = aot::Options::Api::kUnpacked;
   // Only the external functions are packed in the unpacked API.
   const auto direct = aot::build_executor_program(fused, unpacked);
   for (const auto& c : direct.calls) EXPECT_EQ(c.packed, c.external);

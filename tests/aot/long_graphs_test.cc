@@ -22,11 +22,11 @@ constexpr int kLongChain = 100000;
 TEST(LongGraphs, OneRegionOfAHundredThousandOpsPassesEveryStage) {
   const ir::Module m = annotated_chain(kLongChain, false, [](int) { return std::string("a"); });
   const Stages stages = run_passes(m);
-  ASSERT_EQ(stages.partitioned.size(), 2u);
-  const ir::Function& outlined = stages.partitioned.functions()[1].second;
+  ASSERT_EQ(stages.at(aot::Stage::kPartition).size(), 2u);
+  const ir::Function& outlined = stages.at(aot::Stage::kPartition).functions()[1].second;
   EXPECT_EQ(outlined->params().size(), 1u);  // x, entering through two begins
   EXPECT_EQ(count_calls(outlined->body()), static_cast<std::size_t>(kLongChain));
-  EXPECT_EQ(count_calls(stages.fused.main()->body()), 1u);
+  EXPECT_EQ(count_calls(stages.output().main()->body()), 1u);
 }
 
 TEST(LongGraphs, AlternatingTargetsMergeOnlyWhatRestrictionsAllow) {
@@ -35,18 +35,18 @@ TEST(LongGraphs, AlternatingTargetsMergeOnlyWhatRestrictionsAllow) {
       annotated_chain(kLongChain, true, [](int i) { return std::string(i % 3 == 2 ? "b" : "a"); });
   const Stages stages = run_passes(m);
   const std::size_t regions = static_cast<std::size_t>((kLongChain + 2) / 3 + (kLongChain + 1) / 3);
-  EXPECT_EQ(stages.partitioned.size(), 1 + regions);
-  EXPECT_EQ(count_calls(stages.fused.main()->body()), regions);
+  EXPECT_EQ(stages.at(aot::Stage::kPartition).size(), 1 + regions);
+  EXPECT_EQ(count_calls(stages.output().main()->body()), regions);
 }
 
 TEST(LongGraphs, AHostChainFusesIntoKernelsOfTvmsMaximumSize) {
   const Stages stages = run_passes(host_chain(kLongChain));
   // Runs of 256 adds (kDefaultMaxFuseDepth), the last one shorter.
-  EXPECT_EQ(count_calls(stages.fused.main()->body()),
+  EXPECT_EQ(count_calls(stages.output().main()->body()),
             static_cast<std::size_t>((kLongChain + 255) / 256));
   // Three distinct kernels: the first run (add(%x, %x) first: one parameter), the full runs after
   // it (two parameters) and the shorter last run.
-  KernelNames names(stages.fused, "default");
+  KernelNames names(stages.output(), "default");
   EXPECT_EQ(names.kernels().size(), 3u);
 }
 
@@ -57,8 +57,8 @@ TEST(LongGraphs, HostOpsBetweenRegionsStayApart) {
   const ir::Module m =
       annotated_chain(kOps, true, [](int i) { return std::string(i % 2 ? "" : "a"); });
   const Stages stages = run_passes(m);
-  EXPECT_EQ(stages.partitioned.size(), 1 + static_cast<std::size_t>(kOps / 2));
-  EXPECT_EQ(count_calls(stages.fused.main()->body()), static_cast<std::size_t>(kOps));
+  EXPECT_EQ(stages.at(aot::Stage::kPartition).size(), 1 + static_cast<std::size_t>(kOps / 2));
+  EXPECT_EQ(count_calls(stages.output().main()->body()), static_cast<std::size_t>(kOps));
 }
 
 }  // namespace

@@ -57,59 +57,110 @@ using test_support::host_chain;
 
 TEST(PassTable, ListsMergePartitionFuseInPipelineOrder) {
   const auto& table = pass_table();
-  ASSERT_EQ(table.size(), static_cast<std::size_t>(Pass::kCount));
+  ASSERT_GE(table.size(), 3u);
   EXPECT_EQ(table[0].name, "merge");
   EXPECT_EQ(table[1].name, "partition");
   EXPECT_EQ(table[2].name, "fuse");
   for (std::size_t i = 0; i < table.size(); ++i) {
-    EXPECT_EQ(static_cast<std::size_t>(table[i].pass), i);
-    EXPECT_EQ(parse_pass(table[i].name), table[i].pass);
-    EXPECT_EQ(&pass_info(table[i].pass), &table[i]);
+    EXPECT_EQ(static_cast<std::size_t>(table[i].stage), i + 1);
+    EXPECT_EQ(find_pass(table[i].name), &table[i]);
     EXPECT_FALSE(table[i].description.empty());
+    EXPECT_FALSE(table[i].module_name.empty());
     EXPECT_NE(table[i].run, nullptr);
+    EXPECT_NE(table[i].enabled, nullptr);
   }
-  EXPECT_EQ(parse_pass("inline"), std::nullopt);
+  EXPECT_EQ(find_pass("inline"), nullptr);
 }
 
 TEST(Pipeline, WithoutMergingTheMergedStageIsTheAnnotatedModule) {
   const ir::Module m = parse(seed_with_subtract());
-  PipelineOptions options;
+  Options options;
   options.merge = false;
   const Stages stages = run_passes(m, options);
-  EXPECT_TRUE(ir::structural_equal(stages.merged, m));
-  EXPECT_EQ(function_names(stages.partitioned),
+  EXPECT_TRUE(ir::structural_equal(stages.at(aot::Stage::kMerge), m));
+  EXPECT_EQ(function_names(stages.at(aot::Stage::kPartition)),
             (std::vector<std::string>{"main", "tvmgen_default_ccompiler_main_0",
                                       "tvmgen_default_ccompiler_main_2"}));
   options.merge = true;
-  EXPECT_EQ(function_names(run_passes(m, options).partitioned),
+  EXPECT_EQ(function_names(run_passes(m, options).at(aot::Stage::kPartition)),
             (std::vector<std::string>{"main", "tvmgen_default_ccompiler_main_0"}));
 }
 
 TEST(Pipeline, StagesAreFoundByTheirCliNames) {
   const Stages stages = run_passes(parse(seed_with_subtract()));
-  ASSERT_EQ(stage_names().size(), 4u);
-  EXPECT_EQ(stages.stage("annotated"), &stages.annotated);
-  EXPECT_EQ(stages.stage("merged"), &stages.merged);
-  EXPECT_EQ(stages.stage("partitioned"), &stages.partitioned);
-  EXPECT_EQ(stages.stage("fused"), &stages.fused);
-  EXPECT_EQ(stages.stage("c"), nullptr);
-  for (auto name : stage_names()) EXPECT_NE(stages.stage(name), nullptr) << name;
+  ASSERT_EQ(module_stage_names().size(), pass_table().size() + 1);
+  EXPECT_EQ(stages.find("annotated"), &stages.annotated());
+  EXPECT_EQ(stages.find("merged"), &stages.at(aot::Stage::kMerge));
+  EXPECT_EQ(stages.find("partitioned"), &stages.at(aot::Stage::kPartition));
+  EXPECT_EQ(stages.find("fused"), &stages.at(aot::Stage::kFuse));
+  EXPECT_EQ(stages.find("c"), nullptr);
+  for (auto name : module_stage_names()) EXPECT_NE(stages.find(name), nullptr) << name;
+}
+
+TEST(Pipeline, StageListIsTheAnnotatedInputThenOneStagePerPassThenCodegenAndRun) {
+  ASSERT_EQ(static_cast<std::size_t>(kNumStages), pass_table().size() + 3);
+  EXPECT_EQ(stage_name(Stage::kAnnotated), "annotated");
+  for (const auto& row : pass_table()) {
+    EXPECT_EQ(stage_name(row.stage), row.name);
+    EXPECT_EQ(parse_stage(row.name), row.stage);
+  }
+  EXPECT_EQ(stage_name(Stage::kCodegen), "codegen");
+  EXPECT_EQ(stage_name(Stage::kRun), "run");
+  EXPECT_EQ(parse_stage("merged"), std::nullopt);
+}
+
+TEST(Pipeline, ObserverSeesEachEnabledPassInOrderAndCanStopThePipeline) {
+  const ir::Module m = parse(seed_with_subtract());
+  Options options;
+  options.merge = false;
+  std::vector<Stage> seen;
+  Stages stages;
+  run_pipeline(m, options, stages, [&](const PassInfo& pass, const ir::Module& out) {
+    seen.push_back(pass.stage);
+    EXPECT_EQ(&out, &stages.at(pass.stage));
+    return pass.stage != Stage::kPartition;
+  });
+  // Merging is disabled, and the observer stops the pipeline after partitioning.
+  EXPECT_EQ(seen, (std::vector<Stage>{Stage::kPartition}));
+  EXPECT_TRUE(ir::structural_equal(stages.output(), stages.at(Stage::kPartition)));
+  EXPECT_FALSE(stages.failed.has_value());
+}
+
+TEST(Pipeline, PassThatThrowsIsNamedAndLaterStagesRepeatTheLastModule) {
+  // A region that reaches itself through a host op: MergeCompilerRegions refuses it.
+  const ir::Module m = parse(R"(
+def @main(%x: Tensor[(4), float32]) {
+  %0 = annotation.compiler_begin(%x, compiler="ccompiler");
+  %1 = add(%0, %0);
+  %2 = annotation.compiler_end(%1, compiler="ccompiler");
+  %3 = add(%2, %2);
+  %4 = annotation.compiler_begin(%3, compiler="ccompiler");
+  %5 = annotation.compiler_begin(%2, compiler="ccompiler");
+  %6 = add(%4, %5);
+  annotation.compiler_end(%6, compiler="ccompiler")
+}
+)");
+  Stages stages;
+  EXPECT_THROW(run_pipeline(m, Options{}, stages), PassError);
+  ASSERT_TRUE(stages.failed.has_value());
+  EXPECT_EQ(*stages.failed, Stage::kMerge);
+  EXPECT_TRUE(ir::structural_equal(stages.output(), m));
 }
 
 TEST(Pipeline, EveryStagePrintsToTextThatParsesBackToIt) {
   const Stages stages = run_passes(parse(seed_with_subtract()));
-  for (auto name : stage_names()) {
-    const ir::Module& m = *stages.stage(name);
+  for (auto name : module_stage_names()) {
+    const ir::Module& m = *stages.find(name);
     EXPECT_TRUE(ir::structural_equal(parse(ir::print_module(m)), m)) << name;
   }
 }
 
 TEST(Pipeline, ModNameIsSanitizedIntoOutlinedAndKernelNames) {
-  PipelineOptions options;
+  Options options;
   options.mod_name = "my-mod";
   const Stages stages = run_passes(parse(seed_with_subtract()), options);
-  EXPECT_NE(stages.partitioned.find("tvmgen_my_mod_ccompiler_main_0"), nullptr);
-  KernelNames names(stages.fused, options.mod_name);
+  EXPECT_NE(stages.at(aot::Stage::kPartition).find("tvmgen_my_mod_ccompiler_main_0"), nullptr);
+  KernelNames names(stages.output(), options.mod_name);
   ASSERT_EQ(names.kernels().size(), 1u);
   EXPECT_EQ(names.kernels()[0].name, "tvmgen_my_mod_fused_subtract");
 }
@@ -120,7 +171,7 @@ TEST(InvalidInput, EndWithoutRegionIsRejectedNamingTheNode) {
 })");
   for (const auto& row : pass_table()) {
     try {
-      row.run(m, PipelineOptions{});
+      row.run(m, Options{});
       ADD_FAILURE() << row.name << " accepted an end without a region";
     } catch (const ir::VerifyError& e) {
       EXPECT_NE(std::string(e.what()).find("compiler_end [ccompiler]"), std::string::npos)
@@ -137,7 +188,7 @@ TEST(InvalidInput, MismatchedTargetsAreRejectedNamingBoth) {
 })");
   for (const auto& row : pass_table()) {
     try {
-      row.run(m, PipelineOptions{});
+      row.run(m, Options{});
       ADD_FAILURE() << row.name << " accepted mismatched targets";
     } catch (const ir::VerifyError& e) {
       EXPECT_NE(std::string(e.what()).find("target a"), std::string::npos) << e.what();
@@ -152,7 +203,7 @@ TEST(InvalidInput, InconsistentArgumentRegionsAreRejectedNamingTheOp) {
 })");
   for (const auto& row : pass_table()) {
     try {
-      row.run(m, PipelineOptions{});
+      row.run(m, Options{});
       ADD_FAILURE() << row.name << " accepted inconsistent argument regions";
     } catch (const ir::VerifyError& e) {
       EXPECT_NE(std::string(e.what()).find("subtract"), std::string::npos) << e.what();
@@ -169,7 +220,7 @@ TEST(Partition, RefusesABeginFedByAnEndOfItsOwnRegionUnlessMerged) {
   %2 = annotation.compiler_begin(annotation.compiler_end(%1, compiler="a"), compiler="a");
   annotation.compiler_end(add(%2, %1), compiler="a")
 })");
-  PipelineOptions options;
+  Options options;
   options.merge = false;
   try {
     run_passes(m, options);
@@ -181,15 +232,15 @@ TEST(Partition, RefusesABeginFedByAnEndOfItsOwnRegionUnlessMerged) {
   }
   options.merge = true;
   const Stages stages = run_passes(m, options);
-  EXPECT_EQ(stages.partitioned.size(), 2u);
-  EXPECT_TRUE(reference::bitwise_equal(run(stages.fused), run(m)));
+  EXPECT_EQ(stages.at(aot::Stage::kPartition).size(), 2u);
+  EXPECT_TRUE(reference::bitwise_equal(run(stages.output()), run(m)));
 }
 
 TEST(Partition, RefusesAnOutlinedNameThatAlreadyExists) {
   const std::string text =
       seed_with_subtract() + "\ndef @tvmgen_default_ccompiler_main_0(%a: " + kT + ") { %a }";
   try {
-    partition_graph(parse(text), PipelineOptions{});
+    partition_graph(parse(text), Options{});
     ADD_FAILURE() << "accepted";
   } catch (const PassError& e) {
     EXPECT_EQ(e.kind(), PassError::Kind::kRejectedInput);
@@ -223,7 +274,7 @@ TEST(Partition, FlattensOnlyOneLevelOfATupleEnd) {
   // The inner tuple keeps one end on it, as TVM's TupleOutFlattener leaves it.
   EXPECT_NE(ir::as<ir::TupleNode>(ir::as<ir::CallNode>(outer->fields()[0])->args()[0]), nullptr);
   const Stages stages = run_passes(m);
-  EXPECT_TRUE(reference::bitwise_equal(run(stages.fused), run(m)));
+  EXPECT_TRUE(reference::bitwise_equal(run(stages.output()), run(m)));
 }
 
 TEST(Partition, StrippingDefaultAnnotationsGivesWhatAStrippedInputGives) {
@@ -247,8 +298,8 @@ TEST(Partition, StrippingDefaultAnnotationsGivesWhatAStrippedInputGives) {
   stripped.add("main", ir::FunctionNode::make(m.main()->params(),
                                               remove_default_annotations(m.main()->body()),
                                               m.main()->attrs(), nullptr));
-  const ir::Module a = partition_graph(m, PipelineOptions{});
-  const ir::Module b = partition_graph(stripped, PipelineOptions{});
+  const ir::Module a = partition_graph(m, Options{});
+  const ir::Module b = partition_graph(stripped, Options{});
   EXPECT_EQ(ir::print_module(a), ir::print_module(b));
   EXPECT_EQ(function_names(a), (std::vector<std::string>{"main", "tvmgen_default_a_main_0",
                                                          "tvmgen_default_b_main_1"}));
@@ -264,7 +315,7 @@ TEST(Merge, RefusesAMergeThatMakesARegionCyclicThroughAHostOp) {
   annotation.compiler_end(%3, compiler="a")
 })");
   try {
-    merge_compiler_regions(m, PipelineOptions{});
+    merge_compiler_regions(m, Options{});
     ADD_FAILURE() << "accepted";
   } catch (const PassError& e) {
     EXPECT_EQ(e.pass(), "merge");
@@ -300,7 +351,7 @@ std::string siblings(bool linked) {
 }
 
 TEST(Bugs, MergeSiblingsMergesRegionsThatOnlyShareAParent) {
-  PipelineOptions bugged;
+  Options bugged;
   bugged.bugs.enable(Bug::kMergeSiblings);
   // A host op between the siblings: merging them makes a cyclic region.
   EXPECT_NO_THROW(run_passes(parse(siblings(true))));
@@ -327,7 +378,7 @@ TEST(Bugs, MergeAcrossTargetsIgnoresTheRestrictionSets) {
   %4 = subtract(annotation.compiler_begin(%1, compiler="a"), annotation.compiler_begin(%3, compiler="a"));
   annotation.compiler_end(%4, compiler="a")
 })");
-  PipelineOptions options;
+  Options options;
   EXPECT_TRUE(ir::structural_equal(run_passes(m, options).merged, m));
   options.bugs.enable(Bug::kMergeAcrossTargets);
   try {
@@ -345,11 +396,14 @@ TEST(Bugs, PartitionBugsChangeWhatMainComputes) {
   const reference::Value expected = run(m);
   EXPECT_TRUE(reference::bitwise_equal(run(run_passes(m).fused), expected));
   for (Bug bug : {Bug::kSwappedOutputOrder, Bug::kRegionOutputOffByOne, Bug::kWrongParamDedup}) {
-    PipelineOptions options;
+    Options options;
     options.bugs.enable(bug);
     const Stages stages = run_passes(m, options);
-    EXPECT_TRUE(ir::structural_equal(stages.merged, run_passes(m).merged)) << bug_name(bug);
-    EXPECT_FALSE(reference::bitwise_equal(run(stages.partitioned), expected)) << bug_name(bug);
+    EXPECT_TRUE(
+        ir::structural_equal(stages.at(aot::Stage::kMerge), run_passes(m).at(aot::Stage::kMerge)))
+        << bug_name(bug);
+    EXPECT_FALSE(reference::bitwise_equal(run(stages.at(aot::Stage::kPartition)), expected))
+        << bug_name(bug);
   }
 }
 
@@ -363,7 +417,7 @@ TEST(Bugs, SwappedOutputsOfDifferentTypesMakeAnIllTypedModule) {
   %4 = annotation.compiler_end(%2.1, compiler="a");
   (add(%3, %x), add(%4, %y))
 })");
-  PipelineOptions options;
+  Options options;
   options.bugs.enable(Bug::kSwappedOutputOrder);
   EXPECT_NO_THROW(run_passes(m));
   try {
@@ -378,7 +432,7 @@ TEST(Bugs, SwappedOutputsOfDifferentTypesMakeAnIllTypedModule) {
 TEST(Fuse, SplitsAChainIntoGroupsOfAtMostMaxFuseDepth) {
   // TVM counts the dominator's group plus every group up to it: a chain fuses in runs of
   // max_fuse_depth ops.
-  PipelineOptions options;
+  Options options;
   options.max_fuse_depth = 4;
   const ir::Module fused = fuse_ops(host_chain(10), options);
   std::vector<std::size_t> group_sizes;
@@ -410,7 +464,7 @@ TEST(Fuse, AGroupHasOneParameterPerDistinctInputBeyondEightInputs) {
   e = ir::CallNode::make(ir::Op::kAdd, {e, xs[3]});
   ir::Module m;
   m.add("main", ir::FunctionNode::make(xs, e));
-  const ir::Module fused = fuse_ops(m, PipelineOptions{});
+  const ir::Module fused = fuse_ops(m, Options{});
   const auto* call = ir::as<ir::CallNode>(fused.main()->body());
   ASSERT_NE(call, nullptr);
   const auto* fn = ir::as<ir::FunctionNode>(call->callee());
@@ -426,12 +480,12 @@ TEST(Fuse, AGroupHasOneParameterPerDistinctInputBeyondEightInputs) {
 
 TEST(Fuse, LeavesAGroupWithoutCallsUnwrapped) {
   const ir::Module m = parse("def @main(%x: " + kT + ", %y: " + kT + ") { (%x, %y).1 }");
-  const ir::Module fused = fuse_ops(m, PipelineOptions{});
+  const ir::Module fused = fuse_ops(m, Options{});
   EXPECT_TRUE(ir::structural_equal(fused, m)) << ir::print_module(fused);
 }
 
 TEST(KernelNames, TruncateLongNamesWithAPortableHash) {
-  const ir::Module fused = fuse_ops(host_chain(19), PipelineOptions{});
+  const ir::Module fused = fuse_ops(host_chain(19), Options{});
   const auto* call = ir::as<ir::CallNode>(fused.main()->body());
   ASSERT_NE(call, nullptr);
   const auto* fn = ir::as<ir::FunctionNode>(call->callee());
@@ -475,7 +529,7 @@ TEST(KernelNames, ShareOneKernelPerStructureAmongManyOfOneType) {
   for (ir::Op op : ops) e = ir::CallNode::make(op, {e, x});
   ir::Module m;
   m.add("main", ir::FunctionNode::make({x, y}, e));
-  PipelineOptions options;
+  Options options;
   options.max_fuse_depth = 2;
   const ir::Module fused = fuse_ops(m, options);
   KernelNames names(fused, "default");
@@ -502,7 +556,7 @@ TEST(KernelNames, ShareOneKernelPerStructureAmongManyOfOneType) {
 }
 
 TEST(KernelNames, RefuseAFunctionThatIsNotAKernelOfTheModule) {
-  const ir::Module fused = fuse_ops(host_chain(2), PipelineOptions{});
+  const ir::Module fused = fuse_ops(host_chain(2), Options{});
   auto p = ir::VarNode::make("p", ir::TypeNode::tensor({4}, ir::DType::kFloat32));
   auto other = ir::FunctionNode::make({p}, ir::CallNode::make(ir::Op::kAdd, {p, p}),
                                       ir::Attrs{{"Primitive", std::int64_t{1}}});
@@ -512,7 +566,7 @@ TEST(KernelNames, RefuseAFunctionThatIsNotAKernelOfTheModule) {
 TEST(KernelNames, ShareOneKernelBetweenStructurallyEqualFunctions) {
   const ir::Module m = parse("def @main(%x: " + kT + ", %y: " + kT +
                              ") { (add(%x, %x), add(%y, %y), multiply(%x, %y)) }");
-  const ir::Module fused = fuse_ops(m, PipelineOptions{});
+  const ir::Module fused = fuse_ops(m, Options{});
   KernelNames names(fused, "default");
   ASSERT_EQ(names.kernels().size(), 2u);
   EXPECT_EQ(names.kernels()[0].name, "tvmgen_default_fused_add");

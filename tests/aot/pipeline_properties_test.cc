@@ -46,7 +46,7 @@ std::string check_graph(const ir::Module& m, std::uint64_t input_seed, int& refu
   const auto inputs = reference::make_inputs(m.main(), input_seed);
   const reference::Value expected = reference::run_main(m, inputs);
   for (bool merge : {true, false}) {
-    PipelineOptions options;
+    Options options;
     options.merge = merge;
     Stages stages;
     try {
@@ -59,8 +59,8 @@ std::string check_graph(const ir::Module& m, std::uint64_t input_seed, int& refu
       }
       return std::string("pipeline error: ") + e.what();
     }
-    for (auto name : stage_names()) {
-      const ir::Module& stage = *stages.stage(name);
+    for (auto name : module_stage_names()) {
+      const ir::Module& stage = *stages.find(name);
       const reference::Value got = reference::run_main(stage, inputs);
       if (auto diff = reference::first_mismatch(expected, got)) {
         return std::string(merge ? "merge" : "no-merge") + " pipeline, stage " + std::string(name) +
@@ -71,7 +71,7 @@ std::string check_graph(const ir::Module& m, std::uint64_t input_seed, int& refu
       }
     }
     // Every kernel gets a TVM-style name.
-    const KernelNames names(stages.fused, options.mod_name);
+    const KernelNames names(stages.output(), options.mod_name);
     for (const auto& k : names.kernels()) {
       if (k.name.rfind("tvmgen_default_fused_", 0) != 0) return "bad kernel name " + k.name;
     }
@@ -119,7 +119,7 @@ TEST(PipelineProperties, RejectsSomeMergeUnsafeGraphsAndAcceptsTheRest) {
   ir::Rng rng(2024);
   for (int i = 0; i < 400; ++i) {
     const ir::Module m = generator::generate(policy, rng);
-    PipelineOptions no_merge;
+    Options no_merge;
     no_merge.merge = false;
     EXPECT_NO_THROW(run_passes(m, no_merge));
     try {
@@ -145,12 +145,13 @@ TEST(PipelineProperties, TheSameCheckCatchesEveryInjectedPartitionBug) {
     for (int i = 0; i < 300 && caught == 0; ++i) {
       const ir::Module m = generator::generate(policy, rng);
       const auto inputs = reference::make_inputs(m.main(), 5);
-      PipelineOptions options;
+      Options options;
       options.bugs.enable(bug);
       try {
         const Stages stages = run_passes(m, options);
-        caught += !reference::bitwise_equal(reference::run_main(stages.partitioned, inputs),
-                                            reference::run_main(m, inputs));
+        caught += !reference::bitwise_equal(
+            reference::run_main(stages.at(aot::Stage::kPartition), inputs),
+            reference::run_main(m, inputs));
       } catch (const PassError& e) {
         caught += e.kind() == PassError::Kind::kBrokenOutput;
       }

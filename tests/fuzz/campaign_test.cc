@@ -10,6 +10,7 @@
 
 #include "fuzz/bundle.h"
 #include "fuzz/campaign.h"
+#include "fuzz/campaign_report.h"
 #include "fuzz/replay.h"
 #include "ir/printer.h"
 #include "ir/structural.h"
@@ -31,7 +32,7 @@ CampaignOptions in_process(std::uint64_t seed, std::uint64_t cases) {
 }
 
 CampaignOptions with_9036_bug(CampaignOptions o) {
-  o.base.pipeline.bugs.enable(aot::Bug::kTupleArgFirstFieldOnly);
+  o.base.aot.bugs.enable(aot::Bug::kTupleArgFirstFieldOnly);
   o.fixed.merge = true;
   return o;
 }
@@ -62,11 +63,11 @@ TEST(Campaign, DrawsPipelineOptionsPerCaseUnlessFixed) {
   std::set<std::string> apis;
   for (std::uint64_t k = 0; k < 200; ++k) {
     CaseSpec s = make_case(o, k);
-    merges.insert(s.options.pipeline.merge);
-    reuses.insert(s.options.codegen.storage_reuse);
+    merges.insert(s.options.aot.merge);
+    reuses.insert(s.options.aot.storage_reuse);
     apis.insert(oracle::replay_flags(s.options));
-    if (s.options.codegen.interface == aot::CodegenOptions::Interface::kC) {
-      EXPECT_EQ(s.options.codegen.api, aot::CodegenOptions::Api::kUnpacked) << k;
+    if (s.options.aot.interface == aot::Options::Interface::kC) {
+      EXPECT_EQ(s.options.aot.api, aot::Options::Api::kUnpacked) << k;
     }
   }
   EXPECT_EQ(merges.size(), 2u);
@@ -75,16 +76,16 @@ TEST(Campaign, DrawsPipelineOptionsPerCaseUnlessFixed) {
 
   CampaignOptions fixed = o;
   fixed.fixed.merge = false;
-  fixed.fixed.interface = aot::CodegenOptions::Interface::kC;
+  fixed.fixed.interface = aot::Options::Interface::kC;
   for (std::uint64_t k = 0; k < 50; ++k) {
     CaseSpec s = make_case(fixed, k);
-    EXPECT_FALSE(s.options.pipeline.merge);
-    EXPECT_EQ(s.options.codegen.interface, aot::CodegenOptions::Interface::kC);
-    EXPECT_EQ(s.options.codegen.api, aot::CodegenOptions::Api::kUnpacked);
+    EXPECT_FALSE(s.options.aot.merge);
+    EXPECT_EQ(s.options.aot.interface, aot::Options::Interface::kC);
+    EXPECT_EQ(s.options.aot.api, aot::Options::Api::kUnpacked);
     // Fixing options does not change the graph nor the other draws.
     CaseSpec free = make_case(o, k);
     EXPECT_TRUE(ir::structural_equal(s.module, free.module));
-    EXPECT_EQ(s.options.codegen.storage_reuse, free.options.codegen.storage_reuse);
+    EXPECT_EQ(s.options.aot.storage_reuse, free.options.aot.storage_reuse);
   }
 }
 
@@ -176,7 +177,7 @@ TEST(Campaign, FindingIsBundledAtomicallyAndAResumedCampaignAddsNoDuplicate) {
   auto lines = parse_replay_lines(reduced, "reduced.relay");
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[0].expected, "arity:codegen:kernel");
-  EXPECT_EQ(parse_case_flags(lines[1].flags).pipeline.bugs.any(), false);
+  EXPECT_EQ(parse_case_flags(lines[1].flags).aot.bugs.any(), false);
   EXPECT_TRUE(signature_matches("pass", lines[1].expected));
   EXPECT_LE(f.reduction.after.ops, 3u);
   EXPECT_EQ(load_bundle_signatures(findings), std::set<std::string>{"arity:codegen:kernel"});
@@ -221,7 +222,7 @@ TEST(Campaign, FindingsDoNotDependOnTheNumberOfJobs) {
   for (int run = 0; run < 2; ++run) {
     oracle::TempDir dir("aotfuzz-campaign-test");
     CampaignOptions o = with_9036_bug(in_process(21, 40));
-    o.base.pipeline.bugs.enable(aot::Bug::kSwappedOutputOrder);
+    o.base.aot.bugs.enable(aot::Bug::kSwappedOutputOrder);
     o.jobs = run == 0 ? 1 : 3;
     o.findings_dir = dir.file("findings");
     CampaignResult r = run_campaign(o);

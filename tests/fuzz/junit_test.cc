@@ -2,8 +2,8 @@
 // parser (Python's xml.dom.minidom).
 #include <gtest/gtest.h>
 
-#include "fuzz/check.h"
 #include "fuzz/junit.h"
+#include "fuzz/junit_suites.h"
 #include "oracle/tempdir.h"
 #include "tests/support/processes.h"
 

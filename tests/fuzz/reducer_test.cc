@@ -195,9 +195,8 @@ TEST(Reducer, ThrowingPredicateCountsAsUninteresting) {
 TEST(Reduce9036, KeepsTheSignatureAndEndsWithAtMostThreeAddsAndThreeInputs) {
   ir::Module m = load("corpus/seed/tvm_9036_annotated.relay");
   oracle::CaseOptions o;
-  o.pipeline.merge = true;
-  o.pipeline.bugs.enable(aot::Bug::kTupleArgFirstFieldOnly);
-  o.codegen.bugs = o.pipeline.bugs;
+  o.aot.merge = true;
+  o.aot.bugs.enable(aot::Bug::kTupleArgFirstFieldOnly);
   const std::string sig = oracle::signature(oracle::run_case(m, o).verdict);
   ASSERT_EQ(sig, "arity:codegen:kernel");
   ReduceOptions options;

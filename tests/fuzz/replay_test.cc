@@ -70,29 +70,29 @@ TEST(CaseFlags, DefaultsAreThoseOfTheRunCommand) {
   oracle::CaseOptions o = parse_case_flags("");
   oracle::CaseOptions defaults;
   EXPECT_EQ(oracle::replay_flags(o), oracle::replay_flags(defaults));
-  EXPECT_TRUE(o.pipeline.merge);
-  EXPECT_FALSE(o.pipeline.bugs.any());
+  EXPECT_TRUE(o.aot.merge);
+  EXPECT_FALSE(o.aot.bugs.any());
 }
 
 TEST(CaseFlags, ReplayFlagsOfAnyOptionsParseBackToTheSameOptions) {
-  using Api = aot::CodegenOptions::Api;
-  using Interface = aot::CodegenOptions::Interface;
+  using Api = aot::Options::Api;
+  using Interface = aot::Options::Interface;
   for (int bits = 0; bits < 16; ++bits) {
     oracle::CaseOptions o;
-    o.pipeline.merge = bits & 1;
-    o.codegen.api = bits & 2 ? Api::kUnpacked : Api::kPacked;
-    o.codegen.interface = (bits & 2) && (bits & 4) ? Interface::kC : Interface::kPacked;
-    o.codegen.storage_reuse = bits & 8;
-    o.pipeline.mod_name = bits & 4 ? "m1" : "default";
+    o.aot.merge = bits & 1;
+    o.aot.api = bits & 2 ? Api::kUnpacked : Api::kPacked;
+    o.aot.interface = (bits & 2) && (bits & 4) ? Interface::kC : Interface::kPacked;
+    o.aot.storage_reuse = bits & 8;
+    o.aot.mod_name = bits & 4 ? "m1" : "default";
     o.input_seed = static_cast<std::uint64_t>(bits) + 1;
-    if (bits & 1) o.pipeline.bugs.enable(aot::Bug::kSwappedOutputOrder);
+    if (bits & 1) o.aot.bugs.enable(aot::Bug::kSwappedOutputOrder);
     if (bits & 8) o.compiler = oracle::CompilerKind::kGcc;
     const std::string flags = oracle::replay_flags(o);
     oracle::CaseOptions back = parse_case_flags(flags);
     EXPECT_EQ(oracle::replay_flags(back), flags);
-    EXPECT_EQ(back.codegen.mod_name, o.pipeline.mod_name);
-    EXPECT_EQ(back.codegen.bugs.on(aot::Bug::kSwappedOutputOrder),
-              o.pipeline.bugs.on(aot::Bug::kSwappedOutputOrder));
+    EXPECT_EQ(back.aot.mod_name, o.aot.mod_name);
+    EXPECT_EQ(back.aot.bugs.on(aot::Bug::kSwappedOutputOrder),
+              o.aot.bugs.on(aot::Bug::kSwappedOutputOrder));
   }
 }
 

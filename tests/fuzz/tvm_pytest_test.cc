@@ -62,10 +62,10 @@ TEST(TvmPytest, SeedGraphBecomesACompilingTestInTheStyleOfTestByocMicrotvm) {
 TEST(TvmPytest, OptionsSelectInterfaceApiAndMerging) {
   ir::Module m = test_support::load("corpus/seed/tvm_9036_annotated.relay");
   oracle::CaseOptions o;
-  o.pipeline.merge = false;
-  o.pipeline.mod_name = "my_mod";
-  o.codegen.api = aot::CodegenOptions::Api::kUnpacked;
-  o.codegen.interface = aot::CodegenOptions::Interface::kC;
+  o.aot.merge = false;
+  o.aot.mod_name = "my_mod";
+  o.aot.api = aot::Options::Api::kUnpacked;
+  o.aot.interface = aot::Options::Interface::kC;
   const std::string py = tvm_pytest(m, o);
   EXPECT_EQ(py_compile({py}), "");
   EXPECT_NE(py.find("MERGE_COMPILER_REGIONS = False"), std::string::npos);

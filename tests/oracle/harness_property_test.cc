@@ -15,7 +15,7 @@
 namespace aotfuzz::oracle {
 namespace {
 
-using aot::CodegenOptions;
+using aot::Options;
 
 // The fused module of a generated graph, or nullopt when the pipeline rightly rejects the graph.
 std::optional<ir::Module> fused_or_discard(const ir::Module& annotated, bool merge) {
@@ -37,10 +37,10 @@ generator::GenPolicy policy_for(ir::Rng& rng) {
   return generator::swarm(base, rng);
 }
 
-CodegenOptions options_for(int combo) {
-  CodegenOptions o;
-  o.api = combo == 0 ? CodegenOptions::Api::kPacked : CodegenOptions::Api::kUnpacked;
-  o.interface = combo == 2 ? CodegenOptions::Interface::kC : CodegenOptions::Interface::kPacked;
+Options options_for(int combo) {
+  Options o;
+  o.api = combo == 0 ? Options::Api::kPacked : Options::Api::kUnpacked;
+  o.interface = combo == 2 ? Options::Interface::kC : Options::Interface::kPacked;
   return o;
 }
 
@@ -54,7 +54,7 @@ RC_GTEST_PROP(GeneratedGraphs, CompileRunAndMatchTheReferenceWithIrArities, ()) 
   const ir::Module annotated = generator::generate(policy, rng);
   const auto fused = fused_or_discard(annotated, merge);
   RC_PRE(fused.has_value());
-  CodegenOptions options = options_for(combo);
+  Options options = options_for(combo);
   options.storage_reuse = reuse;
   const auto inputs = reference::make_inputs(annotated.main(), seed);
   const auto r = test_support::build_and_run(*fused, options, inputs);
@@ -94,7 +94,7 @@ RC_GTEST_PROP(GeneratedGraphs, Bug9036SwitchChangesTheStaticArityExactlyWhenACal
     }
   }
   RC_CLASSIFY(tuple_arg);
-  CodegenOptions options;
+  Options options;
   options.bugs.enable(aot::Bug::kTupleArgFirstFieldOnly);
   const auto src = aot::generate_c(*fused, options);
   const auto diffs =

@@ -14,7 +14,7 @@ namespace aotfuzz::oracle {
 namespace {
 
 using aot::Bug;
-using aot::CodegenOptions;
+using aot::Options;
 using test_support::compile_and_run;
 using test_support::expect_matches;
 using test_support::expected_outputs;
@@ -79,7 +79,7 @@ TEST(Harness, TracesEveryPackedCallWithItsArgumentCountInBothRuns) {
 TEST(Harness, Bug9036WritesIntoAnInputAndTheHarnessReportsItClobbered) {
   const ir::Module fused = fused_of(seed_9036());
   const auto inputs = reference::make_inputs(fused.main(), 1);
-  CodegenOptions o;
+  Options o;
   o.bugs.enable(Bug::kTupleArgFirstFieldOnly);
   const auto r = compile_and_run(fused, o, inputs);
   // The kernel's output slot is the stale third slot of the external call: input w1.
@@ -97,7 +97,7 @@ TEST(Harness, Bug9036WritesIntoAnInputAndTheHarnessReportsItClobbered) {
 TEST(Harness, WithArgumentChecksBug9036FailsTheRunAndLeavesTheOutputUnwritten) {
   const ir::Module fused = fused_of(seed_9036());
   const auto inputs = reference::make_inputs(fused.main(), 1);
-  CodegenOptions o;
+  Options o;
   o.check_num_args = true;
   o.bugs.enable(Bug::kTupleArgFirstFieldOnly);
   const auto r = compile_and_run(fused, o, inputs);
@@ -110,8 +110,8 @@ TEST(Harness, WithArgumentChecksBug9036FailsTheRunAndLeavesTheOutputUnwritten) {
 TEST(Harness, StaleUnpackedArgBugGivesWrongOutputs) {
   const ir::Module fused = fused_of(seed_9036());
   const auto inputs = reference::make_inputs(fused.main(), 3);
-  CodegenOptions o;
-  o.api = CodegenOptions::Api::kUnpacked;
+  Options o;
+  o.api = Options::Api::kUnpacked;
   ASSERT_FALSE(mismatches(compile_and_run(fused, o, inputs), fused, inputs));
   o.bugs.enable(Bug::kStaleUnpackedArg);
   const auto r = compile_and_run(fused, o, inputs);
@@ -122,7 +122,7 @@ TEST(Harness, StaleUnpackedArgBugGivesWrongOutputs) {
 TEST(Harness, ReuseLiveStorageBugGivesWrongOutputs) {
   const ir::Module m = diamond();
   const auto inputs = reference::make_inputs(m.main(), 5);
-  CodegenOptions o;
+  Options o;
   ASSERT_FALSE(mismatches(compile_and_run(m, o, inputs), m, inputs));
   o.bugs.enable(Bug::kReuseLiveStorage);
   const auto r = compile_and_run(m, o, inputs);
@@ -133,7 +133,7 @@ TEST(Harness, ReuseLiveStorageBugGivesWrongOutputs) {
 TEST(Harness, IntermediateInOutputBugGivesWrongOutputs) {
   const ir::Module m = two_outputs();
   const auto inputs = reference::make_inputs(m.main(), 5);
-  CodegenOptions o;
+  Options o;
   ASSERT_FALSE(mismatches(compile_and_run(m, o, inputs), m, inputs));
   o.bugs.enable(Bug::kIntermediateInOutput);
   const auto r = compile_and_run(m, o, inputs);
@@ -144,8 +144,8 @@ TEST(Harness, IntermediateInOutputBugGivesWrongOutputs) {
 TEST(Harness, RepeatedAndPassThroughOutputsAreCopied) {
   const ir::Module m = repeated_outputs();
   const auto inputs = reference::make_inputs(m.main(), 2);
-  for (auto api : {CodegenOptions::Api::kPacked, CodegenOptions::Api::kUnpacked}) {
-    CodegenOptions o;
+  for (auto api : {Options::Api::kPacked, Options::Api::kUnpacked}) {
+    Options o;
     o.api = api;
     expect_matches(compile_and_run(m, o, inputs), expected_outputs(m, inputs), m.main());
   }
@@ -154,9 +154,9 @@ TEST(Harness, RepeatedAndPassThroughOutputsAreCopied) {
 TEST(Harness, AMainThatReturnsItsInputCopiesItIntoTheOutput) {
   const ir::Module m = parse_verified("def @main(%x: Tensor[(3, 2), int32]) { %x }\n");
   const auto inputs = reference::make_inputs(m.main(), 8);
-  CodegenOptions o;
-  o.api = CodegenOptions::Api::kUnpacked;
-  o.interface = CodegenOptions::Interface::kC;
+  Options o;
+  o.api = Options::Api::kUnpacked;
+  o.interface = Options::Interface::kC;
   const auto r = compile_and_run(m, o, inputs);
   expect_matches(r, expected_outputs(m, inputs), m.main());
   EXPECT_TRUE(r.sources.expected_arity.empty());
@@ -165,7 +165,7 @@ TEST(Harness, AMainThatReturnsItsInputCopiesItIntoTheOutput) {
 TEST(Harness, DroppedDuplicateOutputBugIsReportedAsUnwritten) {
   const ir::Module m = repeated_outputs();
   const auto inputs = reference::make_inputs(m.main(), 2);
-  CodegenOptions o;
+  Options o;
   o.bugs.enable(Bug::kDroppedDuplicateOutput);
   const auto r = compile_and_run(m, o, inputs);
   ASSERT_TRUE(r.parsed.completed) << r.run.stdout_text;
@@ -183,11 +183,11 @@ def @main(%x: Tensor[(0, 3), float32], %y: float32, %z: Tensor[(2), int8]) {
 }
 )");
   const auto inputs = reference::make_inputs(m.main(), 4);
-  for (auto api : {CodegenOptions::Api::kPacked, CodegenOptions::Api::kUnpacked}) {
-    CodegenOptions o;
+  for (auto api : {Options::Api::kPacked, Options::Api::kUnpacked}) {
+    Options o;
     o.api = api;
-    o.interface = api == CodegenOptions::Api::kPacked ? CodegenOptions::Interface::kPacked
-                                                      : CodegenOptions::Interface::kC;
+    o.interface =
+        api == Options::Api::kPacked ? Options::Interface::kPacked : Options::Interface::kC;
     const auto r = compile_and_run(m, o, inputs);
     expect_matches(r, expected_outputs(m, inputs), m.main());
     EXPECT_TRUE(r.parsed.outputs[0].empty());

@@ -22,18 +22,20 @@ using test_support::seed_9036;
 oracle::CaseOptions case_with(std::optional<aot::Bug> bug, bool merge = true,
                               bool unpacked = false) {
   oracle::CaseOptions o;
-  o.pipeline.merge = merge;
-  if (bug) o.pipeline.bugs.enable(*bug);
-  if (unpacked) o.codegen.api = aot::CodegenOptions::Api::kUnpacked;
+  o.aot.merge = merge;
+  if (bug) o.aot.bugs.enable(*bug);
+  if (unpacked) o.aot.api = aot::Options::Api::kUnpacked;
   return o;
 }
 
 TEST(PlanInterpreter, GivesTheCompiledProgramsVerdictAndOutputsOnGeneratedGraphs) {
   if (!oracle::default_toolchain()) GTEST_SKIP() << "no C compiler";
-  const std::vector<std::optional<aot::Bug>> bugs = {
-      std::nullopt, aot::Bug::kTupleArgFirstFieldOnly, aot::Bug::kStaleUnpackedArg,
-      aot::Bug::kReuseLiveStorage, aot::Bug::kIntermediateInOutput,
-      aot::Bug::kDroppedDuplicateOutput};
+  const std::vector<std::optional<aot::Bug>> bugs = {std::nullopt,
+                                                     aot::Bug::kTupleArgFirstFieldOnly,
+                                                     aot::Bug::kStaleUnpackedArg,
+                                                     aot::Bug::kReuseLiveStorage,
+                                                     aot::Bug::kIntermediateInOutput,
+                                                     aot::Bug::kDroppedDuplicateOutput};
   int findings = 0;
   for (std::uint64_t seed = 1; seed <= 10; ++seed) {
     const ir::Module m = generated(seed * 7 + 3, 20);
@@ -42,8 +44,9 @@ TEST(PlanInterpreter, GivesTheCompiledProgramsVerdictAndOutputsOnGeneratedGraphs
       const auto in = oracle::run_case_in_process(m, options);
       const auto out = oracle::run_case(m, options);
       ASSERT_EQ(oracle::signature(in.verdict), oracle::signature(out.verdict))
-          << "seed " << seed << " bug " << (bug ? aot::bug_name(*bug) : "none") << "\n  in process: "
-          << oracle::summary(in.verdict) << "\n  compiled: " << oracle::summary(out.verdict);
+          << "seed " << seed << " bug " << (bug ? aot::bug_name(*bug) : "none")
+          << "\n  in process: " << oracle::summary(in.verdict)
+          << "\n  compiled: " << oracle::summary(out.verdict);
       if (in.verdict.kind() == oracle::VerdictKind::kPass) {
         ASSERT_EQ(in.actual.size(), out.actual.size());
         for (std::size_t i = 0; i < in.actual.size(); ++i) {
@@ -57,7 +60,8 @@ TEST(PlanInterpreter, GivesTheCompiledProgramsVerdictAndOutputsOnGeneratedGraphs
 }
 
 TEST(PlanInterpreter, FindsTheArityBugOfIssue9036OnTheSeedGraph) {
-  const auto bad = oracle::run_case_in_process(seed_9036(), case_with(aot::Bug::kTupleArgFirstFieldOnly));
+  const auto bad =
+      oracle::run_case_in_process(seed_9036(), case_with(aot::Bug::kTupleArgFirstFieldOnly));
   ASSERT_EQ(bad.verdict.kind(), oracle::VerdictKind::kArity) << oracle::summary(bad.verdict);
   const auto& arity = std::get<oracle::Arity>(bad.verdict.detail);
   EXPECT_EQ(arity.callee_kind, oracle::CalleeKind::kKernel);
@@ -79,7 +83,7 @@ TEST(PlanInterpreter, FindsTheArityBugOfIssue9036OnTheSeedGraph) {
 TEST(PlanInterpreter, ACalleeReadingPastNumArgsUsesTheHandleThePreviousCallLeftInThatSlot) {
   const ir::Module annotated = seed_9036();
   const ir::Module fused = fused_of(annotated);
-  aot::CodegenOptions options;
+  aot::Options options;
   options.bugs.enable(aot::Bug::kTupleArgFirstFieldOnly);
   const auto program = aot::build_executor_program(fused, options);
   ASSERT_EQ(program.calls.size(), 2u);
@@ -89,8 +93,10 @@ TEST(PlanInterpreter, ACalleeReadingPastNumArgsUsesTheHandleThePreviousCallLeftI
   ASSERT_EQ(program.calls[1].num_args(), 2);
   ASSERT_EQ(program.calls[1].callee_arity(), 3);
 
-  const auto run = oracle::interpret_program(fused, program, reference::make_inputs(annotated.main(), 7));
-  ASSERT_EQ(run.verdict.kind(), oracle::VerdictKind::kInputClobbered) << oracle::summary(run.verdict);
+  const auto run =
+      oracle::interpret_program(fused, program, reference::make_inputs(annotated.main(), 7));
+  ASSERT_EQ(run.verdict.kind(), oracle::VerdictKind::kInputClobbered)
+      << oracle::summary(run.verdict);
   EXPECT_EQ(std::get<oracle::InputClobbered>(run.verdict.detail).input_index, 2);
 
   // Without the bug the same program shape passes and computes the reference.
@@ -105,8 +111,8 @@ TEST(PlanInterpreter, ASlotNoCallHasWrittenIsANullHandleCrashInTheCallee) {
   const ir::Module fused = fused_of(seed_9036());
   auto program = aot::build_executor_program(fused, {});
   program.calls[0].slots.pop_back();  // the external function's last result slot is never set
-  const auto run = oracle::interpret_program(
-      fused, program, reference::make_inputs(fused.main(), 1));
+  const auto run =
+      oracle::interpret_program(fused, program, reference::make_inputs(fused.main(), 1));
   ASSERT_EQ(run.verdict.kind(), oracle::VerdictKind::kCrash) << oracle::summary(run.verdict);
   const auto& crash = std::get<oracle::Crash>(run.verdict.detail);
   EXPECT_EQ(crash.signal, SIGSEGV);
@@ -118,9 +124,10 @@ TEST(PlanInterpreter, AResultSlotOnAnInputBufferClobbersThatInput) {
   const ir::Module fused = fused_of(seed_9036());
   auto program = aot::build_executor_program(fused, {});
   program.calls.back().slots.back().buffer = {aot::BufferKind::kInput, 2};
-  const auto run = oracle::interpret_program(
-      fused, program, reference::make_inputs(fused.main(), 1));
-  ASSERT_EQ(run.verdict.kind(), oracle::VerdictKind::kInputClobbered) << oracle::summary(run.verdict);
+  const auto run =
+      oracle::interpret_program(fused, program, reference::make_inputs(fused.main(), 1));
+  ASSERT_EQ(run.verdict.kind(), oracle::VerdictKind::kInputClobbered)
+      << oracle::summary(run.verdict);
   EXPECT_EQ(std::get<oracle::InputClobbered>(run.verdict.detail).input_index, 2);
 }
 
@@ -129,22 +136,23 @@ TEST(PlanInterpreter, AnOutputNoCallWritesIsReportedUnwritten) {
   auto program = aot::build_executor_program(fused, {});
   // The last call writes into the workspace instead of output 0.
   program.calls.back().slots.back().buffer = program.calls[0].slots.back().buffer;
-  const auto run = oracle::interpret_program(
-      fused, program, reference::make_inputs(fused.main(), 1));
-  ASSERT_EQ(run.verdict.kind(), oracle::VerdictKind::kOutputUnwritten) << oracle::summary(run.verdict);
+  const auto run =
+      oracle::interpret_program(fused, program, reference::make_inputs(fused.main(), 1));
+  ASSERT_EQ(run.verdict.kind(), oracle::VerdictKind::kOutputUnwritten)
+      << oracle::summary(run.verdict);
   EXPECT_EQ(std::get<oracle::OutputUnwritten>(run.verdict.detail).output_index, 0);
   EXPECT_EQ(run.verdict.stage, oracle::Stage::kCodegen);
 }
 
 TEST(PlanInterpreter, ADirectCallWithTheWrongArgumentCountDoesNotCompile) {
   const ir::Module fused = fused_of(seed_9036());
-  aot::CodegenOptions unpacked;
-  unpacked.api = aot::CodegenOptions::Api::kUnpacked;
+  aot::Options unpacked;
+  unpacked.api = aot::Options::Api::kUnpacked;
   auto program = aot::build_executor_program(fused, unpacked);
   ASSERT_FALSE(program.calls.back().packed);
   program.calls.back().slots.erase(program.calls.back().slots.begin());
-  const auto run = oracle::interpret_program(
-      fused, program, reference::make_inputs(fused.main(), 1));
+  const auto run =
+      oracle::interpret_program(fused, program, reference::make_inputs(fused.main(), 1));
   EXPECT_EQ(run.verdict.kind(), oracle::VerdictKind::kCompileError) << oracle::summary(run.verdict);
 }
 
@@ -155,8 +163,8 @@ TEST(PlanInterpreter, ReadingPastTheEndOfAnOutputBufferIsACrash) {
   auto& kernel = program.calls.back();
   kernel.callee_inputs[0] = ir::TypeNode::tensor({1000, 1000}, ir::DType::kFloat32);
   kernel.slots[0].buffer = {aot::BufferKind::kOutput, 0};
-  const auto run = oracle::interpret_program(
-      fused, program, reference::make_inputs(fused.main(), 1));
+  const auto run =
+      oracle::interpret_program(fused, program, reference::make_inputs(fused.main(), 1));
   ASSERT_EQ(run.verdict.kind(), oracle::VerdictKind::kCrash) << oracle::summary(run.verdict);
   EXPECT_NE(std::get<oracle::Crash>(run.verdict.detail).stderr_tail.find("past the end"),
             std::string::npos);

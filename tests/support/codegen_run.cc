@@ -10,7 +10,7 @@
 
 namespace aotfuzz::test_support {
 
-RunOutcome build_and_run(const ir::Module& fused, const aot::CodegenOptions& options,
+RunOutcome build_and_run(const ir::Module& fused, const aot::Options& options,
                          const std::vector<reference::Value>& inputs, const BuildConfig& config) {
   RunOutcome out;
   const auto& tc = toolchain_of(config.kind);
@@ -42,7 +42,7 @@ RunOutcome build_and_run(const ir::Module& fused, const aot::CodegenOptions& opt
   return out;
 }
 
-RunOutcome compile_and_run(const ir::Module& fused, const aot::CodegenOptions& options,
+RunOutcome compile_and_run(const ir::Module& fused, const aot::Options& options,
                            const std::vector<reference::Value>& inputs, const BuildConfig& config) {
   RunOutcome out = build_and_run(fused, options, inputs, config);
   if (!out.compiled.ok()) {

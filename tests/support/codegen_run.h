@@ -31,12 +31,12 @@ struct BuildConfig {
 /// Generates C for `fused`, writes it with the harness for `inputs`, compiles it (-Werror,
 /// -DAOTFUZZ_TRACE) and runs the program. No gtest assertions: callers check `compiled`/`run`
 /// (a missing compiler gives a compile result with a message).
-RunOutcome build_and_run(const ir::Module& fused, const aot::CodegenOptions& options,
+RunOutcome build_and_run(const ir::Module& fused, const aot::Options& options,
                          const std::vector<reference::Value>& inputs,
                          const BuildConfig& config = {});
 
 /// build_and_run, failing the current test when the code does not compile.
-RunOutcome compile_and_run(const ir::Module& fused, const aot::CodegenOptions& options,
+RunOutcome compile_and_run(const ir::Module& fused, const aot::Options& options,
                            const std::vector<reference::Value>& inputs,
                            const BuildConfig& config = {});
 

@@ -38,7 +38,7 @@ std::vector<ir::Module> annotated_corpus() {
 }
 
 ir::Module fused_of(const ir::Module& annotated, bool merge, const std::string& mod_name) {
-  aot::PipelineOptions options;
+  aot::Options options;
   options.merge = merge;
   options.mod_name = mod_name;
   return aot::run_passes(annotated, options).fused;

@@ -114,7 +114,7 @@ RC_GTEST_PROP(GraphMutator, ChainsOfMutationsStayValidAndPassABugFreePipeline,
   RC_ASSERT(ir::print_module(ir::parse_module(text)) == text);
   for (bool merge : {true, false}) {
     oracle::CaseOptions options;
-    options.pipeline.merge = merge;
+    options.aot.merge = merge;
     const auto r = oracle::run_case_in_process(m, options);
     RC_ASSERT_FALSE(oracle::is_finding(r.verdict));
   }

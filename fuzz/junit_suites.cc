@@ -1,5 +1,7 @@
 // JUnit cases of the pre-merge gate.
-#include "fuzz/check.h"
+#include "fuzz/junit_suites.h"
+
+#include "fuzz/campaign_report.h"
 
 #include <filesystem>
 

@@ -1,0 +1,42 @@
+// Everything that selects how the pipeline under test compiles a graph: the passes' switches and
+// the code generator's. One struct, so the module name and the injected bugs, which both halves
+// read, have one source of truth.
+#pragma once
+
+#include <string>
+
+#include "aot/bugs.h"
+
+namespace aotfuzz::aot {
+
+/// TVM's default `relay.FuseOps.max_depth`: no fused function holds more nodes.
+inline constexpr int kDefaultMaxFuseDepth = 256;
+
+struct Options {
+  /// Run MergeCompilerRegions (CLI --merge / --no-merge).
+  bool merge = true;
+  /// The `mod_name` of PartitionGraph and the prefix of every emitted symbol
+  /// (`tvmgen_<mod_name>_...`).
+  std::string mod_name = "default";
+  /// Injected bugs; each pass and the code generator honour the switches of their stage.
+  BugSet bugs;
+  /// FuseOps' limit on nodes per fused function (TVM's relay.FuseOps.max_depth).
+  int max_fuse_depth = kDefaultMaxFuseDepth;
+  /// Every pass verifies its input. The pipeline driver verifies the annotated input and each
+  /// pass's output once, so it turns this off for the passes it runs (verify() is the largest
+  /// cost of a pass).
+  bool verify_input = true;
+
+  /// Calling convention of host kernels (external functions are always packed).
+  enum class Api { kPacked, kUnpacked };
+  Api api = Api::kPacked;
+  /// Signature of the entry point `tvmgen_<mod_name>_run`. kC requires Api::kUnpacked.
+  enum class Interface { kPacked, kC };
+  Interface interface = Interface::kPacked;
+  /// Liveness-based reuse of dead intermediate buffers.
+  bool storage_reuse = true;
+  /// Emit `if (num_args != N) return -1;` in every packed function (off by default, like TVM).
+  bool check_num_args = false;
+};
+
+}  // namespace aotfuzz::aot

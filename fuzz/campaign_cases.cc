@@ -1,0 +1,96 @@
+// The cases of a campaign: every case a pure function of (seed, index) and the options, so any
+// case can be regenerated alone (replay lines, shards, resumed campaigns).
+#include <charconv>
+
+#include "fuzz/campaign.h"
+#include "generator/builder.h"
+#include "ir/rng.h"
+
+namespace aotfuzz::fuzz {
+namespace {
+
+std::uint64_t mix64(std::uint64_t z) {
+  z += 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// A different stream for the pipeline options than for the graph.
+constexpr std::uint64_t kOptionStream = 0x6f7074696f6e73ULL;  // "options"
+
+std::optional<std::uint64_t> parse_u64(std::string_view s) {
+  std::uint64_t v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size() || s.empty()) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+Shard parse_shard(std::string_view text) {
+  auto slash = text.find('/');
+  if (slash == std::string_view::npos) {
+    throw CampaignError("--shard expects i/n, got '" + std::string(text) + "'");
+  }
+  auto i = parse_u64(text.substr(0, slash));
+  auto n = parse_u64(text.substr(slash + 1));
+  if (!i || !n || *n == 0 || *i >= *n) {
+    throw CampaignError("--shard expects i/n with 0 <= i < n, got '" + std::string(text) + "'");
+  }
+  return Shard{*i, *n};
+}
+
+std::uint64_t shard_case(const Shard& shard, std::uint64_t k) {
+  return k * shard.count + shard.index;
+}
+
+std::uint64_t case_seed(std::uint64_t seed, std::uint64_t index) {
+  ir::Rng rng(seed ^ mix64(index));
+  return rng.next();
+}
+
+CaseSpec make_case(const CampaignOptions& options, std::uint64_t index) {
+  CaseSpec s;
+  s.index = index;
+  s.gen_seed = case_seed(options.seed, index);
+  ir::Rng rng(s.gen_seed);
+  generator::GenPolicy policy =
+      options.swarm ? generator::swarm(options.policy, rng) : options.policy;
+  s.module = generator::generate(policy, rng);
+
+  // Every draw happens whatever is fixed, so fixing one option leaves the others unchanged.
+  ir::Rng orng(s.gen_seed ^ kOptionStream);
+  const bool merge = orng.chance(0.5);
+  const bool unpacked = orng.chance(0.5);
+  const bool c_interface = orng.chance(0.5);
+  const bool reuse = orng.chance(0.75);
+  using Api = aot::Options::Api;
+  using Interface = aot::Options::Interface;
+  const auto& fixed = options.fixed;
+  oracle::CaseOptions o = options.base;
+  o.aot.merge = fixed.merge.value_or(merge);
+  if (fixed.api) {
+    o.aot.api = *fixed.api;
+  } else if (fixed.interface == Interface::kC) {
+    o.aot.api = Api::kUnpacked;
+  } else {
+    o.aot.api = unpacked ? Api::kUnpacked : Api::kPacked;
+  }
+  if (fixed.interface) {
+    o.aot.interface = *fixed.interface;
+  } else {
+    o.aot.interface =
+        o.aot.api == Api::kUnpacked && c_interface ? Interface::kC : Interface::kPacked;
+  }
+  o.aot.storage_reuse = fixed.storage_reuse.value_or(reuse);
+  s.options = std::move(o);
+  return s;
+}
+
+std::string gen_command(const CampaignOptions& options, std::uint64_t gen_seed) {
+  return "aotfuzz gen --seed " + std::to_string(gen_seed) + (options.swarm ? " --swarm" : "") +
+         options.knob_flags;
+}
+
+}  // namespace aotfuzz::fuzz

@@ -1,0 +1,176 @@
+// What a campaign reports: the --stats JSON, the progress line and the closing summary.
+#include "fuzz/campaign_report.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "fuzz/bundle.h"
+
+namespace aotfuzz::fuzz {
+
+std::string format_seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", s);
+  return buf;
+}
+
+nlohmann::json to_json(const ModuleSize& s) {
+  return {{"ops", s.ops}, {"inputs", s.inputs}, {"annotations", s.annotations}, {"nodes", s.nodes}};
+}
+
+std::uint64_t CampaignStats::count(oracle::VerdictKind kind) const {
+  std::uint64_t n = 0;
+  for (auto v : verdicts[static_cast<int>(kind)]) n += v;
+  return n;
+}
+
+int CampaignResult::exit_code() const {
+  if (!findings.empty() || !known_seen.empty()) return 1;
+  if (stats.cases > 0 && stats.count(oracle::VerdictKind::kToolchainError) == stats.cases) return 3;
+  return 0;
+}
+
+nlohmann::json to_json(const CampaignResult& r, const CampaignOptions& o) {
+  using nlohmann::json;
+  const auto& s = r.stats;
+  const double secs = std::max(1e-9, r.elapsed.count() / 1000.0);
+  json verdicts = json::object();
+  json stages = json::object();
+  for (int k = 0; k < oracle::kNumVerdictKinds; ++k) {
+    const auto kind = static_cast<oracle::VerdictKind>(k);
+    json per_stage = json::object();
+    for (int st = 0; st < oracle::kNumStages; ++st) {
+      const auto n = s.verdicts[k][st];
+      if (n == 0) continue;
+      const std::string stage(oracle::stage_name(static_cast<oracle::Stage>(st)));
+      per_stage[stage] = n;
+      stages[stage] = stages.value(stage, std::uint64_t{0}) + n;
+    }
+    verdicts[std::string(oracle::verdict_kind_name(kind))] = {{"total", s.count(kind)},
+                                                              {"stages", per_stage}};
+  }
+  json findings = json::array();
+  for (const auto& f : r.findings) {
+    findings.push_back({{"signature", f.signature},
+                        {"case", f.case_index},
+                        {"gen_seed", f.gen_seed},
+                        {"summary", f.summary},
+                        {"flags", f.flags},
+                        {"bundle", f.bundle_dir},
+                        {"replay", f.replay},
+                        {"found_after_s", f.found_after_s},
+                        {"reduction",
+                         {{"steps", f.reduction.steps},
+                          {"minimal", f.reduction.minimal},
+                          {"elapsed_s", f.reduction.elapsed.count() / 1000.0},
+                          {"before", to_json(f.reduction.before)},
+                          {"after", to_json(f.reduction.after)}}}});
+  }
+  std::vector<std::string> injected;
+  for (const auto& row : aot::bug_table()) {
+    if (o.base.aot.bugs.on(row.bug)) injected.emplace_back(row.name);
+  }
+  const double n = std::max<double>(1, static_cast<double>(s.cases));
+  return {
+      {"seed", o.seed},
+      {"shard", std::to_string(o.shard.index) + "/" + std::to_string(o.shard.count)},
+      {"jobs", o.jobs},
+      {"swarm", o.swarm},
+      {"policy", generator::describe(o.policy)},
+      {"inject", injected},
+      {"elapsed_s", secs},
+      {"interrupted", r.interrupted},
+      {"cases", s.cases},
+      {"cases_per_s", static_cast<double>(s.cases) / secs},
+      {"generator_errors", s.generator_errors},
+      {"verdicts", verdicts},
+      {"stages", stages},
+      {"findings",
+       {{"cases", s.finding_cases},
+        {"unique", r.unique_signatures()},
+        {"new", findings},
+        {"known", r.known_seen}}},
+      {"features",
+       {{"ops", s.ops},
+        {"inputs", s.inputs},
+        {"outputs", s.outputs},
+        {"regions", s.regions},
+        {"multi_output_regions", s.multi_output_regions},
+        {"cases_with_multi_output_region", s.cases_with_multi_output_region},
+        {"tuples", s.tuples},
+        {"tuple_get_items", s.tuple_get_items},
+        {"ends_on_tuples", s.ends_on_tuples},
+        {"multi_end_values", s.multi_end_values},
+        {"host_ops_between_regions", s.host_ops_between_regions},
+        {"cases_with_duplicate_outputs", s.cases_with_duplicate_outputs},
+        {"main_tuple_params", s.main_tuple_params},
+        {"fused_tuple_params", s.fused_tuple_params},
+        {"cases_with_fused_tuple_param", s.cases_with_fused_tuple_param}}},
+      {"options",
+       {{"merge", s.merge_on},
+        {"no_merge", s.cases - std::min(s.cases, s.merge_on)},
+        {"api_unpacked", s.api_unpacked},
+        {"interface_c", s.interface_c},
+        {"storage_reuse", s.storage_reuse_on}}},
+      {"mean_time_us",
+       {{"pipeline", static_cast<double>(s.pipeline_us) / n},
+        {"compile", static_cast<double>(s.compile_us) / n},
+        {"run", static_cast<double>(s.run_us) / n}}},
+  };
+}
+
+std::string format_progress(const Progress& p) {
+  char buf[160];
+  const double rate = p.elapsed_s > 0 ? static_cast<double>(p.cases) / p.elapsed_s : 0;
+  std::snprintf(buf, sizeof buf, "%.1fs  %llu cases  %.1f/s  %llu findings  %zu unique",
+                p.elapsed_s, static_cast<unsigned long long>(p.cases), rate,
+                static_cast<unsigned long long>(p.finding_cases), p.unique_signatures);
+  std::string out = buf;
+  if (p.toolchain_errors > 0)
+    out += "  " + std::to_string(p.toolchain_errors) + " toolchain errors";
+  return out;
+}
+
+std::string format_summary(const CampaignResult& r, const CampaignOptions& o) {
+  const auto& s = r.stats;
+  const double secs = std::max(1e-9, r.elapsed.count() / 1000.0);
+  char head[200];
+  std::snprintf(head, sizeof head, "%llu cases in %.1fs (%.1f cases/s, %d jobs)",
+                static_cast<unsigned long long>(s.cases), secs, static_cast<double>(s.cases) / secs,
+                o.jobs);
+  std::string out = "aotfuzz fuzz: seed " + std::to_string(o.seed) + ", shard " +
+                    std::to_string(o.shard.index) + "/" + std::to_string(o.shard.count) + ": " +
+                    head + (r.interrupted ? " (interrupted)" : "");
+  out += "\nverdicts:";
+  for (int k = 0; k < oracle::kNumVerdictKinds; ++k) {
+    const auto kind = static_cast<oracle::VerdictKind>(k);
+    if (s.count(kind) == 0) continue;
+    out += " " + std::string(oracle::verdict_kind_name(kind)) + " " + std::to_string(s.count(kind));
+  }
+  if (s.generator_errors) out += " (generator errors " + std::to_string(s.generator_errors) + ")";
+  const double n = std::max<double>(1, static_cast<double>(s.cases));
+  char feat[200];
+  std::snprintf(feat, sizeof feat,
+                "\nfeatures: %.0f%% of cases with a multi-output region, %.0f%% with a fused tuple "
+                "parameter, %.1f ops per case",
+                100.0 * static_cast<double>(s.cases_with_multi_output_region) / n,
+                100.0 * static_cast<double>(s.cases_with_fused_tuple_param) / n,
+                static_cast<double>(s.ops) / n);
+  out += feat;
+  out += "\nfindings: " + std::to_string(s.finding_cases) + " cases, " +
+         std::to_string(r.unique_signatures()) + " unique signatures (" +
+         std::to_string(r.findings.size()) + " new, " + std::to_string(r.known_seen.size()) +
+         " already bundled)";
+  for (const auto& f : r.findings) {
+    out += "\n  " + f.signature + "  case " + std::to_string(f.case_index) + "  found after " +
+           format_seconds(f.found_after_s) + "s  ops " + std::to_string(f.reduction.before.ops) +
+           " -> " + std::to_string(f.reduction.after.ops) + ", inputs " +
+           std::to_string(f.reduction.before.inputs) + " -> " +
+           std::to_string(f.reduction.after.inputs);
+    out += "\n    replay: " + f.replay;
+  }
+  for (const auto& sig : r.known_seen) out += "\n  " + sig + "  (bundle exists)";
+  return out;
+}
+
+}  // namespace aotfuzz::fuzz

@@ -1,0 +1,25 @@
+// What a campaign reports: the --stats JSON, the progress line and the closing summary.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "fuzz/campaign.h"
+#include "fuzz/reducer.h"
+
+namespace aotfuzz::fuzz {
+
+/// The --stats JSON: options, counts per verdict kind and stage, throughput, features, findings.
+nlohmann::json to_json(const CampaignResult& result, const CampaignOptions& options);
+
+/// "12.3s  1234 cases  98.7/s  3 findings  1 unique".
+std::string format_progress(const Progress& progress);
+/// The closing summary (several lines, no trailing newline).
+std::string format_summary(const CampaignResult& result, const CampaignOptions& options);
+
+/// Seconds with one decimal ("12.3").
+std::string format_seconds(double seconds);
+/// {"ops", "inputs", "annotations", "nodes"}.
+nlohmann::json to_json(const ModuleSize& size);
+
+}  // namespace aotfuzz::fuzz

@@ -1,0 +1,78 @@
+// reduce_file: the reduce command's decisions, testable without the command line.
+#include "fuzz/reduce_file.h"
+
+#include "fuzz/bundle.h"
+#include "fuzz/campaign.h"
+#include "oracle/verdict.h"
+
+namespace aotfuzz::fuzz {
+
+std::optional<ReplayLine> first_finding_line(const std::vector<ReplayLine>& lines) {
+  for (const auto& line : lines) {
+    if (signature_matches("pass", line.expected) ||
+        signature_matches("invalid-input", line.expected)) {
+      continue;
+    }
+    return line;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> reduced_file_header(const std::string& file, const ReduceResult& r,
+                                             const std::string& signature,
+                                             const std::string& flags) {
+  return {"origin: reduced by `aotfuzz reduce` from " + file,
+          "reduced: ops " + std::to_string(r.before.ops) + " -> " + std::to_string(r.after.ops) +
+              ", inputs " + std::to_string(r.before.inputs) + " -> " +
+              std::to_string(r.after.inputs) + ", " + std::to_string(r.steps) + " steps" +
+              (r.minimal ? " (1-minimal)" : ""),
+          "finding: " + signature, format_replay_line(flags, signature).substr(3)};
+}
+
+ReductionPlan plan_reduction(const ReduceFileRequest& request) {
+  ReductionPlan plan;
+  plan.options = request.options;
+  plan.flags = oracle::replay_flags(plan.options);
+  if (!request.flags_given) {
+    std::vector<ReplayLine> lines;
+    try {
+      lines = parse_replay_lines(request.text, request.file);
+    } catch (const ReplayError& e) {
+      throw ReduceFileError(e.what());
+    }
+    plan.flags_from = first_finding_line(lines);
+    if (plan.flags_from) {
+      plan.options = parse_case_flags(plan.flags_from->flags);
+      plan.flags = plan.flags_from->flags;
+    }
+  }
+  plan.signature = request.signature;
+  if (plan.signature.empty()) {
+    const oracle::Verdict original = oracle::run_case(request.module, plan.options).verdict;
+    if (!oracle::is_finding(original)) {
+      throw ReduceFileError("reduce: " + request.file + " gives " + oracle::summary(original) +
+                            " with these flags: nothing to reduce (use --signature)");
+    }
+    plan.signature = oracle::signature(original);
+  }
+  return plan;
+}
+
+ReducedFile reduce_file(const ReduceFileRequest& request, const ReductionPlan& plan) {
+  ReducedFile out;
+  // With injected bugs, candidates must also pass without them (a repro of the injected bug).
+  out.result =
+      reduce(request.module, finding_predicate(plan.options, plan.signature), request.reduce);
+  if (out.result.steps == 0 && !out.result.minimal && plan.options.aot.bugs.any()) {
+    out.result =
+        reduce(request.module, same_signature(plan.options, plan.signature), request.reduce);
+  }
+  if (out.result.evaluated == 1 && out.result.steps == 0 && !out.result.minimal) {
+    throw ReduceFileError("reduce: " + request.file + " does not give " + plan.signature);
+  }
+  out.text = relay_with_header(
+      out.result.module, reduced_file_header(request.file, out.result, plan.signature, plan.flags));
+  return out;
+}
+
+}  // namespace aotfuzz::fuzz
