@@ -362,10 +362,10 @@ TEST(Bugs, MergeSiblingsMergesRegionsThatOnlyShareAParent) {
   const ir::Module m = parse(siblings(false));
   const Stages right = run_passes(m);
   const Stages wrong = run_passes(m, bugged);
-  EXPECT_EQ(right.partitioned.size(), 5u);
-  EXPECT_EQ(wrong.partitioned.size(), 6u);
-  EXPECT_FALSE(ir::structural_equal(right.merged, wrong.merged));
-  EXPECT_TRUE(reference::bitwise_equal(run(wrong.fused), run(m)));
+  EXPECT_EQ(right.at(Stage::kPartition).size(), 5u);
+  EXPECT_EQ(wrong.at(Stage::kPartition).size(), 6u);
+  EXPECT_FALSE(ir::structural_equal(right.at(Stage::kMerge), wrong.at(Stage::kMerge)));
+  EXPECT_TRUE(reference::bitwise_equal(run(wrong.output()), run(m)));
 }
 
 TEST(Bugs, MergeAcrossTargetsIgnoresTheRestrictionSets) {
@@ -379,7 +379,7 @@ TEST(Bugs, MergeAcrossTargetsIgnoresTheRestrictionSets) {
   annotation.compiler_end(%4, compiler="a")
 })");
   Options options;
-  EXPECT_TRUE(ir::structural_equal(run_passes(m, options).merged, m));
+  EXPECT_TRUE(ir::structural_equal(run_passes(m, options).at(Stage::kMerge), m));
   options.bugs.enable(Bug::kMergeAcrossTargets);
   try {
     run_passes(m, options);
@@ -394,7 +394,7 @@ TEST(Bugs, MergeAcrossTargetsIgnoresTheRestrictionSets) {
 TEST(Bugs, PartitionBugsChangeWhatMainComputes) {
   const ir::Module m = parse(seed_with_subtract());
   const reference::Value expected = run(m);
-  EXPECT_TRUE(reference::bitwise_equal(run(run_passes(m).fused), expected));
+  EXPECT_TRUE(reference::bitwise_equal(run(run_passes(m).output()), expected));
   for (Bug bug : {Bug::kSwappedOutputOrder, Bug::kRegionOutputOffByOne, Bug::kWrongParamDedup}) {
     Options options;
     options.bugs.enable(bug);

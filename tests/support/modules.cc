@@ -41,7 +41,7 @@ ir::Module fused_of(const ir::Module& annotated, bool merge, const std::string& 
   aot::Options options;
   options.merge = merge;
   options.mod_name = mod_name;
-  return aot::run_passes(annotated, options).fused;
+  return aot::run_passes(annotated, options).output();
 }
 
 ir::Module generated(std::uint64_t seed, int ops) {
