@@ -5,10 +5,13 @@
 
 #include <filesystem>
 #include <regex>
+#include <sstream>
 
 #include "aot/codegen.h"
 #include "aot/storage_plan.h"
+#include "ir/parser.h"
 #include "oracle/static_arity.h"
+#include "reference/inputs.h"
 #include "tests/support/codegen_run.h"
 #include "tests/support/files.h"
 #include "tests/support/modules.h"

@@ -1,6 +1,7 @@
 // Unit tests for the JUnit XML report: escaping, totals, and well-formedness as judged by an XML
 // parser (Python's xml.dom.minidom).
 #include <gtest/gtest.h>
+#include <fstream>
 
 #include "fuzz/junit.h"
 #include "fuzz/junit_suites.h"

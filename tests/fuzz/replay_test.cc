@@ -1,6 +1,7 @@
 // Unit tests for replay lines: their syntax, the flags they carry (the same as `aotfuzz run`),
 // signature matching, and replaying files against them.
 #include <gtest/gtest.h>
+#include <fstream>
 
 #include "fuzz/replay.h"
 #include "oracle/tempdir.h"

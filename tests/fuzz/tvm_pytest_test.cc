@@ -1,6 +1,7 @@
 // Unit tests for the TVM pytest writer: the files it writes compile with `python3 -m py_compile`
 // and say what the repro needs (graph, merge, partition, AoT options).
 #include <gtest/gtest.h>
+#include <fstream>
 
 #include "fuzz/tvm_pytest.h"
 #include "generator/builder.h"

@@ -7,8 +7,11 @@
 
 #include "aot/pass_error.h"
 #include "generator/builder.h"
+#include "generator/policy.h"
 #include "ir/traversal.h"
 #include "oracle/static_arity.h"
+#include "reference/inputs.h"
+#include "reference/interpreter.h"
 #include "tests/support/codegen_run.h"
 #include "tests/support/modules.h"
 

@@ -6,6 +6,9 @@
 #include <fstream>
 
 #include "oracle/harness.h"
+#include "oracle/process.h"
+#include "oracle/tempdir.h"
+#include "reference/inputs.h"
 #include "tests/support/codegen_run.h"
 #include "tests/support/modules.h"
 #include "tests/support/processes.h"

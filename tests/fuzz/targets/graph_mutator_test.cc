@@ -7,6 +7,7 @@
 #include <map>
 
 #include "fuzz/targets/graph_mutator.h"
+#include "ir/parser.h"
 #include "ir/printer.h"
 #include "oracle/plan_interpreter.h"
 #include "tests/support/modules.h"
