@@ -346,7 +346,7 @@ TEST(Parser, EveryConformanceGraphParsesVerifiesAndRoundTrips) {
     SCOPED_TRACE(path.string());
     Module m = parse_module(read_text(path), path.string());
     EXPECT_NO_THROW(verify(m));
-    EXPECT_EQ(m.size(), 1u);
+    EXPECT_GE(m.size(), 1u);
     expect_round_trip(m);
   }
 }
