@@ -148,7 +148,7 @@ TEST_P(Conformance, MatchesTheBehaviourItsHeaderStates) {
         EXPECT_EQ(names, split_words(c->argument));
         continue;
       }
-      const ir::Module* actual = stages->stage(c->what);
+      const ir::Module* actual = stages->find(c->what);
       ASSERT_NE(actual, nullptr) << "unknown stage " << c->what;
       const ir::Module expected = ir::parse_module(c->module_text, "expected " + c->what);
       EXPECT_TRUE(ir::structural_equal(expected, *actual))
