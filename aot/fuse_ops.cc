@@ -371,9 +371,9 @@ class FuseMutator {
     for (std::size_t i = 0; i < info.arguments.size(); ++i) {
       if (info.arguments[i] == arg) return info.params[i];
     }
-    std::string name = "p";
-    name.append(std::to_string(info.params.size()));
-    ir::Var var = ir::VarNode::make(std::move(name), type);
+    std::string param_name = "p";
+    param_name += std::to_string(info.params.size());
+    ir::Var var = ir::VarNode::make(std::move(param_name), type);
     info.params.push_back(var);
     info.arguments.push_back(arg);
     return var;
@@ -525,7 +525,8 @@ KernelNames::KernelNames(const ir::Module& fused, std::string_view mod_name) {
     for (;;) {
       auto [it, inserted] = name_uses.try_emplace(name, 1);  // one lookup for both outcomes
       if (inserted) break;
-      name.append("_").append(std::to_string(it->second++));
+      name += '_';
+      name += std::to_string(it->second++);
     }
     by_hash.emplace(hash, kernels_.size());
     kernel_of_.try_emplace(fn.get(), kernels_.size());
