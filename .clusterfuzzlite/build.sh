@@ -12,7 +12,7 @@ src="${AOTFUZZ_SRC:-$SRC/aotfuzz}"
 build="$WORK/aotfuzz-build"
 targets="fuzz_parser fuzz_pipeline fuzz_pipeline_text"
 
-# The apt libraries the configuration finds (spdlog, fmt, Boost) are built against libstdc++, so
+# The compiled apt library the configuration finds (Boost.Filesystem) is built against libstdc++, so
 # the targets are too (OSS-Fuzz's CXXFLAGS ask for libc++; MemorySanitizer is not supported).
 CXXFLAGS="${CXXFLAGS//-stdlib=libc++/}"
 export CXXFLAGS

@@ -3,40 +3,12 @@
 
 #include <algorithm>
 #include <array>
-#include <span>
 #include <unordered_map>
 
 #include "ir/node_map.h"
 #include "ir/traversal.h"
 
 namespace aotfuzz::aot {
-namespace {
-
-// Adjacency lists of a small graph in compressed rows: the neighbours of u are
-// `to[begin[u] .. begin[u + 1])`.
-struct Csr {
-  std::vector<int> begin;
-  std::vector<int> to;
-  std::span<const int> operator[](int u) const {
-    return {to.data() + begin[u], to.data() + begin[u + 1]};
-  }
-  // Rows by edge source, or by edge target when `reversed`.
-  static Csr of(int n, const std::vector<std::pair<int, int>>& edges, bool reversed) {
-    Csr c;
-    c.begin.assign(n + 1, 0);
-    for (const auto& [from, to] : edges) ++c.begin[(reversed ? to : from) + 1];
-    for (int u = 0; u < n; ++u) c.begin[u + 1] += c.begin[u];
-    c.to.resize(edges.size());
-    std::vector<int> next(c.begin.begin(), c.begin.end() - 1);
-    for (const auto& [from, to] : edges) {
-      c.to[next[reversed ? to : from]++] = reversed ? from : to;
-    }
-    return c;
-  }
-};
-
-}  // namespace
-
 bool is_begin(const ir::ExprNode* node) {
   const auto* call = ir::as<ir::CallNode>(node);
   return call != nullptr && call->is_op(ir::Op::kCompilerBegin);
@@ -73,13 +45,8 @@ bool is_user_function(const ir::FunctionNode& fn) {
   return !fn.attrs().has("Compiler") && !fn.attrs().has("Primitive");
 }
 
-namespace {
-
-const ir::ExprNode* raw(const ir::Expr& e) { return e.get(); }
-const ir::ExprNode* raw(const ir::ExprNode* e) { return e; }
-
-template <class Order>
-std::optional<std::string> region_cycle(const Order& order, const ir::RegionSet& regions) {
+std::optional<std::string> find_region_cycle(const std::vector<ir::Expr>& order,
+                                             const ir::RegionSet& regions) {
   // Units of the contracted graph: region ids first, then one unit per node outside every region.
   const int num_region_units = regions.next_id();
   // Whether each region id is a host region (target `default`): once per region, not per node.
@@ -88,7 +55,7 @@ std::optional<std::string> region_cycle(const Order& order, const ir::RegionSet&
   ir::NodeMap<int> unit(order.size());
   std::vector<const ir::ExprNode*> outside;  // unit - num_region_units -> node
   for (const auto& element : order) {
-    const ir::ExprNode* node = raw(element);
+    const ir::ExprNode* node = element.get();
     if (const ir::Region* r = regions.region_of(node); r != nullptr && !host[r->id]) {
       unit.try_emplace(node, r->id);
     } else {
@@ -97,46 +64,27 @@ std::optional<std::string> region_cycle(const Order& order, const ir::RegionSet&
     }
   }
   const int n = num_region_units + static_cast<int>(outside.size());
-  // The contracted edges, stored as two CSR adjacency lists (one allocation each, not one per
-  // unit: this runs for every merged function).
-  std::vector<std::pair<int, int>> edges;
+  // The contracted edges, both ways.
+  std::vector<std::vector<int>> succ(n), pred(n);
   for (const auto& element : order) {
-    const ir::ExprNode* node = raw(element);
+    const ir::ExprNode* node = element.get();
     const int to = *unit.find(node);
     for (std::size_t k = 0; k < ir::num_children(*node); ++k) {
       const int from = *unit.find(ir::child(*node, k).get());
-      if (from != to) edges.emplace_back(from, to);
-    }
-  }
-  const Csr succ = Csr::of(n, edges, false);
-  {
-    // The usual answer first: Kahn from the sources alone, with in-degrees counted from the
-    // edges, removes every unit when there is no cycle. Only a cyclic graph pays for the
-    // predecessor lists and the second trim below, which find a cycle to report.
-    std::vector<int> in_degree(n, 0);
-    for (const auto& edge : edges) ++in_degree[edge.second];
-    std::vector<int> queue;
-    queue.reserve(n);
-    for (int u = 0; u < n; ++u) {
-      if (in_degree[u] == 0) queue.push_back(u);
-    }
-    for (std::size_t head = 0; head < queue.size(); ++head) {
-      for (int v : succ[queue[head]]) {
-        if (--in_degree[v] == 0) queue.push_back(v);
+      if (from != to) {
+        succ[from].push_back(to);
+        pred[to].push_back(from);
       }
     }
-    if (queue.size() == static_cast<std::size_t>(n)) return std::nullopt;
   }
-  const Csr pred = Csr::of(n, edges, true);
-  // Kahn from the sources, then from the sinks: what remains lies on a cycle or between cycles,
-  // and every remaining unit has a remaining successor.
+  // Kahn from the sources (which removes every unit unless there is a cycle), then from the
+  // sinks: what remains lies on a cycle or between cycles, and every remaining unit has a
+  // remaining successor.
   std::vector<bool> alive(n, true);
-  std::vector<int> degree(n);
-  std::vector<int> ready;  // a FIFO queue: ready[head..]
-  ready.reserve(n);
-  auto trim = [&](const Csr& in_edges, const Csr& out_edges) {
-    std::fill(degree.begin(), degree.end(), 0);
-    ready.clear();
+  auto trim = [&](const std::vector<std::vector<int>>& in_edges,
+                  const std::vector<std::vector<int>>& out_edges) {
+    std::vector<int> degree(n, 0);
+    std::vector<int> ready;  // a FIFO queue: ready[head..]
     for (int u = 0; u < n; ++u) {
       if (!alive[u]) continue;
       for (int v : in_edges[u]) degree[u] += alive[v] ? 1 : 0;
@@ -204,15 +152,8 @@ std::optional<std::string> region_cycle(const Order& order, const ir::RegionSet&
          "] is cyclic: one of its outputs flows back into one of its inputs through " + via;
 }
 
-}  // namespace
-
 std::optional<std::string> find_region_cycle(const ir::Expr& body, const ir::RegionSet& regions) {
-  return region_cycle(ir::post_order(body), regions);
-}
-
-std::optional<std::string> find_region_cycle(const std::vector<const ir::ExprNode*>& order,
-                                             const ir::RegionSet& regions) {
-  return region_cycle(order, regions);
+  return find_region_cycle(ir::post_order(body), regions);
 }
 
 }  // namespace aotfuzz::aot

@@ -39,7 +39,7 @@ bool is_user_function(const ir::FunctionNode& fn);
 /// outside it on the cycle. Iterative, linear in the graph.
 std::optional<std::string> find_region_cycle(const ir::Expr& body, const ir::RegionSet& regions);
 /// The same over `order`, every node of the graph with children before parents.
-std::optional<std::string> find_region_cycle(const std::vector<const ir::ExprNode*>& order,
+std::optional<std::string> find_region_cycle(const std::vector<ir::Expr>& order,
                                              const ir::RegionSet& regions);
 
 }  // namespace aotfuzz::aot

@@ -57,8 +57,13 @@ std::string offset_expr(const std::vector<std::int64_t>& operand,
   for (std::size_t e = k; e-- > 0;) {
     const std::size_t d = e + (r - k);  // output dimension of operand dimension e
     if (operand[e] != 1) {
-      terms.push_back(stride == 1 ? "i" + std::to_string(d)
-                                  : "i" + std::to_string(d) + " * " + std::to_string(stride));
+      std::string term = "i";
+      term += std::to_string(d);
+      if (stride != 1) {
+        term += " * ";
+        term += std::to_string(stride);
+      }
+      terms.push_back(std::move(term));
     }
     stride *= operand[e];
   }

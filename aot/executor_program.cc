@@ -1,5 +1,5 @@
 // Building the executor program: the storage plan's steps turned into argument slots, with the
-// call-site bug switches applied exactly where the C emitter used to apply them.
+// call-site bug switches applied at the call sites, where the real bugs were.
 #include "aot/executor_program.h"
 
 #include <algorithm>

@@ -8,7 +8,6 @@
 #include "aot/fuse_ops.h"
 
 #include <cstdint>
-#include <optional>
 #include <span>
 #include <unordered_map>
 
@@ -358,7 +357,6 @@ class FuseMutator {
   struct GroupInfo {
     std::vector<ir::Var> params;
     std::vector<ir::Expr> arguments;
-    ir::NodeMap<std::size_t> param_of;  // by argument, once there are more than kScanned
   };
 
   const ir::Expr& post_of(const ir::Expr& e) const {
@@ -366,29 +364,18 @@ class FuseMutator {
     return i == nullptr ? e : post_[*i];
   }
 
-  // A group's parameter for `arg`, one per distinct argument. Most groups have a few
-  // parameters: up to kScanned of them a scan of the arguments beats hashing them (and a map per
-  // group); param_of takes over beyond.
-  static constexpr std::size_t kScanned = 8;
+  // TVM's GetOrAllocParam: a group's parameter for `arg`, one per distinct argument, found by a
+  // linear scan as TVM does (groups have few inputs).
   ir::Var param_for(int group, const ir::Expr& arg, const ir::Type& type) {
     GroupInfo& info = info_[group];
-    if (info.arguments.size() <= kScanned) {
-      for (std::size_t i = 0; i < info.arguments.size(); ++i) {
-        if (info.arguments[i] == arg) return info.params[i];
-      }
-    } else if (const std::size_t* i = info.param_of.find(arg.get())) {
-      return info.params[*i];
+    for (std::size_t i = 0; i < info.arguments.size(); ++i) {
+      if (info.arguments[i] == arg) return info.params[i];
     }
-    ir::Var var = ir::VarNode::make("p" + std::to_string(info.params.size()), type);
+    std::string param_name = "p";
+    param_name += std::to_string(info.params.size());
+    ir::Var var = ir::VarNode::make(std::move(param_name), type);
     info.params.push_back(var);
     info.arguments.push_back(arg);
-    if (info.arguments.size() == kScanned + 1) {
-      for (std::size_t i = 0; i < info.arguments.size(); ++i) {
-        info.param_of.try_emplace(info.arguments[i].get(), i);
-      }
-    } else if (info.arguments.size() > kScanned + 1) {
-      info.param_of.try_emplace(arg.get(), info.arguments.size() - 1);
-    }
     return var;
   }
 
@@ -519,29 +506,14 @@ std::string kernel_base_name(const ir::FunctionNode& primitive) {
 
 KernelNames::KernelNames(const ir::Module& fused, std::string_view mod_name) {
   std::unordered_map<std::string, int> name_uses;
-  // Structurally equal functions have equal types, so kernels are first bucketed by the hash of
-  // their type (computed when the type was built). A function's structural hash, a walk of its
-  // body, is only computed once another kernel shares its type hash; most kernels never need it.
-  std::unordered_multimap<std::size_t, std::size_t> by_type;  // type hash -> kernel
-  std::vector<std::optional<std::size_t>> hash_of;            // by kernel, once computed
+  // TVM's compile-engine cache: kernels by structural hash, then structural equality.
+  std::unordered_multimap<std::size_t, std::size_t> by_hash;  // structural hash -> kernel
   auto lower = [&](const ir::Function& fn) {
     if (kernel_of_.contains(fn.get())) return;
-    auto [lo, hi] = by_type.equal_range(fn->type()->hash());
-    // With a few kernels of this type, each is compared directly (an unequal pair usually
-    // differs near the root); with more, structural hashes go first, so that a type shared by
-    // many kernels stays linear.
-    constexpr std::ptrdiff_t kCompared = 4;
-    const bool direct = std::distance(lo, hi) <= kCompared;
-    std::optional<std::size_t> hash;
+    const std::size_t hash = ir::structural_hash(fn);
+    auto [lo, hi] = by_hash.equal_range(hash);
     for (auto it = lo; it != hi; ++it) {
-      const ir::Function& kernel = kernels_[it->second].function;
-      if (!direct) {
-        if (!hash) hash = ir::structural_hash(fn);
-        std::optional<std::size_t>& other = hash_of[it->second];
-        if (!other) other = ir::structural_hash(kernel);
-        if (*other != *hash) continue;
-      }
-      if (ir::structural_equal(kernel, fn)) {
+      if (ir::structural_equal(kernels_[it->second].function, fn)) {
         kernel_of_.try_emplace(fn.get(), it->second);
         return;
       }
@@ -553,10 +525,10 @@ KernelNames::KernelNames(const ir::Module& fused, std::string_view mod_name) {
     for (;;) {
       auto [it, inserted] = name_uses.try_emplace(name, 1);  // one lookup for both outcomes
       if (inserted) break;
-      name += "_" + std::to_string(it->second++);
+      name += '_';
+      name += std::to_string(it->second++);
     }
-    by_type.emplace(fn->type()->hash(), kernels_.size());
-    hash_of.push_back(hash);
+    by_hash.emplace(hash, kernels_.size());
     kernel_of_.try_emplace(fn.get(), kernels_.size());
     kernels_.push_back({std::move(name), fn});
   };

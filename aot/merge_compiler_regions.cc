@@ -63,11 +63,11 @@ class Merger {
     walk.walk(body_, *this);
     if (find_region_cycle(walk.order(), regions_)) reject_cycle();
     bool internal_pair = false;
-    for (const ir::ExprNode* node : walk.order()) {
-      if (is_begin(node)) {
+    for (const ir::Expr& node : walk.order()) {
+      if (is_begin(node.get())) {
         const ir::Expr& arg = ir::as<ir::CallNode>(node)->args()[0];
         internal_pair |=
-            is_end(arg.get()) && regions_.region_of(node) == regions_.region_of(arg.get());
+            is_end(arg.get()) && regions_.region_of(node.get()) == regions_.region_of(arg.get());
       }
     }
     if (!internal_pair) return body_;

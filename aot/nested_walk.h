@@ -4,9 +4,8 @@
 // MergeCompilerRegions and PartitionGraph depend on exactly this order (which regions are processed
 // first, which parameters come first), so they share this engine.
 //
-// Requires: the graph stays alive and unchanged while the walker is used, subgraphs returned by
-// next() included (order() holds plain pointers). Ensures: every reachable node is started once
-// (children first), and a pending node is finished before the walk returns.
+// Requires: the graph stays unchanged while the walker is used. Ensures: every reachable node is
+// started once (children first), and a pending node is finished before the walk returns.
 #pragma once
 
 #include <cstddef>
@@ -49,85 +48,60 @@ class NestedWalk {
     return s != nullptr && *s == State::kVisited;
   }
   /// Every node visited so far, in the order each was finished: always after its children, so
-  /// it is a valid post order for analyses that need one.
-  const std::vector<const ir::ExprNode*>& order() const { return order_; }
+  /// it is a valid post order for analyses that need one. Holding the nodes keeps a subgraph the
+  /// handler returned from next() alive as long as the walker remembers it.
+  const std::vector<ir::Expr>& order() const { return order_; }
 
  private:
-  enum class State : std::uint8_t { kNone, kPending, kVisited };
+  enum class State : std::uint8_t { kPending, kVisited };
 
-  void mark_visited(const ir::ExprNode* node) {
-    state_[node] = State::kVisited;
-    order_.push_back(node);
-  }
-
-  // One map for both flags: a walk looks every node up several times.
   ir::NodeMap<State> state_;
-  std::vector<const ir::ExprNode*> order_;
-  // The roots of finished nested walks. order_ and state_ hold plain pointers, so a subgraph the
-  // handler built itself must outlive them: a freed node's address could come back as a new node
-  // that would look visited.
-  std::vector<ir::Expr> retired_;
+  std::vector<ir::Expr> order_;
 };
 
 template <class Handler>
 void NestedWalk::walk(const ir::Expr& root, Handler& handler) {
   if (!root || visited(root.get())) return;
-  // A node to visit: a child inside the graph (alive as long as `root`), or `subs[sub]`, the root
-  // of a nested walk. Pointing instead of copying keeps reference counts out of the loop.
-  struct Ref {
-    const ir::Expr* node;
-    int sub;
-  };
+  // TVM's ExpandDataflow stack: a node with whether its children have been pushed.
   struct Entry {
-    Ref ref;
+    ir::Expr node;
     bool expanded;
   };
-  // A frame is either a traversal (the entries from `base` up, top at the back, like
-  // ExpandDataflow's deque) or one pending node.
+  // A frame is either a traversal (the entries from `base` up, top at the back) or one pending
+  // node (`pending`), whose nested traversals are the frames above it.
   struct Frame {
     std::size_t base;
-    bool pending;
-    Ref ref;
+    ir::Expr pending;
   };
-  std::vector<ir::Expr> subs;  // one per nested traversal frame, innermost at the back
-  auto get = [&subs](const Ref& r) -> const ir::Expr& { return r.sub < 0 ? *r.node : subs[r.sub]; };
   std::vector<Entry> entries;
   std::vector<Frame> frames;
-  // Room for the usual depth, so the stacks do not grow step by step.
-  entries.reserve(64);
-  frames.reserve(16);
-  entries.push_back(Entry{Ref{&root, -1}, false});
-  frames.push_back(Frame{0, false, Ref{nullptr, -1}});
+  entries.push_back(Entry{root, false});
+  frames.push_back(Frame{0, nullptr});
   while (!frames.empty()) {
     Frame& frame = frames.back();
     if (frame.pending) {
-      const ir::Expr& node = get(frame.ref);
-      ir::Expr sub = handler.next(node);
+      ir::Expr sub = handler.next(frame.pending);
       if (sub) {
         if (!visited(sub.get())) {
-          subs.push_back(std::move(sub));
-          const Ref ref{nullptr, static_cast<int>(subs.size()) - 1};
-          frames.push_back(Frame{entries.size(), false, ref});
-          entries.push_back(Entry{ref, false});
+          frames.push_back(Frame{entries.size(), nullptr});
+          entries.push_back(Entry{std::move(sub), false});
         }
         continue;
       }
-      handler.finish(node);
-      mark_visited(node.get());
+      ir::Expr node = std::move(frame.pending);
       frames.pop_back();
+      handler.finish(node);
+      state_[node.get()] = State::kVisited;
+      order_.push_back(std::move(node));
       continue;
     }
     if (entries.size() == frame.base) {
-      if (frame.ref.sub >= 0) {
-        retired_.push_back(std::move(subs.back()));
-        subs.pop_back();
-      }
       frames.pop_back();
       continue;
     }
     Entry& top = entries.back();
-    const ir::ExprNode* node = get(top.ref).get();
     if (!top.expanded) {
+      const ir::ExprNode* node = top.node.get();
       if (visited(node)) {
         entries.pop_back();
         continue;
@@ -135,26 +109,22 @@ void NestedWalk::walk(const ir::Expr& root, Handler& handler) {
       top.expanded = true;
       for (std::size_t k = ir::num_children(*node); k-- > 0;) {
         const ir::Expr& kid = ir::child(*node, k);
-        if (!visited(kid.get())) entries.push_back(Entry{Ref{&kid, -1}, false});
+        if (!visited(kid.get())) entries.push_back(Entry{kid, false});
       }
       continue;
     }
-    // One probe for the checks and the update: the handler never touches this map.
-    State& state = *state_.try_emplace(node, State::kNone).first;
-    if (state == State::kVisited) {
-      entries.pop_back();
-      continue;
-    }
-    const Ref ref = top.ref;
+    ir::Expr node = std::move(top.node);
     entries.pop_back();
-    if (state == State::kPending) handler.on_cycle(get(ref));
-    if (!handler.start(get(ref))) {
-      state = State::kVisited;
-      order_.push_back(node);
-      continue;
+    const State* state = state_.find(node.get());
+    if (state != nullptr && *state == State::kVisited) continue;
+    if (state != nullptr && *state == State::kPending) handler.on_cycle(node);
+    if (handler.start(node)) {
+      state_[node.get()] = State::kPending;
+      frames.push_back(Frame{entries.size(), std::move(node)});
+    } else {
+      state_[node.get()] = State::kVisited;
+      order_.push_back(std::move(node));
     }
-    state = State::kPending;
-    frames.push_back(Frame{entries.size(), true, ref});
   }
 }
 

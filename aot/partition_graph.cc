@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <deque>
 #include <set>
 #include <span>
 #include <unordered_map>
@@ -49,9 +48,9 @@ struct RegionMeta {
   ir::Expr call;
   bool creating = false;
   std::vector<std::pair<ir::Var, ir::Expr>> args;
-  // The parameter (as kept in Partitioner::made_) by producer, or by type under the bug.
-  ir::NodeMap<const ir::Expr*> param_of_producer;
-  std::unordered_map<std::string, const ir::Expr*> param_of_type;  // Bug::kWrongParamDedup only
+  // The parameter by producer, or by type under the bug.
+  ir::NodeMap<ir::Var> param_of_producer;
+  std::unordered_map<std::string, ir::Var> param_of_type;  // Bug::kWrongParamDedup only
   std::string param_prefix;  // param_name_prefix(), once the region has a parameter
 };
 
@@ -136,16 +135,14 @@ class Partitioner {
       return true;
     }
     const std::size_t n = ir::num_children(*node);
-    std::size_t k = 0;
-    while (k < n && post(ir::child(*node, k)) == ir::child(*node, k)) ++k;
-    if (k == n) {
-      post_[node.get()] = nullptr;  // the node itself: what with_children gives for these children
-      return false;
+    kids_.clear();
+    kids_.reserve(n);
+    bool changed = false;
+    for (std::size_t k = 0; k < n; ++k) {
+      kids_.push_back(post(ir::child(*node, k)));
+      changed |= kids_.back() != ir::child(*node, k);
     }
-    std::vector<ir::Expr> kids;
-    kids.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) kids.push_back(post(ir::child(*node, i)));
-    post_[node.get()] = &made_.emplace_back(ir::with_children(node, std::move(kids)));
+    post_[node.get()] = ir::rebuilt(node, kids_, changed);
     return false;
   }
   ir::Expr next(const ir::Expr&) {
@@ -170,13 +167,13 @@ class Partitioner {
   };
 
   // The rewritten form of a node the walk has finished (children are finished first).
-  const ir::Expr& post(const ir::Expr& node) {
-    const ir::Expr* const* e = post_.find(node.get());
+  ir::Expr post(const ir::Expr& node) const {
+    const ir::Expr* e = post_.find(node.get());
     if (e == nullptr) {
       throw PassError(kPassName, PassError::Kind::kBrokenOutput,
                       "internal: " + ir::describe(*node) + " was used before it was rewritten");
     }
-    return *e != nullptr ? **e : node;
+    return *e;
   }
 
   [[noreturn]] void reject_cycle() {
@@ -201,7 +198,7 @@ class Partitioner {
         post_[begin.get()] = it->second;
         return;
       }
-    } else if (const ir::Expr* const* var = meta.param_of_producer.find(producer.get())) {
+    } else if (const ir::Var* var = meta.param_of_producer.find(producer.get())) {
       post_[begin.get()] = *var;
       return;
     }
@@ -218,13 +215,12 @@ class Partitioner {
     name.append(meta.param_prefix).append(digits, num_digits);
     ir::Var var = ir::VarNode::make(std::move(name), begin->type());
     meta.args.emplace_back(var, post(call->args()[0]));
-    const ir::Expr* param = &made_.emplace_back(std::move(var));
     if (by_type) {
-      meta.param_of_type.emplace(std::move(type_key), param);
+      meta.param_of_type.emplace(std::move(type_key), var);
     } else {
-      meta.param_of_producer.try_emplace(producer.get(), param);
+      meta.param_of_producer.try_emplace(producer.get(), var);
     }
-    post_[begin.get()] = param;
+    post_[begin.get()] = std::move(var);
   }
 
   void finish_end(const ir::Expr& end) {
@@ -273,18 +269,16 @@ class Partitioner {
         ir::FunctionNode::make(std::move(params), std::move(result), std::move(attrs));
     meta.call = ir::CallNode::make(ir::GlobalVarNode::make(name, fn->type()), std::move(call_args));
     // One TupleGetItem per output index, shared by every consumer of that output.
-    const ir::Expr* last_read = nullptr;
+    ir::Expr read;
     for (std::size_t i = 0; i < rets.size(); ++i) {
-      const ir::Expr* read;
       if (single) {
-        read = &meta.call;
+        read = meta.call;
       } else if (off_by_one && i + 1 == rets.size()) {
-        read = last_read;  // the index before, whose read exists already
+        // The index before, whose read exists already: `read` keeps it.
       } else {
-        read = &made_.emplace_back(ir::TupleGetItemNode::make(meta.call, static_cast<int>(i)));
+        read = ir::TupleGetItemNode::make(meta.call, static_cast<int>(i));
       }
       out_[rets[i].get()] = read;
-      last_read = read;
     }
     outlined_[static_cast<std::size_t>(region.id)] = Outlined{std::move(name), std::move(fn)};
   }
@@ -296,19 +290,16 @@ class Partitioner {
   const Options& options_;
   std::set<std::string>& taken_names_;
   ir::NodeMap<int> input_index_;
-  // Every node's rewritten form, which made_ owns; nullptr for a node left as it is. Pointers
-  // rather than references held in the map: no reference count traffic per node, and trivial
-  // slots the map clears with one memset and frees without a destructor loop.
-  ir::NodeMap<const ir::Expr*> post_;
-  std::deque<ir::Expr> made_;     // the nodes this rewrite made (a deque: addresses stay put)
+  ir::NodeMap<ir::Expr> post_;    // every finished node's rewritten form (TVM's memo)
   std::vector<RegionMeta> meta_;  // by region id
-  // What each region output's consumers read (in made_ or a region's call), by the output (the
-  // end's argument).
-  ir::NodeMap<const ir::Expr*> out_;
+  // What each region output's consumers read (the region's call or a TupleGetItem of it), by
+  // the output (the end's argument).
+  ir::NodeMap<ir::Expr> out_;
   std::vector<Outlined> outlined_;  // by region id
   std::vector<Task> tasks_;
   std::vector<ir::Expr> rets_;
   ir::NodeSet ret_seen_;
+  std::vector<ir::Expr> kids_;  // start()'s, kept to reuse its storage
   NestedWalk walk_;
 };
 
@@ -335,8 +326,9 @@ ir::Expr flatten_and_strip_defaults(const ir::Expr& body, const std::vector<ir::
                                     : nullptr;
     ir::Expr result;
     if (target != nullptr) {
-      // An annotation: one argument, never a function.
-      const ir::Expr& kid = *memo.find(call->args()[0].get());
+      // An annotation: one argument, never a function. A copy: inserting into `memo` may move
+      // its slots.
+      const ir::Expr kid = *memo.find(call->args()[0].get());
       const bool strip = *target == "default";
       if (const auto* tuple = is_end(old.get()) ? ir::as<ir::TupleNode>(kid) : nullptr) {
         std::vector<ir::Expr> fields;
@@ -347,9 +339,7 @@ ir::Expr flatten_and_strip_defaults(const ir::Expr& body, const std::vector<ir::
         result = ir::TupleNode::make(std::move(fields));
         order_valid = false;
       } else if (strip) {
-        // `kid` refers into `memo`: copy it before the insert below may move the slots.
-        ir::Expr stand_in = kid;
-        memo[old.get()] = std::move(stand_in);  // not a node of its own in the order
+        memo[old.get()] = kid;  // not a node of its own in the order
         continue;
       } else if (kid == call->args()[0]) {
         result = old;

@@ -1,4 +1,4 @@
-// The pipeline driver (docs/design.md, "The pipeline"): runs the passes of aot/passes.def in
+// The pipeline driver (docs/design.md, "The pipeline driver"): runs the passes of aot/passes.def in
 // order on an annotated module, each output verified, and calls an observer after each pass. It
 // owns the list of stages that verdicts, stage localisation and `aotfuzz compile --emit` name, so
 // a new pass is one row of passes.def plus its file.

@@ -1,5 +1,5 @@
 // Cost of the out-of-process tier: compiling a trivial C program with each compiler, running it,
-// and both together (DESIGN.md §7 budgets).
+// and both together (docs/design.md, "Performance design").
 #include <benchmark/benchmark.h>
 
 #include <sys/resource.h>

@@ -13,7 +13,7 @@
 
 namespace aotfuzz::cli {
 
-/// DESIGN.md §6 exit codes.
+/// The exit codes of docs/design.md, "Verdicts".
 enum ExitCode : int { kOk = 0, kFinding = 1, kBadInput = 2, kInternal = 3 };
 
 /// Thrown by commands for bad input or usage; main prints it and exits with `code`.

@@ -1,6 +1,4 @@
 // aotfuzz: the command-line front end. Thin: each subcommand lives in its own cmd_*.cc.
-#include <spdlog/spdlog.h>
-
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
@@ -30,8 +28,6 @@ int main(int argc, char** argv) {
   using namespace aotfuzz::cli;
   CLI::App app{"aotfuzz: differential testing and fuzzing of BYOC partitioning + AoT codegen"};
   app.require_subcommand(1);
-  bool verbose = false;
-  app.add_flag("-v,--verbose", verbose, "Debug logging");
   std::vector<Command> commands;
   for (auto reg : kCommands) commands.push_back(reg(app));
   try {
@@ -40,8 +36,6 @@ int main(int argc, char** argv) {
     int rc = app.exit(e);
     return rc == 0 ? kOk : kBadInput;
   }
-  spdlog::set_pattern("[%l] %v");
-  spdlog::set_level(verbose ? spdlog::level::debug : spdlog::level::info);
   try {
     for (auto& c : commands) {
       if (c.app->parsed()) return c.run();

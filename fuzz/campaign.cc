@@ -468,7 +468,7 @@ CampaignResult run_campaign(const CampaignOptions& options, const CampaignCallba
   if (options.shard.count == 0 || options.shard.index >= options.shard.count) {
     throw CampaignError("shard index out of range");
   }
-  // Resolve the compiler once: a lookup starts `cc -v`, which would cost every case ~10-40 ms.
+  // Resolve the compiler once: a lookup starts `cc -v`, a process per case otherwise.
   CampaignOptions resolved = options;
   if (!resolved.base.toolchain) {
     resolved.base.toolchain = resolved.base.compiler

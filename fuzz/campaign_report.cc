@@ -75,7 +75,11 @@ nlohmann::json to_json(const CampaignResult& r, const CampaignOptions& o) {
   const auto& s = r.stats;
   const double secs = std::max(1e-9, r.elapsed.count() / 1000.0);
   json verdicts = json::object();
+  // Every stage of the pipeline, even one nothing was attributed to: the keys are the stage list.
   json stages = json::object();
+  for (int st = 0; st < oracle::kNumStages; ++st) {
+    stages[std::string(oracle::stage_name(static_cast<oracle::Stage>(st)))] = std::uint64_t{0};
+  }
   for (int k = 0; k < oracle::kNumVerdictKinds; ++k) {
     const auto kind = static_cast<oracle::VerdictKind>(k);
     json per_stage = json::object();

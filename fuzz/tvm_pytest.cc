@@ -165,7 +165,8 @@ PytestGraph translate_graph(const ir::Function& main) {
       continue;
     }
     auto arg = [&](const ir::Expr& e) { return py.at(e.get()); };
-    const std::string v = "v" + std::to_string(counter++);
+    std::string v = "v";
+    v += std::to_string(counter++);
     std::string relay_expr, numpy_expr;
     if (const auto* call = ir::as<ir::CallNode>(node)) {
       if (!call->op())

@@ -163,7 +163,8 @@ class DotWriter {
       auto git = global_ids_.find(global->name());
       if (git != global_ids_.end()) return git->second;
     }
-    std::string id = "n" + std::to_string(next_node_++);
+    std::string id = "n";
+    id += std::to_string(next_node_++);
     ids_.emplace(&node, id);
     if (global != nullptr) global_ids_.emplace(global->name(), id);
     out_ += pad(indent) + id + " [label=" + quote(label(node)) + shape(node) + extra + "];\n";

@@ -123,32 +123,8 @@ std::optional<std::int64_t> Attrs::get_int(std::string_view key) const {
   return std::get<std::int64_t>(*v);
 }
 
-namespace {
-
-// True when dropping `kids` can destroy nothing but childless nodes among them: then no
-// destructor chain can start, and the explicit stack below (an allocation) is not needed. A
-// kid survives when references other than these remain; counting its repeats keeps
-// `add(%x, %x)`-style sharing honest. Long lists take the stack.
-bool drops_only_leaves(const Expr* kids, std::size_t n) {
-  if (n > 8) return false;
-  for (std::size_t i = 0; i < n; ++i) {
-    const Expr& k = kids[i];
-    if (!k) continue;
-    const bool leaf = k->kind() != ExprKind::kFunction && num_children(*k) == 0;
-    if (leaf) continue;
-    const auto repeats = std::count(kids, kids + n, k);
-    if (k.use_count() <= repeats) return false;
-  }
-  return true;
-}
-
-}  // namespace
-
 void ExprNode::release(std::vector<Expr>& kids) {
-  if (drops_only_leaves(kids.data(), kids.size())) {
-    kids.clear();
-    return;
-  }
+  // Moving the vector hands its buffer to the stack: no allocation for a node's own kids.
   std::vector<Expr> stack = std::move(kids);
   kids.clear();
   while (!stack.empty()) {
@@ -160,10 +136,7 @@ void ExprNode::release(std::vector<Expr>& kids) {
 }
 
 void ExprNode::release(Expr& kid) {
-  if (drops_only_leaves(&kid, 1)) {
-    kid.reset();
-    return;
-  }
+  if (!kid) return;  // an op call's callee
   std::vector<Expr> one;
   one.push_back(std::move(kid));
   release(one);

@@ -17,8 +17,8 @@ namespace aotfuzz::ir {
 class ExprNode;
 
 /// Open-addressing map from a node pointer to a value: linear probing, power-of-two capacity,
-/// load factor at most 1/2, no erase (walks only ever add). Iteration order is unspecified, so
-/// nothing that reaches output may iterate it.
+/// load factor at most 1/2, erase by backward shift (no tombstones). Iteration order is
+/// unspecified, so nothing that reaches output may iterate it.
 template <class V>
 class NodeMap {
  public:
@@ -63,6 +63,8 @@ class NodeMap {
   }
   const V* find(const ExprNode* key) const { return const_cast<NodeMap*>(this)->find(key); }
   bool contains(const ExprNode* key) const { return find(key) != nullptr; }
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
 
   /// Inserts `key` with `value` unless present; returns the entry and whether it was inserted.
   std::pair<V*, bool> try_emplace(const ExprNode* key, V value = V()) {
@@ -79,6 +81,33 @@ class NodeMap {
   }
   /// The value of `key`, default-constructed first when absent.
   V& operator[](const ExprNode* key) { return *try_emplace(key).first; }
+
+  /// Removes `key`; returns whether it was present. Later entries of the probe run move back
+  /// into the hole, so lookups never need to skip deleted slots.
+  bool erase(const ExprNode* key) {
+    if (cap_ == 0) return false;
+    std::size_t hole = home(key);
+    while (slots_[hole].key != key) {
+      if (slots_[hole].key == nullptr) return false;
+      hole = (hole + 1) & mask_;
+    }
+    for (std::size_t i = (hole + 1) & mask_; slots_[i].key != nullptr; i = (i + 1) & mask_) {
+      // The entry at i may fill the hole when the hole lies between its home and i (cyclically).
+      if (((i - home(slots_[i].key)) & mask_) >= ((i - hole) & mask_)) {
+        slots_[hole] = std::move(slots_[i]);
+        hole = i;
+      }
+    }
+    slots_[hole] = Slot{};
+    --size_;
+    return true;
+  }
+
+  /// Removes every entry, keeping the capacity.
+  void clear() {
+    for (std::size_t i = 0; i < cap_; ++i) slots_[i] = Slot{};
+    size_ = 0;
+  }
 
  private:
   // No member initialisers: `Slot{}` is still a null key with a value-initialised V, and a

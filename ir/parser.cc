@@ -492,9 +492,14 @@ class Parser {
             bool on = false;
             for (const auto& frame : stack) {
               on = on || frame.first == callee;
-              if (on) cycle += "@" + show(defs[frame.first].name) + " -> ";
+              if (on) {
+                cycle += '@';
+                cycle += show(defs[frame.first].name);
+                cycle += " -> ";
+              }
             }
-            cycle += "@" + show(defs[callee].name);
+            cycle += '@';
+            cycle += show(defs[callee].name);
             fail(defs[callee].start,
                  "recursive call cycle " + cycle + " (recursion is not supported)");
           }

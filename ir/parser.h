@@ -1,5 +1,5 @@
-// The Relay text parser: the subset of TVM's text format described in DESIGN.md §3, hardened so
-// that any bytes either parse or raise ir::ParseError.
+// The Relay text parser: the subset of TVM's text format described in docs/design.md ("The IR and
+// its text form"), hardened so that any bytes either parse or raise ir::ParseError.
 #pragma once
 
 #include <cstdint>

@@ -125,7 +125,10 @@ class Printer {
     for (const auto& p : fn.params()) {
       if (!first) out += ", ";
       first = false;
-      out += "%" + declare(*p, names_here) + ": " + type_to_string(p->type());
+      out += '%';
+      out += declare(*p, names_here);
+      out += ": ";
+      out += type_to_string(p->type());
     }
     for (const auto& [key, value] : fn.attrs().entries()) {
       if (!first) out += ", ";
@@ -262,8 +265,13 @@ class Printer {
           const int n = counter_++;
           Frame inner;
           indent(f.indent);
-          out_ += "%" + std::to_string(n) + " = fn (" + header(*fn, inner.names_here) + ") -> " +
-                  type_to_string(fn->ret_type()) + " {\n";
+          out_ += '%';
+          out_ += std::to_string(n);
+          out_ += " = fn (";
+          out_ += header(*fn, inner.names_here);
+          out_ += ") -> ";
+          out_ += type_to_string(fn->ret_type());
+          out_ += " {\n";
           inner.root = fn->body();
           inner.indent = f.indent + 2;
           inner.fn = fn;

@@ -1,4 +1,5 @@
-// The Relay text printer: the canonical, stable text form of modules (DESIGN.md §3).
+// The Relay text printer: the canonical, stable text form of modules (docs/design.md, "The IR and
+// its text form").
 #pragma once
 
 #include <string>

@@ -35,9 +35,10 @@ class RegionSet {
   RegionSet& operator=(const RegionSet&) = delete;
 
   /// Builds the regions of `body`. Throws VerifyError naming the node when the annotations break
-  /// DESIGN.md §4: an end with no region or a target other than its region's, a begin on a value
-  /// still inside a region, an op whose arguments are partly in regions, merged regions of
-  /// different targets, a region value used without an end (or returned without one).
+  /// docs/design.md, "Annotations and regions": an end with no region or a target other than its
+  /// region's, a begin on a value still inside a region, an op whose arguments are partly in
+  /// regions, merged regions of different targets, a region value used without an end (or returned
+  /// without one).
   static RegionSet build(const Expr& body);
   /// The same, given `order == post_order(body)` already (verify() has it at hand).
   static RegionSet build(const Expr& body, const std::vector<Expr>& order);

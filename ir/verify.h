@@ -11,8 +11,9 @@ namespace aotfuzz::ir {
 ///    call graph is acyclic;
 ///  - every variable is a parameter of its innermost enclosing function, bound once;
 ///  - node types are consistent (re-derived bottom-up);
-///  - annotations follow DESIGN.md §4 (ir/regions.h: begin on every edge into a region, end on
-///    every edge out, matching targets, consistent argument regions, no end without a region);
+///  - annotations follow docs/design.md, "Annotations and regions" (ir/regions.h: begin on
+///    every edge into a region, end on every edge out, matching targets, consistent argument
+///    regions, no end without a region);
 ///  - functions carrying `Compiler` or `Primitive` contain no annotations.
 void verify(const Module& module);
 

@@ -1,5 +1,5 @@
 // Verdicts: the closed set of outcomes of one differential test, their de-duplication signatures,
-// exit codes, one-line summaries and JSON form (DESIGN.md §5).
+// exit codes, one-line summaries and JSON form (docs/design.md, "Verdicts").
 #pragma once
 
 #include <cstdint>

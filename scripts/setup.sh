@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 preset="${1:-release}"
 
 packages=(cmake ninja-build g++ clang libclang-rt-14-dev tcc libtcc-dev graphviz python3
-          libgtest-dev librapidcheck-dev libspdlog-dev libboost-dev libboost-filesystem-dev
+          libgtest-dev librapidcheck-dev libboost-dev libboost-filesystem-dev
           libcli11-dev nlohmann-json3-dev libbenchmark-dev
           libgoogle-perftools-dev)
 missing=()

@@ -5,23 +5,28 @@
 
 #include <filesystem>
 #include <regex>
+#include <sstream>
 
 #include "aot/codegen.h"
 #include "aot/storage_plan.h"
+#include "ir/parser.h"
 #include "oracle/static_arity.h"
-#include "tests/aot/codegen_test_support.h"
+#include "reference/inputs.h"
+#include "tests/support/codegen_run.h"
+#include "tests/support/files.h"
+#include "tests/support/modules.h"
 
 namespace aotfuzz::aot {
 namespace {
 
-using codegen_testing::BuildConfig;
-using codegen_testing::compile_and_run;
-using codegen_testing::expect_matches;
-using codegen_testing::expected_outputs;
-using codegen_testing::fused_of;
-using codegen_testing::parse_fused;
-using codegen_testing::seed_annotated;
 using oracle::CompilerKind;
+using test_support::BuildConfig;
+using test_support::compile_and_run;
+using test_support::expect_matches;
+using test_support::expected_outputs;
+using test_support::fused_of;
+using test_support::parse_verified;
+using test_support::seed_9036;
 using Api = Options::Api;
 using Interface = Options::Interface;
 
@@ -54,7 +59,7 @@ class SeedOnEveryCompiler : public ::testing::TestWithParam<SeedCase> {};
 
 TEST_P(SeedOnEveryCompiler, CompilesUnderWerrorAndMatchesTheReference) {
   const auto& p = GetParam();
-  const ir::Module annotated = seed_annotated();
+  const ir::Module annotated = seed_9036();
   const ir::Module fused = fused_of(annotated);
   const auto inputs = reference::make_inputs(annotated.main(), 9036);
   BuildConfig config;
@@ -78,17 +83,17 @@ INSTANTIATE_TEST_SUITE_P(Codegen, SeedOnEveryCompiler, ::testing::ValuesIn(seed_
                                   "_" + combo_name(info.param.api, info.param.interface);
                          });
 
+// The conformance graphs the pipeline accepts (those with a `// check error` line it refuses).
 TEST(Codegen, ConformanceGraphsMatchTheReferenceWithAndWithoutMerging) {
-  const std::filesystem::path dir = std::filesystem::path(AOTFUZZ_SHARED_DIR) / "conformance";
   std::vector<std::filesystem::path> files;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) {
-    if (e.path().extension() == ".relay") files.push_back(e.path());
+  for (const auto& path : test_support::conformance_files()) {
+    if (test_support::read_text(path).find("// check error") == std::string::npos) {
+      files.push_back(path);
+    }
   }
-  std::sort(files.begin(), files.end());
   ASSERT_GE(files.size(), 5u);
   for (const auto& file : files) {
-    const ir::Module annotated =
-        ir::parse_module(codegen_testing::read_text(file.string()), file.string());
+    const ir::Module annotated = ir::parse_module(test_support::read_text(file), file.string());
     const auto inputs = reference::make_inputs(annotated.main(), 7);
     const auto expected = expected_outputs(annotated, inputs);
     for (bool merge : {false, true}) {
@@ -104,7 +109,7 @@ TEST(Codegen, ConformanceGraphsMatchTheReferenceWithAndWithoutMerging) {
 }
 
 TEST(Codegen, RefusesTheCInterfaceWithThePackedApi) {
-  const ir::Module fused = fused_of(seed_annotated());
+  const ir::Module fused = fused_of(seed_9036());
   try {
     generate_c(fused, make_options(Api::kPacked, Interface::kC));
     FAIL() << "expected CodegenError";
@@ -116,13 +121,13 @@ TEST(Codegen, RefusesTheCInterfaceWithThePackedApi) {
 TEST(Codegen, RefusesAModNameThatIsNotACIdentifier) {
   Options o;
   o.mod_name = "my-mod";
-  EXPECT_THROW(generate_c(fused_of(seed_annotated()), o), CodegenError);
+  EXPECT_THROW(generate_c(fused_of(seed_9036()), o), CodegenError);
 }
 
 TEST(Codegen, SameModuleGivesTheSameBytes) {
   for (const auto& [api, interface] : kCombinations) {
-    const auto a = generate_c(fused_of(seed_annotated()), make_options(api, interface));
-    const auto b = generate_c(fused_of(seed_annotated()), make_options(api, interface));
+    const auto a = generate_c(fused_of(seed_9036()), make_options(api, interface));
+    const auto b = generate_c(fused_of(seed_9036()), make_options(api, interface));
     ASSERT_EQ(a.files.size(), 3u);
     EXPECT_EQ(a.files, b.files);
     EXPECT_EQ(a.expected_arity, b.expected_arity);
@@ -132,7 +137,7 @@ TEST(Codegen, SameModuleGivesTheSameBytes) {
 TEST(Codegen, WritesTheRuntimeHeaderTheInterfaceHeaderAndTheLibrary) {
   Options o = make_options(Api::kUnpacked, Interface::kC);
   o.mod_name = "my_mod";
-  const auto src = generate_c(fused_of(seed_annotated(), true, "my_mod"), o);
+  const auto src = generate_c(fused_of(seed_9036(), true, "my_mod"), o);
   ASSERT_EQ(src.files.size(), 3u);
   EXPECT_EQ(src.files[0].first, "aotfuzz_runtime.h");
   EXPECT_EQ(src.files[0].second, std::string(runtime_header_text()));
@@ -154,7 +159,7 @@ TEST(Codegen, WritesTheRuntimeHeaderTheInterfaceHeaderAndTheLibrary) {
 }
 
 TEST(Codegen, ExpectedArityCountsFlattenedInputsAndOutputsOfEachCallee) {
-  const auto src = generate_c(fused_of(seed_annotated()));
+  const auto src = generate_c(fused_of(seed_9036()));
   const std::vector<CallSiteInfo> want = {
       {"tvmgen_default_ccompiler_main_0", 5, true},  // 3 inputs + 2 outputs
       {"tvmgen_default_fused_add", 3, true},         // a 2-tensor tuple + 1 output
@@ -164,7 +169,7 @@ TEST(Codegen, ExpectedArityCountsFlattenedInputsAndOutputsOfEachCallee) {
 
 TEST(Codegen, StaticArityOfTheExecutorAgreesWithTheIr) {
   for (bool merge : {false, true}) {
-    const ir::Module fused = fused_of(seed_annotated(), merge);
+    const ir::Module fused = fused_of(seed_9036(), merge);
     for (const auto& [api, interface] : kCombinations) {
       const auto src = generate_c(fused, make_options(api, interface));
       const auto actual = oracle::static_arity(src.file("tvmgen_default_lib.c"), "default");
@@ -177,7 +182,7 @@ TEST(Codegen, StaticArityOfTheExecutorAgreesWithTheIr) {
 TEST(Codegen, TupleArgFirstFieldOnlyBugPassesTwoArgumentsWhereTheFusedAddTakesThree) {
   Options o;
   o.bugs.enable(Bug::kTupleArgFirstFieldOnly);
-  const auto src = generate_c(fused_of(seed_annotated()), o);
+  const auto src = generate_c(fused_of(seed_9036()), o);
   const auto actual = oracle::static_arity(src.file("tvmgen_default_lib.c"));
   ASSERT_EQ(actual.size(), 2u);
   EXPECT_EQ(actual[1].callee, "tvmgen_default_fused_add");
@@ -189,8 +194,7 @@ TEST(Codegen, TupleArgFirstFieldOnlyBugPassesTwoArgumentsWhereTheFusedAddTakesTh
 }
 
 TEST(Codegen, UnpackedApiCallsKernelsDirectlyAndExternalFunctionsPacked) {
-  const auto src =
-      generate_c(fused_of(seed_annotated()), make_options(Api::kUnpacked, Interface::kC));
+  const auto src = generate_c(fused_of(seed_9036()), make_options(Api::kUnpacked, Interface::kC));
   const auto actual = oracle::static_arity(src.file("tvmgen_default_lib.c"));
   ASSERT_EQ(actual.size(), 2u);
   EXPECT_TRUE(actual[0].packed);
@@ -203,7 +207,7 @@ TEST(Codegen, UnpackedApiCallsKernelsDirectlyAndExternalFunctionsPacked) {
 
 TEST(Codegen, StaleUnpackedArgBugKeepsTheArityButPassesAnotherBuffer) {
   Options o = make_options(Api::kUnpacked, Interface::kPacked);
-  const ir::Module fused = fused_of(seed_annotated());
+  const ir::Module fused = fused_of(seed_9036());
   const auto good = generate_c(fused, o);
   o.bugs.enable(Bug::kStaleUnpackedArg);
   const auto bad = generate_c(fused, o);
@@ -221,7 +225,7 @@ TEST(Codegen, EveryPackedFunctionTracesItsCallsAndOnlyThose) {
     for (std::size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
     return n;
   };
-  const ir::Module fused = fused_of(seed_annotated());
+  const ir::Module fused = fused_of(seed_9036());
   EXPECT_EQ(count(generate_c(fused).file("tvmgen_default_lib.c"), "AOTFUZZ_TRACE_CALL("), 2u);
   const auto unpacked = generate_c(fused, make_options(Api::kUnpacked, Interface::kC));
   EXPECT_EQ(count(unpacked.file("tvmgen_default_lib.c"), "AOTFUZZ_TRACE_CALL("), 1u);
@@ -236,7 +240,7 @@ TEST(Codegen, EveryPackedFunctionTracesItsCallsAndOnlyThose) {
 TEST(Codegen, BroadcastingAndWrappingIntegerArithmeticMatchTheReferenceUnderSanitizers) {
   // Host kernels over float32, int32 and int8 with NumPy broadcasting, and an external function
   // with two outputs; inputs are biased to extremes, so int32/int8 arithmetic overflows.
-  const ir::Module fused = parse_fused(R"(
+  const ir::Module fused = parse_verified(R"(
 def @main(%a: Tensor[(4, 1, 3), int32], %b: Tensor[(5, 1), int32], %c: Tensor[(2, 3), int8],
           %d: int8, %e: Tensor[(3), float32], %f: Tensor[(2, 1), float32]) {
   %0 = fn (%p0: Tensor[(4, 1, 3), int32], %p1: Tensor[(5, 1), int32], Primitive=1) {
@@ -309,7 +313,7 @@ TEST(Codegen, StorageReuseKeepsResultsEqualToTheReference) {
     last = v;
   }
   text += "  " + last + "\n}\n";
-  const ir::Module fused = parse_fused(text);
+  const ir::Module fused = parse_verified(text);
   const auto inputs = reference::make_inputs(fused.main(), 11);
   const auto expected = expected_outputs(fused, inputs);
   StorageOptions plain;
@@ -329,14 +333,15 @@ TEST(Codegen, StorageReuseKeepsResultsEqualToTheReference) {
 TEST(Codegen, RejectsConstructsOutsideTheFusedModuleShape) {
   const std::string t = "Tensor[(2), float32]";
   // An operator left in @main.
-  EXPECT_THROW(generate_c(parse_fused("def @main(%x: " + t + ") { add(%x, %x) }")), CodegenError);
+  EXPECT_THROW(generate_c(parse_verified("def @main(%x: " + t + ") { add(%x, %x) }")),
+               CodegenError);
   // A call of a global function without a Compiler attribute.
-  EXPECT_THROW(generate_c(parse_fused("def @main(%x: " + t + ") { @f(%x) }\ndef @f(%y: " + t +
-                                      ") { add(%y, %y) }")),
+  EXPECT_THROW(generate_c(parse_verified("def @main(%x: " + t + ") { @f(%x) }\ndef @f(%y: " + t +
+                                         ") { add(%y, %y) }")),
                CodegenError);
   // A local function that is not primitive.
-  EXPECT_THROW(generate_c(parse_fused("def @main(%x: " + t + ") { %0 = fn (%p0: " + t +
-                                      ") { add(%p0, %p0) }; %0(%x) }")),
+  EXPECT_THROW(generate_c(parse_verified("def @main(%x: " + t + ") { %0 = fn (%p0: " + t +
+                                         ") { add(%p0, %p0) }; %0(%x) }")),
                ir::Error);
 }
 
@@ -355,8 +360,7 @@ TEST(Codegen, CInterfaceFieldNamesAreSanitisedAndUnique) {
 }
 
 TEST(Codegen, CInterfaceHeaderDeclaresTheStructsAndTheEntryPoint) {
-  const auto src =
-      generate_c(fused_of(seed_annotated()), make_options(Api::kUnpacked, Interface::kC));
+  const auto src = generate_c(fused_of(seed_9036()), make_options(Api::kUnpacked, Interface::kC));
   const std::string& h = src.file("tvmgen_default.h");
   for (const char* want :
        {"struct tvmgen_default_inputs {", "void* x;", "void* w0;", "void* w1;",

@@ -1,5 +1,6 @@
 // Unit tests of the IR-to-IR passes: the pass table, the staged pipeline, rejection of invalid or
-// unsupported input, bug injection, FuseOps' depth limit, kernel names and very long graphs.
+// unsupported input, bug injection, FuseOps' depth limit and kernel names (very long graphs:
+// long_graphs_test.cc).
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -16,6 +17,7 @@
 #include "ir/verify.h"
 #include "reference/inputs.h"
 #include "reference/interpreter.h"
+#include "tests/support/graphs.h"
 
 namespace aotfuzz::aot {
 namespace {
@@ -50,11 +52,8 @@ std::vector<std::string> function_names(const ir::Module& m) {
   return out;
 }
 
-std::size_t count_calls(const ir::Expr& body) {
-  std::size_t n = 0;
-  for (const auto& node : ir::post_order(body)) n += node->kind() == ir::ExprKind::kCall;
-  return n;
-}
+using test_support::count_calls;
+using test_support::host_chain;
 
 TEST(PassTable, ListsMergePartitionFuseInPipelineOrder) {
   const auto& table = pass_table();
@@ -363,10 +362,10 @@ TEST(Bugs, MergeSiblingsMergesRegionsThatOnlyShareAParent) {
   const ir::Module m = parse(siblings(false));
   const Stages right = run_passes(m);
   const Stages wrong = run_passes(m, bugged);
-  EXPECT_EQ(right.partitioned.size(), 5u);
-  EXPECT_EQ(wrong.partitioned.size(), 6u);
-  EXPECT_FALSE(ir::structural_equal(right.merged, wrong.merged));
-  EXPECT_TRUE(reference::bitwise_equal(run(wrong.fused), run(m)));
+  EXPECT_EQ(right.at(Stage::kPartition).size(), 5u);
+  EXPECT_EQ(wrong.at(Stage::kPartition).size(), 6u);
+  EXPECT_FALSE(ir::structural_equal(right.at(Stage::kMerge), wrong.at(Stage::kMerge)));
+  EXPECT_TRUE(reference::bitwise_equal(run(wrong.output()), run(m)));
 }
 
 TEST(Bugs, MergeAcrossTargetsIgnoresTheRestrictionSets) {
@@ -380,7 +379,7 @@ TEST(Bugs, MergeAcrossTargetsIgnoresTheRestrictionSets) {
   annotation.compiler_end(%4, compiler="a")
 })");
   Options options;
-  EXPECT_TRUE(ir::structural_equal(run_passes(m, options).merged, m));
+  EXPECT_TRUE(ir::structural_equal(run_passes(m, options).at(Stage::kMerge), m));
   options.bugs.enable(Bug::kMergeAcrossTargets);
   try {
     run_passes(m, options);
@@ -395,7 +394,7 @@ TEST(Bugs, MergeAcrossTargetsIgnoresTheRestrictionSets) {
 TEST(Bugs, PartitionBugsChangeWhatMainComputes) {
   const ir::Module m = parse(seed_with_subtract());
   const reference::Value expected = run(m);
-  EXPECT_TRUE(reference::bitwise_equal(run(run_passes(m).fused), expected));
+  EXPECT_TRUE(reference::bitwise_equal(run(run_passes(m).output()), expected));
   for (Bug bug : {Bug::kSwappedOutputOrder, Bug::kRegionOutputOffByOne, Bug::kWrongParamDedup}) {
     Options options;
     options.bugs.enable(bug);
@@ -428,16 +427,6 @@ TEST(Bugs, SwappedOutputsOfDifferentTypesMakeAnIllTypedModule) {
     EXPECT_EQ(e.pass(), "partition");
     EXPECT_EQ(e.kind(), PassError::Kind::kBrokenOutput);
   }
-}
-
-// A chain of `n` host adds of one input.
-ir::Module host_chain(int n) {
-  auto x = ir::VarNode::make("x", ir::TypeNode::tensor({4}, ir::DType::kFloat32));
-  ir::Expr e = x;
-  for (int i = 0; i < n; ++i) e = ir::CallNode::make(ir::Op::kAdd, {e, x});
-  ir::Module m;
-  m.add("main", ir::FunctionNode::make({x}, e));
-  return m;
 }
 
 TEST(Fuse, SplitsAChainIntoGroupsOfAtMostMaxFuseDepth) {
@@ -589,78 +578,6 @@ TEST(KernelNames, ShareOneKernelBetweenStructurallyEqualFunctions) {
   EXPECT_EQ(per_call,
             (std::vector<std::string>{"tvmgen_default_fused_add", "tvmgen_default_fused_add",
                                       "tvmgen_default_fused_multiply"}));
-}
-
-// A chain of `n` adds; op i is in a region of target `target_of(i)` ("" = host), each op taking
-// the previous value and one shared input. With `split`, every op is its own region (an end and
-// a begin between any two region ops, as AnnotateTarget leaves a graph); otherwise only a change
-// of target crosses a boundary.
-template <class F>
-ir::Module annotated_chain(int n, bool split, F target_of) {
-  auto x = ir::VarNode::make("x", ir::TypeNode::tensor({2}, ir::DType::kFloat32));
-  ir::Expr prev = x;
-  ir::Expr w_begin;
-  std::string prev_target;
-  for (int i = 0; i < n; ++i) {
-    const std::string t = target_of(i);
-    ir::Expr in = prev;
-    const bool boundary = prev_target != t || (split && !t.empty());
-    if (!prev_target.empty() && boundary) in = ir::compiler_end(in, prev_target);
-    if (!t.empty() && boundary) in = ir::compiler_begin(in, t);
-    // One begin of the shared input per region, as TVM's own tests annotate such chains.
-    if (!t.empty() && boundary) w_begin = ir::compiler_begin(x, t);
-    ir::Expr w = t.empty() ? ir::Expr(x) : w_begin;
-    prev = ir::CallNode::make(ir::Op::kAdd, {in, w});
-    prev_target = t;
-  }
-  if (!prev_target.empty()) prev = ir::compiler_end(prev, prev_target);
-  ir::Module m;
-  m.add("main", ir::FunctionNode::make({x}, prev));
-  return m;
-}
-
-constexpr int kLongChain = 100000;
-
-TEST(LongGraphs, OneRegionOfAHundredThousandOpsPassesEveryStage) {
-  const ir::Module m = annotated_chain(kLongChain, false, [](int) { return std::string("a"); });
-  const Stages stages = run_passes(m);
-  ASSERT_EQ(stages.at(aot::Stage::kPartition).size(), 2u);
-  const ir::Function& outlined = stages.at(aot::Stage::kPartition).functions()[1].second;
-  EXPECT_EQ(outlined->params().size(), 1u);  // x, entering through two begins
-  EXPECT_EQ(count_calls(outlined->body()), static_cast<std::size_t>(kLongChain));
-  EXPECT_EQ(count_calls(stages.output().main()->body()), 1u);
-}
-
-TEST(LongGraphs, AlternatingTargetsMergeOnlyWhatRestrictionsAllow) {
-  // a, a, b, a, a, b, ...: each pair of a's merges; the b between pairs keeps them apart.
-  const ir::Module m =
-      annotated_chain(kLongChain, true, [](int i) { return std::string(i % 3 == 2 ? "b" : "a"); });
-  const Stages stages = run_passes(m);
-  const std::size_t regions = static_cast<std::size_t>((kLongChain + 2) / 3 + (kLongChain + 1) / 3);
-  EXPECT_EQ(stages.at(aot::Stage::kPartition).size(), 1 + regions);
-  EXPECT_EQ(count_calls(stages.output().main()->body()), regions);
-}
-
-TEST(LongGraphs, AHostChainFusesIntoKernelsOfTvmsMaximumSize) {
-  const Stages stages = run_passes(host_chain(kLongChain));
-  // Runs of 256 adds (kDefaultMaxFuseDepth), the last one shorter.
-  EXPECT_EQ(count_calls(stages.output().main()->body()),
-            static_cast<std::size_t>((kLongChain + 255) / 256));
-  // Three distinct kernels: the first run (add(%x, %x) first: one parameter), the full runs after
-  // it (two parameters) and the shorter last run.
-  KernelNames names(stages.output(), "default");
-  EXPECT_EQ(names.kernels().size(), 3u);
-}
-
-TEST(LongGraphs, HostOpsBetweenRegionsStayApart) {
-  // One function per region makes this the slowest shape (verify() walks every function), so
-  // it is shorter; the depth of the other long graphs already covers the stack.
-  constexpr int kOps = 20000;
-  const ir::Module m =
-      annotated_chain(kOps, true, [](int i) { return std::string(i % 2 ? "" : "a"); });
-  const Stages stages = run_passes(m);
-  EXPECT_EQ(stages.at(aot::Stage::kPartition).size(), 1 + static_cast<std::size_t>(kOps / 2));
-  EXPECT_EQ(count_calls(stages.output().main()->body()), static_cast<std::size_t>(kOps));
 }
 
 }  // namespace

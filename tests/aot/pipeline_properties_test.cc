@@ -39,8 +39,9 @@ generator::GenPolicy drawn_policy() {
 
 // Runs one graph through both pipelines. Returns an error message, or "" when every stage agrees.
 // The merge pipeline may refuse a graph whose merge would make a cyclic region (a host path the
-// merge cannot see, DESIGN.md §4): the generator's merge_safe knob avoids direct host paths but
-// not every path through another region, and TVM would hang on those. Refusals are counted.
+// merge cannot see, docs/design.md, "MergeCompilerRegions"): the generator's merge_safe knob avoids
+// direct host paths but not every path through another region, and TVM would hang on those.
+// Refusals are counted.
 std::string check_graph(const ir::Module& m, std::uint64_t input_seed, int& refused) {
   const auto inputs = reference::make_inputs(m.main(), input_seed);
   const reference::Value expected = reference::run_main(m, inputs);

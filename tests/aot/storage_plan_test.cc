@@ -7,14 +7,14 @@
 
 #include "aot/codegen_error.h"
 #include "aot/storage_plan.h"
-#include "tests/aot/codegen_test_support.h"
+#include "tests/support/modules.h"
 
 namespace aotfuzz::aot {
 namespace {
 
-using codegen_testing::fused_of;
-using codegen_testing::parse_fused;
-using codegen_testing::seed_annotated;
+using test_support::fused_of;
+using test_support::parse_verified;
+using test_support::seed_9036;
 
 constexpr const char* kT = "Tensor[(4, 4), float32]";
 
@@ -96,7 +96,7 @@ bool no_buffer_overwritten_before_read(const StoragePlan& plan) {
 }
 
 TEST(StoragePlan, GivesEachFlattenedResultItsOwnStorageAndATupleArgumentEveryField) {
-  const ir::Module fused = fused_of(seed_annotated());
+  const ir::Module fused = fused_of(seed_9036());
   const StoragePlan plan = plan_storage(fused.main());
   ASSERT_EQ(plan.inputs.size(), 3u);
   ASSERT_EQ(plan.outputs.size(), 1u);
@@ -127,7 +127,7 @@ TEST(StoragePlan, GivesEachFlattenedResultItsOwnStorageAndATupleArgumentEveryFie
 }
 
 TEST(StoragePlan, ReuseNeedsFewerBuffersOnAChainThanOneBufferPerTensor) {
-  const ir::Module m = parse_fused(chain_module());
+  const ir::Module m = parse_verified(chain_module());
   StorageOptions no_reuse;
   no_reuse.reuse = false;
   const StoragePlan plain = plan_storage(m.main(), no_reuse);
@@ -142,7 +142,7 @@ TEST(StoragePlan, ReuseNeedsFewerBuffersOnAChainThanOneBufferPerTensor) {
 }
 
 TEST(StoragePlan, NeverReusesABufferWhileItsTensorIsStillRead) {
-  const ir::Module m = parse_fused(diamond_module());
+  const ir::Module m = parse_verified(diamond_module());
   const StoragePlan plan = plan_storage(m.main());
   EXPECT_TRUE(no_buffer_overwritten_before_read(plan));
   // `a` (step 0) is read by the last step: nothing else may share its buffer.
@@ -152,7 +152,7 @@ TEST(StoragePlan, NeverReusesABufferWhileItsTensorIsStillRead) {
 }
 
 TEST(StoragePlan, ReuseLiveStorageBugReusesABufferThatIsStillRead) {
-  const ir::Module m = parse_fused(diamond_module());
+  const ir::Module m = parse_verified(diamond_module());
   StorageOptions options;
   options.bugs.enable(Bug::kReuseLiveStorage);
   const StoragePlan plan = plan_storage(m.main(), options);
@@ -162,7 +162,7 @@ TEST(StoragePlan, ReuseLiveStorageBugReusesABufferThatIsStillRead) {
 
 TEST(StoragePlan, IntermediatesNeverGoIntoInputOrOutputBuffers) {
   for (const std::string& text : {chain_module(), diamond_module(), two_outputs_module()}) {
-    const StoragePlan plan = plan_storage(parse_fused(text).main());
+    const StoragePlan plan = plan_storage(parse_verified(text).main());
     for (std::size_t s = 0; s + 1 < plan.steps.size(); ++s) {
       for (const auto& r : plan.steps[s].results) {
         // Only the values main returns live in output buffers.
@@ -178,7 +178,7 @@ TEST(StoragePlan, IntermediatesNeverGoIntoInputOrOutputBuffers) {
 }
 
 TEST(StoragePlan, IntermediateInOutputBugPlacesALiveIntermediateInALaterOutput) {
-  const ir::Module m = parse_fused(two_outputs_module());
+  const ir::Module m = parse_verified(two_outputs_module());
   const StoragePlan good = plan_storage(m.main());
   EXPECT_EQ(good.steps[0].results[0].buffer.kind, BufferKind::kIntermediate);
   StorageOptions options;
@@ -193,7 +193,7 @@ TEST(StoragePlan, IntermediateInOutputBugPlacesALiveIntermediateInALaterOutput) 
 }
 
 TEST(StoragePlan, RepeatedAndPassThroughOutputsBecomeCopies) {
-  const ir::Module m = parse_fused(repeated_outputs_module());
+  const ir::Module m = parse_verified(repeated_outputs_module());
   const StoragePlan plan = plan_storage(m.main());
   ASSERT_EQ(plan.outputs.size(), 3u);
   EXPECT_EQ(plan.steps[0].results[0].buffer, (BufferRef{BufferKind::kOutput, 0}));
@@ -205,7 +205,7 @@ TEST(StoragePlan, RepeatedAndPassThroughOutputsBecomeCopies) {
 }
 
 TEST(StoragePlan, DroppedDuplicateOutputBugOmitsTheCopyOfTheRepeat) {
-  const ir::Module m = parse_fused(repeated_outputs_module());
+  const ir::Module m = parse_verified(repeated_outputs_module());
   StorageOptions options;
   options.bugs.enable(Bug::kDroppedDuplicateOutput);
   const StoragePlan plan = plan_storage(m.main(), options);
@@ -215,11 +215,11 @@ TEST(StoragePlan, DroppedDuplicateOutputBugOmitsTheCopyOfTheRepeat) {
 
 TEST(StoragePlan, FlattensTupleParametersAndTupleResults) {
   const std::string tt = std::string("(") + kT + ", " + kT + ")";
-  const ir::Module m = parse_fused(std::string("def @main(%t: ") + tt + ", %z: " + kT + ") {\n" +
-                                   "  %0 = fn (%p0: " + tt + ", %p1: " + kT +
-                                   ", Primitive=1) { %1 = %p0.1; %2 = add(%1, %p1); (%2, %p1) "
-                                   "};\n" +
-                                   "  %3 = %0(%t, %z);\n" + "  (%3, %t)\n}\n");
+  const ir::Module m = parse_verified(std::string("def @main(%t: ") + tt + ", %z: " + kT + ") {\n" +
+                                      "  %0 = fn (%p0: " + tt + ", %p1: " + kT +
+                                      ", Primitive=1) { %1 = %p0.1; %2 = add(%1, %p1); (%2, %p1) "
+                                      "};\n" +
+                                      "  %3 = %0(%t, %z);\n" + "  (%3, %t)\n}\n");
   const StoragePlan plan = plan_storage(m.main());
   ASSERT_EQ(plan.inputs.size(), 3u);
   ASSERT_EQ(plan.outputs.size(), 4u);
@@ -237,7 +237,7 @@ TEST(StoragePlan, FlattensTupleParametersAndTupleResults) {
 
 TEST(StoragePlan, WorkspaceOffsetsAreAlignedAndDoNotOverlap) {
   const std::string small = "Tensor[(3), int8]";
-  const ir::Module m = parse_fused(
+  const ir::Module m = parse_verified(
       std::string("def @main(%x: ") + small + ", %y: " + kT + ") {\n" + "  %0 = fn (%p0: " + small +
       ", Primitive=1) { add(%p0, %p0) };\n" +                            //
       "  %1 = %0(%x);\n" +                                               //
@@ -262,9 +262,9 @@ TEST(StoragePlan, WorkspaceOffsetsAreAlignedAndDoNotOverlap) {
 }
 
 TEST(StoragePlan, PlansAreDeterministic) {
-  const ir::Module m = parse_fused(diamond_module());
+  const ir::Module m = parse_verified(diamond_module());
   const StoragePlan a = plan_storage(m.main());
-  const StoragePlan b = plan_storage(parse_fused(diamond_module()).main());
+  const StoragePlan b = plan_storage(parse_verified(diamond_module()).main());
   ASSERT_EQ(a.steps.size(), b.steps.size());
   for (std::size_t s = 0; s < a.steps.size(); ++s) {
     for (std::size_t r = 0; r < a.steps[s].results.size(); ++r) {
@@ -275,7 +275,7 @@ TEST(StoragePlan, PlansAreDeterministic) {
 }
 
 TEST(StoragePlan, RejectsAnOperatorCalledDirectlyInMain) {
-  const ir::Module m = parse_fused(std::string("def @main(%x: ") + kT + ") { add(%x, %x) }\n");
+  const ir::Module m = parse_verified(std::string("def @main(%x: ") + kT + ") { add(%x, %x) }\n");
   try {
     plan_storage(m.main());
     FAIL() << "expected CodegenError";
@@ -287,7 +287,7 @@ TEST(StoragePlan, RejectsAnOperatorCalledDirectlyInMain) {
 TEST(StoragePlan, RejectsANonPowerOfTwoAlignment) {
   StorageOptions options;
   options.alignment = 24;
-  EXPECT_THROW(plan_storage(parse_fused(chain_module()).main(), options), CodegenError);
+  EXPECT_THROW(plan_storage(parse_verified(chain_module()).main(), options), CodegenError);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -15,7 +16,7 @@
 #include "ir/printer.h"
 #include "ir/structural.h"
 #include "oracle/tempdir.h"
-#include "tests/fuzz/test_support.h"
+#include "tests/support/files.h"
 
 namespace aotfuzz::fuzz {
 namespace {
@@ -167,11 +168,11 @@ TEST(Campaign, FindingIsBundledAtomicallyAndAResumedCampaignAddsNoDuplicate) {
     EXPECT_TRUE(fs::exists(bundle / name)) << name;
   }
   EXPECT_TRUE(fs::exists(bundle / "c" / "main.c"));
-  EXPECT_EQ(testing::read_text((bundle / "replay.txt").string()), f.replay + "\n");
+  EXPECT_EQ(test_support::read_text((bundle / "replay.txt").string()), f.replay + "\n");
   EXPECT_NE(f.replay.find("aotfuzz run " + (bundle / "reduced.relay").string()), std::string::npos);
   EXPECT_NE(f.replay.find("--inject tuple-arg-first-field"), std::string::npos);
   // The reduced file carries its origin and both regression expectations.
-  const std::string reduced = testing::read_text((bundle / "reduced.relay").string());
+  const std::string reduced = test_support::read_text((bundle / "reduced.relay").string());
   EXPECT_NE(reduced.find("// origin: aotfuzz fuzz --seed 1, case " + std::to_string(f.case_index)),
             std::string::npos);
   auto lines = parse_replay_lines(reduced, "reduced.relay");
@@ -228,7 +229,8 @@ TEST(Campaign, FindingsDoNotDependOnTheNumberOfJobs) {
     CampaignResult r = run_campaign(o);
     for (const auto& f : r.findings) {
       by_jobs[run][f.signature] = {
-          f.case_index, testing::read_text((fs::path(f.bundle_dir) / "reduced.relay").string())};
+          f.case_index,
+          test_support::read_text((fs::path(f.bundle_dir) / "reduced.relay").string())};
     }
   }
   EXPECT_FALSE(by_jobs[0].empty());

@@ -1,11 +1,12 @@
 // Unit tests for the JUnit XML report: escaping, totals, and well-formedness as judged by an XML
 // parser (Python's xml.dom.minidom).
 #include <gtest/gtest.h>
+#include <fstream>
 
 #include "fuzz/junit.h"
 #include "fuzz/junit_suites.h"
 #include "oracle/tempdir.h"
-#include "tests/fuzz/test_support.h"
+#include "tests/support/processes.h"
 
 namespace aotfuzz::fuzz {
 namespace {
@@ -31,7 +32,7 @@ TEST(JUnit, ReportIsWellFormedXmlWithTheRightTotals) {
   oracle::TempDir dir("aotfuzz-junit-test");
   const std::string path = dir.file("report.xml").string();
   std::ofstream(path) << xml;
-  auto r = testing::python(
+  auto r = test_support::python(
       {"-c",
        "import sys, xml.dom.minidom as m\n"
        "d = m.parse(sys.argv[1])\n"

@@ -7,14 +7,15 @@
 #include "fuzz/replay.h"
 #include "ir/printer.h"
 #include "oracle/verdict.h"
-#include "tests/fuzz/test_support.h"
+#include "tests/support/files.h"
+#include "tests/support/modules.h"
 
 namespace aotfuzz::fuzz {
 namespace {
 
-using testing::load;
-using testing::read_text;
-using testing::source_path;
+using test_support::load;
+using test_support::read_text;
+using test_support::source_path;
 
 const char* const kSeed = "corpus/seed/tvm_9036_annotated.relay";
 

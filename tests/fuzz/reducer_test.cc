@@ -16,13 +16,13 @@
 #include "oracle/oracle.h"
 #include "reference/inputs.h"
 #include "reference/interpreter.h"
-#include "tests/fuzz/test_support.h"
+#include "tests/support/modules.h"
 
 namespace aotfuzz::fuzz {
 namespace {
 
-using testing::load;
-using testing::parse;
+using test_support::load;
+using test_support::parse_verified;
 
 bool has_op(const ir::Module& m, ir::Op op) {
   for (const auto& n : ir::post_order(m.main()->body())) {
@@ -86,7 +86,7 @@ TEST(Reducer, EveryCandidateVerifiesAndStrictlyLowersComplexity) {
 }
 
 TEST(Reducer, DropTupleFieldRenumbersTheTupleGetItemsAndKeepsTheValue) {
-  ir::Module m = parse(R"(
+  ir::Module m = parse_verified(R"(
 def @main(%x: Tensor[(2), float32], %y: Tensor[(2), float32]) {
   %0 = add(%x, %y);
   %1 = add(%x, %x);

@@ -1,10 +1,11 @@
 // Unit tests for replay lines: their syntax, the flags they carry (the same as `aotfuzz run`),
 // signature matching, and replaying files against them.
 #include <gtest/gtest.h>
+#include <fstream>
 
 #include "fuzz/replay.h"
 #include "oracle/tempdir.h"
-#include "tests/fuzz/test_support.h"
+#include "tests/support/files.h"
 
 namespace aotfuzz::fuzz {
 namespace {
@@ -144,7 +145,7 @@ TEST(Replay, InjectedBugLineAndFixedPipelineLineBothHold) {
   const std::string text =
       "// replay: --merge --inject tuple-arg-first-field => arity:codegen:kernel\n"
       "// replay: --merge => pass\n" +
-      testing::read_text(testing::source_path("corpus/seed/tvm_9036_annotated.relay"));
+      test_support::read_text(test_support::source_path("corpus/seed/tvm_9036_annotated.relay"));
   auto r = replay_file(write_temp(dir, "seed.relay", text));
   EXPECT_TRUE(r.ok()) << r.failure_text();
   EXPECT_EQ(r.runs.size(), 2u);

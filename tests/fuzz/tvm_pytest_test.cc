@@ -1,12 +1,14 @@
 // Unit tests for the TVM pytest writer: the files it writes compile with `python3 -m py_compile`
 // and say what the repro needs (graph, merge, partition, AoT options).
 #include <gtest/gtest.h>
+#include <fstream>
 
 #include "fuzz/tvm_pytest.h"
 #include "generator/builder.h"
 #include "generator/policy.h"
 #include "oracle/tempdir.h"
-#include "tests/fuzz/test_support.h"
+#include "tests/support/modules.h"
+#include "tests/support/processes.h"
 
 namespace aotfuzz::fuzz {
 namespace {
@@ -20,7 +22,7 @@ std::string py_compile(const std::vector<std::string>& sources) {
     std::ofstream(path, std::ios::binary) << sources[i];
     args.push_back(path);
   }
-  auto r = testing::python(args);
+  auto r = test_support::python(args);
   if (r.exited_ok()) return "";
   return r.describe() + " " + r.message + "\n" + r.stderr_text;
 }
@@ -32,7 +34,7 @@ std::size_t count(const std::string& text, const std::string& what) {
 }
 
 TEST(TvmPytest, SeedGraphBecomesACompilingTestInTheStyleOfTestByocMicrotvm) {
-  ir::Module m = testing::load("corpus/seed/tvm_9036_annotated.relay");
+  ir::Module m = test_support::load("corpus/seed/tvm_9036_annotated.relay");
   oracle::CaseOptions o;
   PytestInfo info;
   info.name = "tvm_9036";
@@ -59,7 +61,7 @@ TEST(TvmPytest, SeedGraphBecomesACompilingTestInTheStyleOfTestByocMicrotvm) {
 }
 
 TEST(TvmPytest, OptionsSelectInterfaceApiAndMerging) {
-  ir::Module m = testing::load("corpus/seed/tvm_9036_annotated.relay");
+  ir::Module m = test_support::load("corpus/seed/tvm_9036_annotated.relay");
   oracle::CaseOptions o;
   o.aot.merge = false;
   o.aot.mod_name = "my_mod";
@@ -74,7 +76,7 @@ TEST(TvmPytest, OptionsSelectInterfaceApiAndMerging) {
 }
 
 TEST(TvmPytest, TupleParametersAndAwkwardNamesStillCompile) {
-  ir::Module m = testing::parse(R"(
+  ir::Module m = test_support::parse_verified(R"(
 def @main(%t: (Tensor[(2), float32], (Tensor[(2), float32], Tensor[(2), float32])), %v0: Tensor[(2), float32], %lambda: Tensor[(2), float32]) {
   %0 = %t.1;
   %1 = %0.0;
@@ -110,7 +112,7 @@ TEST(TvmPytest, GeneratedGraphsAllCompile) {
 }
 
 TEST(TvmPytest, RejectsPartitionedModules) {
-  ir::Module m = testing::load("corpus/seed/tvm_9036_partitioned.relay");
+  ir::Module m = test_support::load("corpus/seed/tvm_9036_partitioned.relay");
   EXPECT_THROW(tvm_pytest(m, oracle::CaseOptions{}), PytestError);
 }
 

@@ -13,28 +13,15 @@
 #include "ir/printer.h"
 #include "ir/rng.h"
 #include "ir/verify.h"
+#include "tests/support/files.h"
 
 namespace aotfuzz::ir {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  EXPECT_TRUE(in.good()) << "cannot open " << path;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::vector<fs::path> conformance_files() {
-  std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(fs::path(AOTFUZZ_SHARED_DIR) / "conformance")) {
-    if (entry.path().extension() == ".relay") files.push_back(entry.path());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
+using test_support::conformance_files;
+using test_support::read_text;
 
 // Grammar fragments worth splicing in: keywords, sigils, brackets, numbers at the limits,
 // comment and string delimiters, and bytes the lexer must reject.

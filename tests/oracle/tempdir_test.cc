@@ -4,17 +4,18 @@
 #include <filesystem>
 
 #include "oracle/tempdir.h"
-#include "tests/oracle/test_support.h"
+#include "tests/support/files.h"
+#include "tests/support/processes.h"
 
 namespace aotfuzz::oracle {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::count_entries;
-using testing::write_file;
+using test_support::count_entries;
+using test_support::write_file;
 
 TEST(TempDir, IsCreatedUniquelyUnderTmpdirWithThePrefix) {
-  testing::ScopedTmpdir tmp;
+  test_support::ScopedTmpdir tmp;
   EXPECT_EQ(temp_root(), tmp.path());
   TempDir a("case");
   TempDir b("case");
@@ -26,7 +27,7 @@ TEST(TempDir, IsCreatedUniquelyUnderTmpdirWithThePrefix) {
 }
 
 TEST(TempDir, IsRemovedWithItsContentsOnDestruction) {
-  testing::ScopedTmpdir tmp;
+  test_support::ScopedTmpdir tmp;
   fs::path where;
   {
     TempDir dir;
@@ -41,7 +42,7 @@ TEST(TempDir, IsRemovedWithItsContentsOnDestruction) {
 }
 
 TEST(TempDir, KeepLeavesItOnDisk) {
-  testing::ScopedTmpdir tmp;
+  test_support::ScopedTmpdir tmp;
   fs::path where;
   {
     TempDir dir;
@@ -54,7 +55,7 @@ TEST(TempDir, KeepLeavesItOnDisk) {
 }
 
 TEST(TempDir, MovingTransfersOwnership) {
-  testing::ScopedTmpdir tmp;
+  test_support::ScopedTmpdir tmp;
   TempDir a;
   fs::path where = a.path();
   TempDir b(std::move(a));
@@ -69,7 +70,7 @@ TEST(TempDir, MovingTransfersOwnership) {
 }
 
 TEST(TempDir, AnUnusableTmpdirThrows) {
-  testing::ScopedTmpdir tmp;
+  test_support::ScopedTmpdir tmp;
   ::setenv("TMPDIR", "/nonexistent/aotfuzz/tmp", 1);
   EXPECT_THROW(TempDir(), std::system_error);
 }

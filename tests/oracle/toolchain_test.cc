@@ -7,14 +7,15 @@
 #include "oracle/tempdir.h"
 #include "oracle/toolchain.h"
 #include "oracle/verdict.h"
-#include "tests/oracle/test_support.h"
+#include "tests/support/files.h"
+#include "tests/support/processes.h"
 
 namespace aotfuzz::oracle {
 namespace {
 
-using testing::count_entries;
-using testing::toolchain_of;
-using testing::write_file;
+using test_support::count_entries;
+using test_support::toolchain_of;
+using test_support::write_file;
 
 constexpr const char* kHello = R"(#include <stdio.h>
 int main(int argc, char** argv) {
@@ -304,7 +305,7 @@ TEST_F(FakeCompiler, AHangingCompilerTimesOutAsAToolchainError) {
 // gcc writes temporary files; killed at the time limit it cannot clean them up, so compile()
 // gives it a private TMPDIR and removes that.
 TEST(Toolchain, CompilationsLeaveNoTemporaryFilesEvenWhenKilled) {
-  testing::ScopedTmpdir tmp;
+  test_support::ScopedTmpdir tmp;
   TempDir work("aotfuzz-test-work");  // inside tmp; counted out below
   ASSERT_EQ(count_entries(tmp.path()), 1u);
   write_file(work.file("hello.c"), kHello);

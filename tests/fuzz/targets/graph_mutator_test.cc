@@ -7,16 +7,17 @@
 #include <map>
 
 #include "fuzz/targets/graph_mutator.h"
+#include "ir/parser.h"
 #include "ir/printer.h"
 #include "oracle/plan_interpreter.h"
-#include "test_support.h"
+#include "tests/support/modules.h"
 
 namespace aotfuzz {
 namespace {
 
 using fuzz::targets::GraphMutation;
-using fuzz_targets_testing::annotated_corpus;
-using fuzz_targets_testing::generated;
+using test_support::annotated_corpus;
+using test_support::generated;
 
 void expect_round_trips(const ir::Module& m) {
   ir::verify(m);

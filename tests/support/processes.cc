@@ -1,49 +1,16 @@
-// Shared helpers for the oracle tests: compilers, a multi-purpose child program, temp dirs.
-#pragma once
+#include "tests/support/processes.h"
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
-#include <optional>
-#include <string>
 
-#include "oracle/tempdir.h"
-#include "oracle/toolchain.h"
+namespace aotfuzz::test_support {
 
-namespace aotfuzz::oracle::testing {
+namespace {
 
-/// The compiler of `kind`, looked up once per test binary.
-inline const std::optional<Toolchain>& toolchain_of(CompilerKind kind) {
-  static const std::optional<Toolchain> kTcc = find_toolchain(CompilerKind::kTcc);
-  static const std::optional<Toolchain> kGcc = find_toolchain(CompilerKind::kGcc);
-  static const std::optional<Toolchain> kClang = find_toolchain(CompilerKind::kClang);
-  switch (kind) {
-    case CompilerKind::kTcc:
-      return kTcc;
-    case CompilerKind::kGcc:
-      return kGcc;
-    case CompilerKind::kClang:
-      break;
-  }
-  return kClang;
-}
-
-inline void write_file(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  ASSERT_TRUE(out.good()) << path;
-}
-
-inline std::size_t count_entries(const std::filesystem::path& dir) {
-  std::size_t n = 0;
-  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++n;
-  return n;
-}
-
-/// A C program whose behaviour is chosen by argv[1]; the process tests run it.
-inline constexpr const char* kChildSource = R"(#define _GNU_SOURCE
+constexpr const char* kChildSource = R"(#define _GNU_SOURCE
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,16 +120,52 @@ int main(int argc, char** argv) {
 }
 )";
 
-/// kChildSource compiled once per test binary with the default compiler; its directory lives
-/// until the binary exits.
-inline const std::string& child_program() {
-  static TempDir dir("aotfuzz-test-child");
+}  // namespace
+
+const std::optional<oracle::Toolchain>& toolchain_of(oracle::CompilerKind kind) {
+  static const std::optional<oracle::Toolchain> kTcc =
+      oracle::find_toolchain(oracle::CompilerKind::kTcc);
+  static const std::optional<oracle::Toolchain> kGcc =
+      oracle::find_toolchain(oracle::CompilerKind::kGcc);
+  static const std::optional<oracle::Toolchain> kClang =
+      oracle::find_toolchain(oracle::CompilerKind::kClang);
+  switch (kind) {
+    case oracle::CompilerKind::kTcc:
+      return kTcc;
+    case oracle::CompilerKind::kGcc:
+      return kGcc;
+    case oracle::CompilerKind::kClang:
+      break;
+  }
+  return kClang;
+}
+
+oracle::RunResult python(const std::vector<std::string>& args) {
+  auto exe = oracle::find_in_path("python3");
+  if (!exe) {
+    oracle::RunResult r;
+    r.message = "python3 is not installed (scripts/setup.sh installs it)";
+    return r;
+  }
+  std::vector<std::string> argv{*exe};
+  argv.insert(argv.end(), args.begin(), args.end());
+  oracle::RunLimits limits;
+  limits.timeout = std::chrono::seconds(60);
+  limits.address_space = 0;
+  return oracle::run_process(argv, limits);
+}
+
+const std::string& child_program() {
+  static oracle::TempDir dir("aotfuzz-test-child");
   static std::string exe = [] {
-    auto tc = default_toolchain();
-    if (!tc) return std::string();
+    auto tc = oracle::default_toolchain();
+    if (!tc) {
+      ADD_FAILURE() << "no C compiler for the child program";
+      return std::string();
+    }
     std::ofstream(dir.file("child.c")) << kChildSource;
     std::string out = dir.file("child").string();
-    CompileResult r = compile(*tc, {dir.file("child.c").string()}, out);
+    oracle::CompileResult r = oracle::compile(*tc, {dir.file("child.c").string()}, out);
     if (!r.ok()) {
       ADD_FAILURE() << "cannot build the child program: " << r.message << "\n" << r.diagnostics;
       return std::string();
@@ -172,26 +175,18 @@ inline const std::string& child_program() {
   return exe;
 }
 
-/// Points $TMPDIR at a fresh, empty directory for the lifetime of the object.
-class ScopedTmpdir {
- public:
-  ScopedTmpdir() : dir_("aotfuzz-test-tmpdir") {
-    const char* old = std::getenv("TMPDIR");
-    if (old != nullptr) old_ = old;
-    ::setenv("TMPDIR", dir_.path().c_str(), 1);
-  }
-  ~ScopedTmpdir() {
-    if (old_) {
-      ::setenv("TMPDIR", old_->c_str(), 1);
-    } else {
-      ::unsetenv("TMPDIR");
-    }
-  }
-  const std::filesystem::path& path() const { return dir_.path(); }
+ScopedTmpdir::ScopedTmpdir() : dir_("aotfuzz-test-tmpdir") {
+  const char* old = std::getenv("TMPDIR");
+  if (old != nullptr) old_ = old;
+  ::setenv("TMPDIR", dir_.path().c_str(), 1);
+}
 
- private:
-  TempDir dir_;
-  std::optional<std::string> old_;
-};
+ScopedTmpdir::~ScopedTmpdir() {
+  if (old_) {
+    ::setenv("TMPDIR", old_->c_str(), 1);
+  } else {
+    ::unsetenv("TMPDIR");
+  }
+}
 
-}  // namespace aotfuzz::oracle::testing
+}  // namespace aotfuzz::test_support

@@ -6,14 +6,14 @@
 #include "aot/executor_program.h"
 #include "aot/storage_plan.h"
 #include "oracle/static_arity.h"
-#include "test_support.h"
+#include "tests/support/modules.h"
 
 namespace aotfuzz {
 namespace {
 
-using fuzz_targets_testing::fused_of;
-using fuzz_targets_testing::generated;
-using fuzz_targets_testing::seed_9036;
+using test_support::fused_of;
+using test_support::generated;
+using test_support::seed_9036;
 
 aot::Options with_bug(aot::Bug bug, aot::Options o = {}) {
   o.bugs.enable(bug);

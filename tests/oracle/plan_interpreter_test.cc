@@ -10,14 +10,14 @@
 #include "oracle/toolchain.h"
 #include "reference/inputs.h"
 #include "reference/interpreter.h"
-#include "test_support.h"
+#include "tests/support/modules.h"
 
 namespace aotfuzz {
 namespace {
 
-using fuzz_targets_testing::fused_of;
-using fuzz_targets_testing::generated;
-using fuzz_targets_testing::seed_9036;
+using test_support::fused_of;
+using test_support::generated;
+using test_support::seed_9036;
 
 oracle::CaseOptions case_with(std::optional<aot::Bug> bug, bool merge = true,
                               bool unpacked = false) {

@@ -1,0 +1,40 @@
+// Test support: C compilers and processes (python3, a configurable child program, $TMPDIR).
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "oracle/process.h"
+#include "oracle/tempdir.h"
+#include "oracle/toolchain.h"
+
+namespace aotfuzz::test_support {
+
+/// The compiler of `kind`, looked up once per test binary.
+const std::optional<oracle::Toolchain>& toolchain_of(oracle::CompilerKind kind);
+
+/// Runs python3 with `args` (60 s limit); a result with a message when python3 is missing.
+oracle::RunResult python(const std::vector<std::string>& args);
+
+/// A C program whose behaviour is chosen by argv[1] (exit codes, signals, output floods, limits,
+/// environment, ...), compiled once per test binary with the default compiler; empty (and the
+/// current test failed) when that is impossible. The process tests run it.
+const std::string& child_program();
+
+/// Points $TMPDIR at a fresh, empty directory for the lifetime of the object.
+class ScopedTmpdir {
+ public:
+  ScopedTmpdir();
+  ~ScopedTmpdir();
+  ScopedTmpdir(const ScopedTmpdir&) = delete;
+  ScopedTmpdir& operator=(const ScopedTmpdir&) = delete;
+  const std::filesystem::path& path() const { return dir_.path(); }
+
+ private:
+  oracle::TempDir dir_;
+  std::optional<std::string> old_;
+};
+
+}  // namespace aotfuzz::test_support
