@@ -9,6 +9,7 @@
 #include "fuzz/targets/graph_mutator.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
+#include "ir/verify.h"
 #include "oracle/plan_interpreter.h"
 #include "tests/support/modules.h"
 
