@@ -342,6 +342,80 @@ std::string RunResult::describe() const {
   return "unknown";
 }
 
+namespace {
+
+// The CPU limit a run gets: the given one, else the wall-clock limit rounded up plus a second.
+std::uint64_t cpu_limit_seconds(const RunLimits& limits) {
+  if (limits.cpu_seconds != 0) return limits.cpu_seconds;
+  return static_cast<std::uint64_t>((limits.timeout.count() + 999) / 1000) + 1;
+}
+
+// The resource limits the child sets on itself before exec.
+void add_resource_limits(ChildSetup& setup, const RunLimits& limits) {
+  const std::uint64_t cpu = cpu_limit_seconds(limits);
+  setup.limits[setup.num_limits++] = {RLIMIT_CORE, 0, 0};
+  // The soft CPU limit raises SIGXCPU; the hard one, a second later, SIGKILL.
+  setup.limits[setup.num_limits++] = {RLIMIT_CPU, static_cast<rlim_t>(cpu),
+                                      static_cast<rlim_t>(cpu + 1)};
+  if (limits.address_space != 0) {
+    auto v = static_cast<rlim_t>(limits.address_space);
+    setup.limits[setup.num_limits++] = {RLIMIT_AS, v, v};
+  }
+  if (limits.file_size != 0) {
+    auto v = static_cast<rlim_t>(limits.file_size);
+    setup.limits[setup.num_limits++] = {RLIMIT_FSIZE, v, v};
+  }
+  if (limits.processes != 0) {
+    auto v = static_cast<rlim_t>(limits.processes);
+    setup.limits[setup.num_limits++] = {RLIMIT_NPROC, v, v};
+  }
+}
+
+// Starts `exe` with `args`; the child's pid, or -1 with `message` saying why not.
+pid_t launch_child(const std::string& exe, const std::vector<std::string>& args,
+                   bp::environment& env, ChildSetup& setup, std::string& message) {
+  pid_t pid = -1;
+  {
+    std::lock_guard<std::mutex> lock(launch_mutex());
+    // With an error_code Boost.Process reports launch failures there and calls on_error
+    // handlers (which reap the failed child) instead of throwing past them.
+    std::error_code ec;
+    try {
+      bp::child child(bp::exe = exe, bp::args = args, env, bp::std_in < bp::null, setup, ec);
+      if (!ec && child.valid()) {
+        pid = child.id();
+        // From here on the pid is ours to wait for, not Boost's (its destructor would kill it).
+        child.detach();
+      }
+    } catch (const std::exception& e) {
+      message = e.what();
+    }
+    if (ec) message = "cannot execute '" + exe + "': " + ec.message();
+  }
+  return pid;
+}
+
+// How a reaped child ended, into `result`.
+void set_exit_status(RunResult& result, int status, bool timed_out, const RunLimits& limits) {
+  if (timed_out) {
+    result.kind = ExitKind::kTimedOut;
+    result.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    result.message = "wall-clock limit of " + std::to_string(limits.timeout.count()) + " ms";
+  } else if (WIFEXITED(status)) {
+    result.kind = ExitKind::kExited;
+    result.exit_code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU) {
+    result.kind = ExitKind::kTimedOut;
+    result.signal = SIGXCPU;
+    result.message = "CPU limit of " + std::to_string(cpu_limit_seconds(limits)) + " s";
+  } else if (WIFSIGNALED(status)) {
+    result.kind = ExitKind::kSignaled;
+    result.signal = WTERMSIG(status);
+  }
+}
+
+}  // namespace
+
 RunResult run_process(const std::vector<std::string>& argv, const RunLimits& limits) {
   if (argv.empty() || argv[0].empty()) throw std::invalid_argument("run_process: empty argv");
   RunResult result;
@@ -371,47 +445,13 @@ RunResult run_process(const std::vector<std::string>& argv, const RunLimits& lim
   setup.out_sink = out_write.get();
   setup.err_sink = err_write.get();
   if (!limits.working_dir.empty()) setup.working_dir = limits.working_dir.c_str();
-  std::uint64_t cpu = limits.cpu_seconds;
-  if (cpu == 0) cpu = static_cast<std::uint64_t>((limits.timeout.count() + 999) / 1000) + 1;
-  setup.limits[setup.num_limits++] = {RLIMIT_CORE, 0, 0};
-  // The soft CPU limit raises SIGXCPU; the hard one, a second later, SIGKILL.
-  setup.limits[setup.num_limits++] = {RLIMIT_CPU, static_cast<rlim_t>(cpu),
-                                      static_cast<rlim_t>(cpu + 1)};
-  if (limits.address_space != 0) {
-    auto v = static_cast<rlim_t>(limits.address_space);
-    setup.limits[setup.num_limits++] = {RLIMIT_AS, v, v};
-  }
-  if (limits.file_size != 0) {
-    auto v = static_cast<rlim_t>(limits.file_size);
-    setup.limits[setup.num_limits++] = {RLIMIT_FSIZE, v, v};
-  }
-  if (limits.processes != 0) {
-    auto v = static_cast<rlim_t>(limits.processes);
-    setup.limits[setup.num_limits++] = {RLIMIT_NPROC, v, v};
-  }
+  add_resource_limits(setup, limits);
 
   bp::environment env;
   for (const auto& [key, value] : limits.env) env[key] = value;
   std::vector<std::string> args(argv.begin() + 1, argv.end());
 
-  pid_t pid = -1;
-  {
-    std::lock_guard<std::mutex> lock(launch_mutex());
-    // With an error_code Boost.Process reports launch failures there and calls on_error
-    // handlers (which reap the failed child) instead of throwing past them.
-    std::error_code ec;
-    try {
-      bp::child child(bp::exe = exe, bp::args = args, env, bp::std_in < bp::null, setup, ec);
-      if (!ec && child.valid()) {
-        pid = child.id();
-        // From here on the pid is ours to wait for, not Boost's (its destructor would kill it).
-        child.detach();
-      }
-    } catch (const std::exception& e) {
-      result.message = e.what();
-    }
-    if (ec) result.message = "cannot execute '" + exe + "': " + ec.message();
-  }
+  const pid_t pid = launch_child(exe, args, env, setup, result.message);
   out_write.reset();
   err_write.reset();
   if (pid <= 0) {
@@ -462,21 +502,7 @@ RunResult run_process(const std::vector<std::string>& argv, const RunLimits& lim
                          : "exit status unavailable (child reaped elsewhere)";
     return finish();
   }
-  if (timed_out) {
-    result.kind = ExitKind::kTimedOut;
-    result.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-    result.message = "wall-clock limit of " + std::to_string(limits.timeout.count()) + " ms";
-  } else if (WIFEXITED(status)) {
-    result.kind = ExitKind::kExited;
-    result.exit_code = WEXITSTATUS(status);
-  } else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU) {
-    result.kind = ExitKind::kTimedOut;
-    result.signal = SIGXCPU;
-    result.message = "CPU limit of " + std::to_string(cpu) + " s";
-  } else if (WIFSIGNALED(status)) {
-    result.kind = ExitKind::kSignaled;
-    result.signal = WTERMSIG(status);
-  }
+  set_exit_status(result, status, timed_out, limits);
   return finish();
 }
 
