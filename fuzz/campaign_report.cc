@@ -196,7 +196,8 @@ std::string format_summary(const CampaignResult& r, const CampaignOptions& o) {
            "; time per phase:";
     for (const auto& [name, t] : times) {
       char buf[64];
-      std::snprintf(buf, sizeof buf, " %s %.0f%%", name.c_str(), total > 0 ? 100.0 * t / total : 0.0);
+      std::snprintf(buf, sizeof buf, " %s %.0f%%", name.c_str(),
+                    total > 0 ? 100.0 * t / total : 0.0);
       out += buf;
     }
   }
@@ -204,7 +205,10 @@ std::string format_summary(const CampaignResult& r, const CampaignOptions& o) {
   for (int k = 0; k < oracle::kNumVerdictKinds; ++k) {
     const auto kind = static_cast<oracle::VerdictKind>(k);
     if (s.count(kind) == 0) continue;
-    out += " " + std::string(oracle::verdict_kind_name(kind)) + " " + std::to_string(s.count(kind));
+    out += ' ';
+    out += oracle::verdict_kind_name(kind);
+    out += ' ';
+    out += std::to_string(s.count(kind));
   }
   if (s.generator_errors) out += " (generator errors " + std::to_string(s.generator_errors) + ")";
   const double n = std::max<double>(1, static_cast<double>(s.cases));

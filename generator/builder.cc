@@ -214,8 +214,9 @@ class Builder {
     }
     const int id = static_cast<int>(values_.size());
     Value val;
-    val.expr = ir::VarNode::make("x" + std::to_string(inputs_.size()),
-                                 ir::TypeNode::tensor(std::move(shape), dtype));
+    std::string name = "x";
+    name += std::to_string(inputs_.size());
+    val.expr = ir::VarNode::make(std::move(name), ir::TypeNode::tensor(std::move(shape), dtype));
     val.input = true;
     values_.push_back(std::move(val));
     inputs_.push_back(id);

@@ -192,7 +192,11 @@ WeightList parse_weights(const Knob& k, std::string_view text) {
       bad_value(k, text, "weight of '" + std::string(name) + "' is not a number >= 0");
     if (std::string why = check_entry_name(k.list, name); !why.empty()) bad_value(k, text, why);
     for (const auto& e : out) {
-      if (e.name == name) bad_value(k, text, "'" + std::string(name) + "' is listed twice");
+      if (e.name != name) continue;
+      std::string why = "'";
+      why += name;
+      why += "' is listed twice";
+      bad_value(k, text, why);
     }
     out.push_back({std::string(name), *w});
     pos = comma + 1;
