@@ -1,6 +1,7 @@
 // File loading, error mapping, and the pipeline and policy flags shared by the subcommands.
 #include "cli/common.h"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -9,6 +10,7 @@
 #include "ir/error.h"
 #include "ir/parser.h"
 #include "ir/verify.h"
+#include "oracle/tvm_driver.h"
 
 namespace aotfuzz::cli {
 
@@ -50,6 +52,12 @@ void add_pipeline_flags(CLI::App* app, PipelineFlags& f, bool toolchain) {
   app->add_flag("--sanitize", f.sanitize, "Build the test program with ASan+UBSan (gcc/clang)");
   app->add_option("--input-seed", f.input_seed, "Seed of the input tensors");
   app->add_option("--ulp", f.ulp, "Tolerated float difference in ulps (default 0: bitwise)");
+  app->add_option("--sut", f.sut,
+                  "System under test: builtin (this project's pipeline) or tvm (Apache TVM)")
+      ->check(CLI::IsMember({"builtin", "tvm"}));
+  app->add_option("--tvm-home", f.tvm_home,
+                  "TVM tree with its build/ for --sut tvm (default $AOTFUZZ_TVM_HOME; "
+                  "scripts/tvm/build.sh prints it)");
 }
 
 oracle::CaseOptions case_options(const PipelineFlags& f) {
@@ -76,6 +84,34 @@ oracle::CaseOptions case_options(const PipelineFlags& f) {
   }
   o.input_seed = f.input_seed;
   o.max_ulp = f.ulp;
+  if (f.sut == "tvm") {
+    o.sut.kind = oracle::SutKind::kTvm;
+    std::string home = f.tvm_home.empty() ? oracle::tvm_home_from_env().value_or("") : f.tvm_home;
+    if (home.empty()) {
+      throw CommandError(kBadInput,
+                         "--sut tvm needs --tvm-home DIR or AOTFUZZ_TVM_HOME (scripts/tvm/build.sh "
+                         "builds TVM and prints the directory)");
+    }
+    std::error_code ec;
+    const auto absolute = std::filesystem::absolute(home, ec);
+    if (!ec) home = absolute.lexically_normal().string();
+    if (auto problem = oracle::tvm_home_problem(home)) throw CommandError(kBadInput, *problem);
+    if (o.aot.bugs.any()) {
+      throw CommandError(kBadInput,
+                         "--inject changes the builtin pipeline only; it has no meaning with --sut tvm");
+    }
+    if (o.compiler == oracle::CompilerKind::kTcc) {
+      throw CommandError(kBadInput, "--sut tvm builds TVM's C with gcc or clang, not tcc");
+    }
+    o.sut.tvm_home = home;
+    // One driver for the command (it starts on the first case): a reduction sends it hundreds
+    // of candidates, and TVM's import takes seconds. Campaign workers get their own.
+    oracle::TvmDriverOptions driver;
+    driver.home = home;
+    o.sut.driver = std::make_shared<oracle::TvmDriver>(driver);
+  } else if (!f.tvm_home.empty()) {
+    throw CommandError(kBadInput, "--tvm-home is for --sut tvm");
+  }
   return o;
 }
 

@@ -16,6 +16,7 @@
 #include "fuzz/campaign_report.h"
 #include "oracle/case_flow.h"
 #include "oracle/executor.h"
+#include "oracle/tvm_driver.h"
 #include "generator/builder.h"
 #include "generator/stats.h"
 #include "ir/rng.h"
@@ -50,8 +51,10 @@ class Runner {
     batch_compiler_ = opt_.base.compiler.value_or(
         opt_.base.toolchain ? opt_.base.toolchain->kind : oracle::CompilerKind::kTcc);
     // Sanitized programs and kept files need the single-program path.
+    // TVM's programs are built from TVM's files by the single-program path.
     batched_ = opt_.executor == ExecutorChoice::kBatched && !opt_.base.sanitize &&
-               !opt_.base.keep_files && oracle::batched_execution_available(batch_compiler_);
+               !opt_.base.keep_files && opt_.base.sut.kind == oracle::SutKind::kBuiltin &&
+               oracle::batched_execution_available(batch_compiler_);
   }
 
   CampaignResult run() {
@@ -105,6 +108,13 @@ class Runner {
   void worker() {
     // Each worker owns its executor (a batched one starts its own runner process).
     std::unique_ptr<oracle::Executor> executor = make_executor();
+    // With --sut tvm, each worker has its own TVM driver process.
+    std::shared_ptr<oracle::TvmDriver> driver;
+    if (opt_.base.sut.kind == oracle::SutKind::kTvm) {
+      oracle::TvmDriverOptions o;
+      o.home = opt_.base.sut.tvm_home;
+      driver = std::make_shared<oracle::TvmDriver>(o);
+    }
     // Batches start small, so that the first verdicts (and findings) come early, and grow to
     // kBatchCases, which amortizes a batch's fixed costs.
     std::uint64_t chunk = batched_ ? kFirstBatchCases : 1;
@@ -119,7 +129,7 @@ class Runner {
         for (std::uint64_t k = k0; k < k1; ++k) complete(k);
         break;
       }
-      process_chunk(k0, k1, *executor);
+      process_chunk(k0, k1, *executor, driver);
       if (batched_) chunk = std::min(kBatchCases, chunk * 2);
     }
     std::lock_guard lock(mu_);
@@ -162,7 +172,8 @@ class Runner {
 
   // Cases [k0, k1): generated and prepared in process, the compiled ones run through the
   // executor in one call, then judged and counted in case order.
-  void process_chunk(std::uint64_t k0, std::uint64_t k1, oracle::Executor& executor) {
+  void process_chunk(std::uint64_t k0, std::uint64_t k1, oracle::Executor& executor,
+                     const std::shared_ptr<oracle::TvmDriver>& driver) {
     std::vector<Item> items(k1 - k0);
     std::vector<oracle::PreparedCase> to_run;
     std::vector<std::size_t> run_item;
@@ -183,6 +194,7 @@ class Runner {
         continue;
       }
       it.gen_us = micros_since(t0);
+      if (driver) it.spec.options.sut.driver = driver;
       it.prepared = oracle::prepare_case(it.spec.module, it.spec.options, it.result);
       if (it.prepared) {
         to_run.push_back(std::move(*it.prepared));

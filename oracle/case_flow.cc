@@ -5,6 +5,7 @@
 #include "ir/error.h"
 #include "oracle/harness.h"
 #include "oracle/static_arity.h"
+#include "oracle/tvm_case.h"
 
 namespace aotfuzz::oracle {
 namespace {
@@ -81,6 +82,7 @@ Verdict judge_run(const ir::Module& annotated, const CaseOptions& options,
 
 std::optional<PreparedCase> prepare_case(const ir::Module& annotated, const CaseOptions& options,
                                          CaseResult& r, const CaseReference* reference) {
+  if (options.sut.kind == SutKind::kTvm) return prepare_tvm_case(annotated, options, r);
   auto t0 = Clock::now();
   // 1-2. The reference result of the valid input, then the passes, each verified and interpreted.
   if (!reference_and_stages(annotated, options, reference, r)) return std::nullopt;
@@ -144,6 +146,9 @@ void judge_case(const ir::Module& annotated, const CaseOptions& options,
   }
   try {
     r.verdict = judge_run(annotated, options, prepared, raw, r);
+    if (r.verdict.kind() == VerdictKind::kPass && prepared.instead_of_pass) {
+      r.verdict = *prepared.instead_of_pass;
+    }
   } catch (const ir::Error& e) {
     r.verdict = {Stage::kRun, ToolchainError{e.what()}};
   } catch (const std::exception& e) {

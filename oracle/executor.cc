@@ -61,7 +61,9 @@ RawResult run_single(const PreparedCase& c) {
   }
   CompileOptions co;
   co.include_dirs = {dir.path().string()};
-  co.defines = {"AOTFUZZ_TRACE"};
+  co.include_dirs.insert(co.include_dirs.end(), c.include_dirs.begin(), c.include_dirs.end());
+  co.defines = c.defines;
+  co.warnings_as_errors = c.warnings_as_errors;
   co.sanitize = c.sanitize;
   const std::string exe = dir.file("case").string();
   auto t1 = Clock::now();
@@ -172,7 +174,8 @@ std::string replace_runtime_include(std::string runtime) {
 
 std::vector<std::pair<std::string, std::string>> PreparedCase::program_files() const {
   auto files = sources;
-  files.emplace_back("main.c", harness_main_c(mod_name, header_name, harness_case));
+  files.emplace_back("main.c",
+                     main_c.empty() ? harness_main_c(mod_name, header_name, harness_case) : main_c);
   return files;
 }
 

@@ -40,6 +40,17 @@ struct PreparedCase {
   std::optional<Toolchain> toolchain;
   bool sanitize = false;
   bool keep_files = false;
+  /// main.c when set (TVM's programs: the harness over TVM's runtime headers); else
+  /// harness_main_c of the builtin pipeline's runtime.
+  std::string main_c;
+  /// How the single program is compiled beyond its own files (TVM's: the standalone CRT's
+  /// include directory, TVM's code not held to -Werror, no call trace).
+  std::vector<std::string> include_dirs;
+  std::vector<std::string> defines = {"AOTFUZZ_TRACE"};
+  bool warnings_as_errors = true;
+  /// The verdict that replaces a pass (a difference found while preparing that matters only
+  /// when the run itself is right: a fidelity difference).
+  std::optional<Verdict> instead_of_pass;
 
   /// The files of the single program: `sources` and main.c.
   std::vector<std::pair<std::string, std::string>> program_files() const;

@@ -75,6 +75,14 @@ std::string harness_main_c(const std::string& mod_name, const std::string& heade
 std::string harness_case_c(const ir::Module& module, const aot::Options& options,
                            const std::vector<reference::Value>& inputs);
 
+/// main.c of a program around TVM's generated C (`--sut tvm`): the same runtime and checks over
+/// TVM's own runtime headers (the standalone CRT's include directory), the platform functions
+/// TVM's CRT leaves to the application (workspace from the heap, filled with 0xCD so that reading
+/// storage nobody wrote shows), `#include "<header_name>"` for the c interface or the packed
+/// entry point's prototype, the case and `int main(void)`. No call trace: TVM's C has none.
+std::string tvm_harness_main_c(const aot::Options& options, const std::string& header_name,
+                               const std::string& case_part);
+
 /// One traced call.
 struct TraceCall {
   std::string callee;

@@ -6,9 +6,25 @@
 
 namespace aotfuzz::oracle {
 
+std::string shell_quote(std::string_view word) {
+  const bool plain = !word.empty() && word.find_first_not_of(
+                                          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                          "0123456789_-./:=@%+,") == std::string_view::npos;
+  if (plain) return std::string(word);
+  std::string out = "'";
+  for (char c : word) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
 std::string replay_flags(const CaseOptions& o) {
   std::string f = o.aot.merge ? "--merge" : "--no-merge";
-  if (o.aot.mod_name != "default") f += " --mod-name " + o.aot.mod_name;
+  if (o.aot.mod_name != "default") f += " --mod-name " + shell_quote(o.aot.mod_name);
   f += o.aot.api == aot::Options::Api::kPacked ? " --api packed" : " --api unpacked";
   f += o.aot.interface == aot::Options::Interface::kPacked ? " --interface packed"
                                                            : " --interface c";
@@ -19,6 +35,7 @@ std::string replay_flags(const CaseOptions& o) {
   for (const auto& row : aot::bug_table()) {
     if (o.aot.bugs.on(row.bug)) f += " --inject " + std::string(row.name);
   }
+  if (o.sut.kind == SutKind::kTvm) f += " --sut tvm --tvm-home " + shell_quote(o.sut.tvm_home);
   return f;
 }
 

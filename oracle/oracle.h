@@ -13,6 +13,7 @@
 #include "aot/pipeline.h"
 #include "ir/module.h"
 #include "oracle/process.h"
+#include "oracle/sut.h"
 #include "oracle/toolchain.h"
 #include "oracle/verdict.h"
 #include "reference/value.h"
@@ -40,6 +41,9 @@ struct CaseOptions {
   bool in_process_only = false;
   /// Keep the temporary directory (its path is in CaseResult::work_dir).
   bool keep_files = false;
+  /// What compiles the graph: the builtin pipeline, or TVM (the builtin pipeline then gives the
+  /// expectations: the reference, the partitioned module, the kernels' arities).
+  Sut sut;
 };
 
 /// The verdict and everything a finding bundle or a report needs.
@@ -63,6 +67,10 @@ struct CaseResult {
 /// Runs one case. Never throws for anything the input or the pipeline does: every outcome is
 /// a verdict (internal failures of the harness itself become toolchain-error).
 CaseResult run_case(const ir::Module& annotated, const CaseOptions& options);
+
+/// `word` as one POSIX shell word: unchanged when it holds only characters no shell treats
+/// specially, else single-quoted.
+std::string shell_quote(std::string_view word);
 
 /// The flags that reproduce `options` on the command line (`--no-merge --api unpacked ...`).
 std::string replay_flags(const CaseOptions& options);

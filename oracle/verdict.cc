@@ -13,7 +13,8 @@ using json = nlohmann::json;
 
 constexpr std::array<std::string_view, kNumVerdictKinds> kKindNames = {
     "pass",    "mismatch",      "arity",          "input-clobbered", "output-unwritten", "crash",
-    "timeout", "compile-error", "pipeline-error", "invalid-input",   "toolchain-error"};
+    "timeout", "compile-error", "pipeline-error", "invalid-input",   "toolchain-error",
+    "sut-error", "sut-crash", "fidelity"};
 constexpr std::array<std::string_view, kNumCalleeKinds> kCalleeNames = {"kernel", "external",
                                                                         "executor", "entry"};
 constexpr std::array<std::string_view, 2> kEvidenceNames = {"static", "dynamic"};
@@ -189,6 +190,8 @@ std::string summary(const Verdict& verdict) {
                  (d.detail.empty() ? "" : " (" + one_line(d.detail, 60) + ")");
         } else if constexpr (std::is_same_v<T, CompileError>) {
           return head + " (" + d.compiler + "): " + one_line(d.diagnostics);
+        } else if constexpr (std::is_same_v<T, Fidelity>) {
+          return head + ": the builtin pipeline's module differs from the system under test's";
         } else {
           return head + ": " + one_line(d.message);
         }
@@ -237,8 +240,11 @@ nlohmann::json to_json(const Verdict& verdict) {
           j["compiler"] = d.compiler;
           j["diagnostics"] = d.diagnostics;
         } else if constexpr (std::is_same_v<T, PipelineError> || std::is_same_v<T, InvalidInput> ||
-                             std::is_same_v<T, ToolchainError>) {
+                             std::is_same_v<T, ToolchainError> || std::is_same_v<T, SutError> ||
+                             std::is_same_v<T, SutCrash>) {
           j["message"] = d.message;
+        } else if constexpr (std::is_same_v<T, Fidelity>) {
+          j["diff"] = d.diff;
         }
       },
       verdict.detail);
@@ -296,6 +302,15 @@ Verdict from_json(const nlohmann::json& j) {
       break;
     case VerdictKind::kToolchainError:
       v.detail = ToolchainError{r.get<std::string>("message")};
+      break;
+    case VerdictKind::kSutError:
+      v.detail = SutError{r.get<std::string>("message")};
+      break;
+    case VerdictKind::kSutCrash:
+      v.detail = SutCrash{r.get<std::string>("message")};
+      break;
+    case VerdictKind::kFidelity:
+      v.detail = Fidelity{r.get<std::string>("diff")};
       break;
   }
   return v;

@@ -29,8 +29,11 @@ enum class VerdictKind {
   kPipelineError,
   kInvalidInput,
   kToolchainError,
+  kSutError,
+  kSutCrash,
+  kFidelity,
 };
-inline constexpr int kNumVerdictKinds = 11;
+inline constexpr int kNumVerdictKinds = 14;
 
 /// The stage a verdict is attributed to (the first one that diverged); the pipeline driver owns
 /// the list (annotated, one per pass of aot/passes.def, codegen, run).
@@ -54,7 +57,8 @@ enum class ArityEvidence {
 };
 
 /// "pass", "mismatch", "arity", "input-clobbered", "output-unwritten", "crash", "timeout",
-/// "compile-error", "pipeline-error", "invalid-input", "toolchain-error".
+/// "compile-error", "pipeline-error", "invalid-input", "toolchain-error", "sut-error", "sut-crash",
+/// "fidelity".
 std::string_view verdict_kind_name(VerdictKind kind);
 std::optional<VerdictKind> parse_verdict_kind(std::string_view name);
 /// "annotated", the passes' names ("merge", "partition", "fuse"), "codegen", "run".
@@ -149,10 +153,31 @@ struct ToolchainError {
   bool operator==(const ToolchainError&) const = default;
 };
 
+/// An external system under test (`--sut tvm`) raised an error on a graph it should compile;
+/// the stage is the step it failed in (merge, partition, or codegen for its build).
+struct SutError {
+  std::string message;
+  bool operator==(const SutError&) const = default;
+};
+/// The system under test's compiler process died (a signal, an abort, an exit without answer)
+/// while compiling the case.
+struct SutCrash {
+  std::string message;  ///< how it ended and the end of its stderr
+  bool operator==(const SutCrash&) const = default;
+};
+/// The system under test and the builtin pipeline computed right outputs but different
+/// structures at the stage (a unified diff of the two modules' text). One of the two deviates
+/// from TVM's rules; which one is settled by reading TVM's source.
+struct Fidelity {
+  std::string diff;
+  bool operator==(const Fidelity&) const = default;
+};
+
 /// The payload; alternative i is the VerdictKind with value i.
 using VerdictDetail =
     std::variant<Pass, Mismatch, Arity, InputClobbered, OutputUnwritten, Crash, Timeout,
-                 CompileError, PipelineError, InvalidInput, ToolchainError>;
+                 CompileError, PipelineError, InvalidInput, ToolchainError, SutError, SutCrash,
+                 Fidelity>;
 static_assert(std::variant_size_v<VerdictDetail> == kNumVerdictKinds);
 
 /// One verdict: what happened and the stage it is attributed to.

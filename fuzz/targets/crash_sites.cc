@@ -98,6 +98,10 @@ CrashSite crash_site_for(const oracle::Verdict& verdict) {
     case VerdictKind::kPass:
     case VerdictKind::kInvalidInput:
     case VerdictKind::kToolchainError:
+    // The fuzz targets test the builtin pipeline only: no system under test reports these.
+    case VerdictKind::kSutError:
+    case VerdictKind::kSutCrash:
+    case VerdictKind::kFidelity:
       break;
   }
   return CrashSite::kCount;

@@ -1,0 +1,160 @@
+# The TVM driver of `aotfuzz --sut tvm`: a long-lived worker that builds annotated graphs with
+# Apache TVM's own Python API and returns what TVM made of them.
+#
+# Started by aotfuzz (oracle/tvm_driver.cc) as `python3 -c <this file> TVM_HOME`, one per campaign
+# worker: importing TVM takes seconds, a case should take a fraction of that. The protocol is one
+# JSON object per line on stdin and stdout:
+#   -> {"ready": true, "tvm_version": ..., "crt_dir": ...}                 once, after the import
+#   <- {"graph": GRAPH, "merge": bool, "mod_name": str, "api": "packed"|"unpacked",
+#       "interface": "packed"|"c"}
+#   -> {"ok": true, "partitioned": TEXT, "files": [[NAME, TEXT], ...], "times": {...}}
+#   -> {"ok": false, "stage": "merge"|"partition"|"build"|"export", "error": TEXT}
+# and, before each step after the first, {"progress": STEP}, so that a crash of TVM is attributed
+# to the step it happened in.
+# GRAPH (oracle/tvm_graph.h): {"params": [{"name", "shape", "dtype"}], "nodes": [...],
+# "result": i}; a node refers to earlier nodes by index. `files` are the C sources and headers of
+# TVM's Model Library Format export (codegen/host/src/*.c, codegen/host/include/*.h) and the
+# standalone CRT's crt_backend_api.c and crt_config.h that TVM's own AoT tests link with.
+#
+# Anything TVM prints goes to stderr: stdout carries the protocol only.
+import json
+import os
+import sys
+import tarfile
+import tempfile
+import time
+import traceback
+
+proto = os.fdopen(os.dup(1), "w")
+os.dup2(2, 1)
+
+
+def send(obj):
+    proto.write(json.dumps(obj) + "\n")
+    proto.flush()
+
+
+home = sys.argv[1]
+sys.path.insert(0, os.path.join(home, "python"))
+os.environ.setdefault("TVM_LIBRARY_PATH", os.path.join(home, "build"))
+try:
+    import tvm
+    from tvm import relay
+    from tvm.relay.op.annotation import compiler_begin, compiler_end
+    from tvm.micro import export_model_library_format
+except Exception as e:  # a broken installation: aotfuzz reports a toolchain error with this
+    send({"ready": False, "error": "%s: %s\n%s" % (type(e).__name__, e, traceback.format_exc(limit=3))})
+    sys.exit(3)
+
+OPS = {"add": relay.add, "subtract": relay.subtract, "multiply": relay.multiply}
+
+
+def build_function(graph):
+    params = [
+        relay.var(p["name"], shape=tuple(p["shape"]), dtype=p["dtype"]) for p in graph["params"]
+    ]
+    values = []
+    for node in graph["nodes"]:
+        kind = node["kind"]
+        if kind == "param":
+            value = params[node["index"]]
+        elif kind == "call" and node["op"] in OPS:
+            value = OPS[node["op"]](values[node["args"][0]], values[node["args"][1]])
+        elif kind == "call" and node["op"] == "annotation.compiler_begin":
+            value = compiler_begin(values[node["args"][0]], node["compiler"])
+        elif kind == "call" and node["op"] == "annotation.compiler_end":
+            value = compiler_end(values[node["args"][0]], node["compiler"])
+        elif kind == "tuple":
+            value = relay.Tuple([values[i] for i in node["fields"]])
+        elif kind == "get":
+            value = relay.TupleGetItem(values[node["tuple"]], node["index"])
+        else:
+            raise ValueError("unknown node %r" % (node,))
+        values.append(value)
+    return relay.Function(params, values[graph["result"]])
+
+
+def crt_files():
+    crt = tvm.micro.get_standalone_crt_dir()
+    out = []
+    for rel, name in (
+        ("template/crt_config-template.h", "crt_config.h"),
+        ("src/runtime/crt/common/crt_backend_api.c", "crt_backend_api.c"),
+    ):
+        with open(os.path.join(crt, rel)) as f:
+            out.append([name, f.read()])
+    return out
+
+
+def mlf_files(factory):
+    """The C files of TVM's Model Library Format export, as a user of TVM would get them."""
+    out = []
+    with tempfile.TemporaryDirectory(prefix="aotfuzz-tvm-") as tmp:
+        tar_path = os.path.join(tmp, "model.tar")
+        export_model_library_format(factory, tar_path)
+        with tarfile.open(tar_path) as tar:
+            for member in sorted(tar.getmembers(), key=lambda m: m.name):
+                name = member.name.lstrip("./")
+                if not member.isfile():
+                    continue
+                if name.startswith("codegen/host/src/") and name.endswith(".c"):
+                    pass
+                elif name.startswith("codegen/host/include/") and name.endswith(".h"):
+                    pass
+                else:
+                    continue
+                out.append([os.path.basename(name), tar.extractfile(member).read().decode()])
+    return out
+
+
+def handle(request):
+    times = {}
+    stage = "merge"
+    try:
+        t0 = time.perf_counter()
+        mod = tvm.IRModule.from_expr(build_function(request["graph"]))
+        mod = relay.transform.InferType()(mod)
+        if request["merge"]:
+            mod = relay.transform.MergeCompilerRegions()(mod)
+        stage = "partition"
+        send({"progress": stage})
+        mod = relay.transform.PartitionGraph(request["mod_name"])(mod)
+        mod = relay.transform.InferType()(mod)
+        partitioned = mod.astext(show_meta_data=False)
+        times["partition_s"] = time.perf_counter() - t0
+
+        stage = "build"
+        send({"progress": stage})
+        t1 = time.perf_counter()
+        unpacked = request["api"] == "unpacked"
+        target = (
+            "c -runtime=c --link-params --executor=aot --workspace-byte-alignment=8 "
+            "--interface-api=%s --unpacked-api=%d" % (request["interface"], int(unpacked))
+        )
+        config = {"tir.disable_vectorize": True}
+        with tvm.transform.PassContext(opt_level=3, config=config):
+            factory = relay.build(mod, target, target_host=target, mod_name=request["mod_name"])
+        times["build_s"] = time.perf_counter() - t1
+
+        stage = "export"
+        send({"progress": stage})
+        t2 = time.perf_counter()
+        files = mlf_files(factory) + crt_files()
+        times["export_s"] = time.perf_counter() - t2
+        return {"ok": True, "partitioned": partitioned, "files": files, "times": times}
+    except Exception as e:  # TVMError, or Python errors of TVM's own frontend
+        text = str(e).strip() or traceback.format_exc(limit=4)
+        return {"ok": False, "stage": stage, "error": text}
+
+
+send(
+    {
+        "ready": True,
+        "tvm_version": tvm.__version__,
+        "crt_dir": tvm.micro.get_standalone_crt_dir(),
+    }
+)
+for line in sys.stdin:
+    if not line.strip():
+        continue
+    send(handle(json.loads(line)))

@@ -1,0 +1,46 @@
+// A case whose system under test is Apache TVM (`--sut tvm`): the graph goes to TVM's own
+// MergeCompilerRegions, PartitionGraph and AoT build through the driver (oracle/tvm_driver.h);
+// TVM's C runs under the same harness and is judged by the same judge as the builtin pipeline's.
+// The builtin pipeline runs beside it for what TVM does not say: the kernels' arities (from the
+// fused module) and, by comparing the two partitioned modules, which stage a difference is in.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "ir/module.h"
+#include "oracle/executor.h"
+#include "oracle/oracle.h"
+
+namespace aotfuzz::oracle {
+
+/// prepare_case for options.sut.kind == kTvm (prepare_case dispatches here). Verdicts it settles:
+///  - invalid-input: the graph does not verify, or the builtin pipeline refuses it and TVM fails
+///    on it too (the two agree that it is not a graph to compile);
+///  - sut-error / sut-crash / timeout at merge, partition or codegen (TVM's build): TVM raised,
+///    died or hung on a graph the builtin pipeline compiles;
+///  - arity (static, stage codegen): a call site in TVM's AoT executor passes a different number
+///    of arguments than its callee takes (external functions: their type in TVM's partitioned
+///    module; kernels: the builtin pipeline's fused module, when the names agree);
+///  - toolchain-error: no TVM home, TVM does not import, the driver cannot start.
+/// The returned case runs TVM's C; a pass becomes `fidelity` at the first stage where the
+/// builtin pipeline's module differs from TVM's (instead_of_pass).
+std::optional<PreparedCase> prepare_tvm_case(const ir::Module& annotated,
+                                             const CaseOptions& options, CaseResult& r);
+
+/// `annotated` with each tuple-typed parameter of @main replaced by one tensor parameter per
+/// field, named `<param>_<k>` (as the exported pytest files name them), and the tuple rebuilt
+/// from them: TVM's AoT executor takes tensors only. The same module when there is none.
+ir::Module flatten_tuple_params(const ir::Module& annotated);
+
+/// The graph of `main` (tensor parameters only) in the driver's JSON form: {"params": [{"name",
+/// "shape", "dtype"}], "nodes": [...], "result": i}, nodes in post order, params first.
+nlohmann::json tvm_graph_json(const ir::Function& main);
+
+/// A unified diff of two texts (three lines of context), empty when they are equal.
+std::string unified_diff(const std::string& a, const std::string& b, const std::string& a_name,
+                         const std::string& b_name);
+
+}  // namespace aotfuzz::oracle

@@ -1,0 +1,90 @@
+// The client of the TVM driver (oracle/tvm/driver.py): one long-lived Python process that
+// imports Apache TVM once and then compiles one annotated graph per request with TVM's own API
+// (MergeCompilerRegions, PartitionGraph, relay.build for the AoT executor and the `c` target),
+// answering with the partitioned module's text and the generated C.
+//
+// The process gets an argument vector (no shell), its own process group, an address-space limit,
+// and a deadline per request; one that dies, hangs or answers garbage is killed and restarted
+// on the next request. A request it died on is reported as a crash of TVM at the stage it had
+// announced, one it hung on as a timeout.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace aotfuzz::oracle {
+
+/// Where TVM is and how its driver runs.
+struct TvmDriverOptions {
+  /// A TVM tree with `python/tvm` and a build in `build/` (libtvm.so, standalone_crt/), as
+  /// scripts/tvm/build.sh leaves it.
+  std::string home;
+  /// The Python interpreter: $AOTFUZZ_TVM_PYTHON, else /usr/bin/python3 (Debian's, which has the
+  /// packages build.sh installs), else python3 from PATH.
+  std::string python;
+  /// Deadline of the import (TVM takes seconds) and of each request.
+  std::chrono::milliseconds startup_timeout{180'000};
+  std::chrono::milliseconds request_timeout{120'000};
+  /// RLIMIT_AS of the driver process; 0 leaves it unchanged.
+  std::uint64_t address_space = std::uint64_t{8} << 30;
+};
+
+/// What TVM made of one request.
+struct TvmBuild {
+  enum class Status {
+    kOk,           ///< partitioned text and files are set
+    kTvmError,     ///< TVM raised (message; stage)
+    kCrashed,      ///< the driver died during the request (message: how, and its stderr's end)
+    kTimedOut,     ///< no answer before the deadline; the driver was killed
+    kUnavailable,  ///< the driver could not be started or TVM does not import (message)
+  };
+  Status status = Status::kUnavailable;
+  /// The step TVM was in: "merge", "partition", "build" or "export".
+  std::string stage;
+  std::string message;
+  std::string partitioned;
+  /// Generated C sources and headers by file name, then the CRT's crt_backend_api.c and
+  /// crt_config.h.
+  std::vector<std::pair<std::string, std::string>> files;
+  std::chrono::microseconds elapsed{0};
+};
+
+/// The TVM home named by $AOTFUZZ_TVM_HOME, if set and not empty.
+std::optional<std::string> tvm_home_from_env();
+
+/// Why `home` cannot be a TVM home (no python/tvm, no build/libtvm.so), or nullopt when it looks
+/// like one.
+std::optional<std::string> tvm_home_problem(const std::string& home);
+
+class TvmDriver {
+ public:
+  explicit TvmDriver(TvmDriverOptions options);
+  ~TvmDriver();
+  TvmDriver(const TvmDriver&) = delete;
+  TvmDriver& operator=(const TvmDriver&) = delete;
+
+  /// Compiles one graph (the request object of driver.py's protocol). Starts the driver on first
+  /// use. Thread-safe: concurrent calls are served one after the other.
+  TvmBuild build(const nlohmann::json& request);
+
+  /// The standalone CRT directory of this TVM build (known once the driver has started).
+  std::string crt_dir();
+  /// TVM's version string (known once the driver has started).
+  std::string tvm_version();
+  /// Driver processes started so far.
+  int starts() const;
+
+  class Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace aotfuzz::oracle

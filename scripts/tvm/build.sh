@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# Builds Apache TVM (CPU only, USE_MICRO ON, no LLVM) for `aotfuzz --sut tvm`.
+#
+#   scripts/tvm/build.sh SRC [--patch FILE]... [--cache DIR] [--jobs N]
+#
+# SRC is a TVM source tree or a tarball of one. The build lands in a cache directory outside the
+# repository (default ~/.cache/aotfuzz/tvm, or $AOTFUZZ_TVM_CACHE), keyed by the source's content
+# and the patches' content, so a second call with the same inputs does nothing. The source is
+# copied before patching: the user's tree is never modified. Compiles go through ccache with the
+# cache root as base directory, so a build that differs from an earlier one by a patch recompiles
+# only the files the patch touches.
+#
+# The last line printed is the TVM home to pass as `--tvm-home` (or export as AOTFUZZ_TVM_HOME);
+# `$home/env.sh` sets PYTHONPATH and TVM_LIBRARY_PATH for running TVM's Python by hand.
+set -euo pipefail
+
+usage() { echo "usage: scripts/tvm/build.sh SRC [--patch FILE]... [--cache DIR] [--jobs N]" >&2; exit 2; }
+die() { echo "tvm-build: $*" >&2; exit 2; }
+
+src=""
+patches=()
+cache="${AOTFUZZ_TVM_CACHE:-$HOME/.cache/aotfuzz/tvm}"
+jobs="$(nproc)"
+while (($#)); do
+  case "$1" in
+    --patch) (($# >= 2)) || usage; patches+=("$(realpath -e -- "$2")") || die "no such patch: $2"; shift 2 ;;
+    --cache) (($# >= 2)) || usage; cache="$2"; shift 2 ;;
+    --jobs) (($# >= 2)) || usage; [[ "$2" =~ ^[1-9][0-9]*$ ]] || die "--jobs wants a positive integer, got '$2'"; jobs="$2"; shift 2 ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) die "unknown option $1" ;;
+    *) [ -z "$src" ] || usage; src="$1"; shift ;;
+  esac
+done
+[ -n "$src" ] || usage
+[ -e "$src" ] || die "no such source: $src"
+src="$(realpath -e -- "$src")"
+
+# Debian packages: the build, TVM's Python, pytest for exported repros, ccache for rebuilds.
+packages=(cmake ninja-build g++ ccache python3 python3-numpy python3-scipy python3-decorator
+          python3-attr python3-psutil python3-cloudpickle python3-tornado python3-pytest
+          python3-typing-extensions xz-utils patch)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "tvm-build: installing ${missing[*]}" >&2
+  sudo=""
+  if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The key: content of the source (tarball bytes, or every file of the tree in path order) and of
+# each patch in order. Build artefacts inside a source tree are not part of its identity.
+if [ -f "$src" ]; then
+  src_hash="$(sha256sum < "$src" | cut -c1-64)"
+else
+  src_hash="$(cd "$src" && find . \( -name build -o -name .git -o -name __pycache__ \) -prune -o -type f -print0 \
+              | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-64)"
+fi
+key_input="src $src_hash"
+for p in "${patches[@]}"; do key_input+=$'\n'"patch $(sha256sum < "$p" | cut -c1-64)"; done
+key="$(printf '%s' "$key_input" | sha256sum | cut -c1-16)"
+root="$cache/$key"
+home="$root/tvm"
+mkdir -p "$cache"
+
+if [ -f "$root/done" ]; then
+  echo "tvm-build: cached build $key" >&2
+else
+  exec 9>"$root.lock"
+  flock 9
+  if [ ! -f "$root/done" ]; then
+    rm -rf "$root"
+    mkdir -p "$home"
+    echo "tvm-build: key $key: unpacking $src" >&2
+    if [ -f "$src" ]; then
+      tar -xf "$src" -C "$home"
+      # A tarball usually holds one top-level folder.
+      if [ "$(find "$home" -mindepth 1 -maxdepth 1 | wc -l)" = 1 ] && [ -d "$(find "$home" -mindepth 1 -maxdepth 1)" ]; then
+        inner="$(find "$home" -mindepth 1 -maxdepth 1)"
+        mv "$inner" "$root/tvm.tmp" && rmdir "$home" && mv "$root/tvm.tmp" "$home"
+      fi
+    else
+      (cd "$src" && find . \( -name build -o -name .git \) -prune -o -print0 | cpio -0pdm --quiet "$home")
+    fi
+    [ -f "$home/CMakeLists.txt" ] && [ -d "$home/python/tvm" ] || die "$src does not look like a TVM source tree"
+    for p in "${patches[@]}"; do
+      echo "tvm-build: applying $p" >&2
+      patch -d "$home" -p1 --forward --quiet < "$p" || die "patch does not apply: $p"
+    done
+    mkdir -p "$home/build"
+    cp "$home/cmake/config.cmake" "$home/build/config.cmake"
+    {
+      echo 'set(USE_MICRO ON)'
+      echo 'set(USE_LIBBACKTRACE OFF)'
+      echo 'set(USE_LLVM OFF)'
+    } >> "$home/build/config.cmake"
+    export CCACHE_DIR="${CCACHE_DIR:-$cache/ccache}" CCACHE_BASEDIR="$cache" CCACHE_NOHASHDIR=1
+    export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-5G}"
+    # -O0: the build is several times faster than at -O1 and TVM runs fast enough at -O0 for
+    # graphs of a few adds. No -g0: TVM's CMakeLists takes any "-g" in the flags for a debug build
+    # and then adds -ffile-prefix-map with this tree's absolute path, which defeats ccache across
+    # cache keys.
+    echo "tvm-build: configuring (log: $root/build.log)" >&2
+    (cd "$home/build" && cmake .. -G Ninja -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="-O0" \
+        -DCMAKE_C_FLAGS="-O0" -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
+        -DCMAKE_C_COMPILER_LAUNCHER=ccache) > "$root/build.log" 2>&1 \
+      || { tail -20 "$root/build.log" >&2; die "cmake failed (log: $root/build.log)"; }
+    echo "tvm-build: building with $jobs jobs (about 40 minutes on 2 cores the first time)" >&2
+    (cd "$home/build" && ninja -j "$jobs") >> "$root/build.log" 2>&1 \
+      || { tail -30 "$root/build.log" >&2; die "build failed (log: $root/build.log)"; }
+    {
+      echo "source: $src"
+      for p in "${patches[@]}"; do echo "patch: $p"; done
+    } > "$root/inputs"
+    touch "$root/done"
+  fi
+fi
+
+cat > "$home/env.sh" <<ENV
+export AOTFUZZ_TVM_HOME='$home'
+export PYTHONPATH='$home/python'
+export TVM_LIBRARY_PATH='$home/build'
+ENV
+/usr/bin/python3 - "$home" <<'PY' >&2 || die "the build at $home does not import: see above"
+import os, sys
+home = sys.argv[1]
+os.environ["TVM_LIBRARY_PATH"] = os.path.join(home, "build")
+sys.path.insert(0, os.path.join(home, "python"))
+import tvm
+print("tvm-build: tvm", tvm.__version__, "imports from", home)
+PY
+echo "$home"

@@ -1,0 +1,38 @@
+# A stand-in for Apache TVM's Python package, with only the names oracle/tvm/driver.py uses, for
+# the tests of the driver's failure paths (tests/oracle/tvm_driver_test.cc) on machines without
+# TVM. It compiles nothing: the first parameter's name or the module name of a request says how
+# it fails.
+#   raise_merge   (a parameter) MergeCompilerRegions raises (a TVM error at merge)
+#   crash_build   relay.build aborts the process (a crash of TVM at build)
+#   hang_build    relay.build never returns (a timeout)
+#   anything else relay.build raises (a TVM error at build)
+import contextlib
+
+__version__ = "0.0.fake"
+
+
+class TVMError(RuntimeError):
+    pass
+
+
+class IRModule:
+    def __init__(self, expr):
+        self.expr = expr
+
+    @staticmethod
+    def from_expr(expr):
+        return IRModule(expr)
+
+    def astext(self, show_meta_data=True):
+        return "def @main() { () }"
+
+
+class transform:
+    @staticmethod
+    @contextlib.contextmanager
+    def PassContext(opt_level=2, config=None):
+        yield
+
+
+from . import relay  # noqa: E402
+from . import micro  # noqa: E402

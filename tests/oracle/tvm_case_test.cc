@@ -1,0 +1,182 @@
+// The TVM case flow's pure parts (tuple-parameter flattening, the driver's graph form, diffs,
+// shell quoting) and its failure paths against a fake TVM package (tests/oracle/fake_tvm), which
+// any machine with python3 can run: TVM errors, crashes and hangs become sut-error, sut-crash and
+// timeout verdicts; a TVM that does not import is a toolchain error.
+#include <gtest/gtest.h>
+
+#include "ir/printer.h"
+#include "ir/verify.h"
+#include "oracle/case_flow.h"
+#include "oracle/oracle.h"
+#include "oracle/tvm_case.h"
+#include "oracle/tvm_driver.h"
+#include "tests/support/files.h"
+#include "tests/support/modules.h"
+
+namespace aotfuzz::oracle {
+namespace {
+
+const char* kTupleParamGraph = R"(def @main(%p: (Tensor[(2), float32], Tensor[(2), float32]), %x: Tensor[(2), float32]) {
+  %0 = annotation.compiler_begin(%p, compiler="ccompiler");
+  %1 = %0.1;
+  %2 = annotation.compiler_begin(%x, compiler="ccompiler");
+  %3 = add(%1, %2);
+  annotation.compiler_end(%3, compiler="ccompiler")
+})";
+
+TEST(FlattenTupleParams, ReplacesATupleParameterByOneTensorParameterPerField) {
+  const ir::Module m = test_support::parse_verified(kTupleParamGraph);
+  const ir::Module flat = flatten_tuple_params(m);
+  ir::verify(flat);
+  const auto& params = flat.main()->params();
+  ASSERT_EQ(params.size(), 3u);
+  EXPECT_EQ(params[0]->name(), "p_0");
+  EXPECT_EQ(params[1]->name(), "p_1");
+  EXPECT_EQ(params[2]->name(), "x");
+  for (const auto& p : params) EXPECT_TRUE(p->type()->is_tensor());
+  EXPECT_TRUE(ir::type_equal(flat.main()->ret_type(), m.main()->ret_type()));
+}
+
+TEST(FlattenTupleParams, LeavesAGraphOfTensorParametersAsItIs) {
+  const ir::Module m = test_support::seed_9036();
+  EXPECT_EQ(ir::print_module(flatten_tuple_params(m)), ir::print_module(m));
+}
+
+TEST(TvmGraphJson, ListsParametersFirstThenEveryNodeOnceInPostOrder) {
+  const ir::Module m = test_support::seed_9036();
+  const auto j = tvm_graph_json(m.main());
+  const auto& params = j.at("params");
+  ASSERT_EQ(params.size(), m.main()->params().size());
+  EXPECT_EQ(params[0].at("name"), m.main()->params()[0]->name());
+  EXPECT_EQ(params[0].at("dtype"), "float32");
+  const auto& nodes = j.at("nodes");
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    EXPECT_EQ(nodes[i].at("kind"), "param");
+    EXPECT_EQ(nodes[i].at("index"), i);
+  }
+  int begins = 0;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const auto& n = nodes[i];
+    if (n.at("kind") == "call") {
+      for (const auto& a : n.at("args")) EXPECT_LT(a.get<std::size_t>(), i) << "node " << i;
+      if (n.at("op") == "annotation.compiler_begin") {
+        ++begins;
+        EXPECT_EQ(n.at("compiler"), "ccompiler");
+      }
+    }
+  }
+  EXPECT_GT(begins, 0);
+  EXPECT_EQ(j.at("result").get<std::size_t>(), nodes.size() - 1);
+}
+
+TEST(TvmGraphJson, RefusesTupleParameters) {
+  EXPECT_THROW(tvm_graph_json(test_support::parse_verified(kTupleParamGraph).main()), ir::Error);
+}
+
+TEST(UnifiedDiff, IsEmptyForEqualTextsAndShowsRemovedAndAddedLinesOtherwise) {
+  EXPECT_EQ(unified_diff("a\nb\n", "a\nb\n", "x", "y"), "");
+  const std::string d = unified_diff("a\nb\nc\n", "a\nB\nc\n", "ours", "theirs");
+  EXPECT_NE(d.find("--- ours"), std::string::npos) << d;
+  EXPECT_NE(d.find("+++ theirs"), std::string::npos) << d;
+  EXPECT_NE(d.find("\n-b"), std::string::npos) << d;
+  EXPECT_NE(d.find("\n+B"), std::string::npos) << d;
+}
+
+TEST(ShellQuote, LeavesPlainWordsAndQuotesEverythingElse) {
+  EXPECT_EQ(shell_quote("my_mod"), "my_mod");
+  EXPECT_EQ(shell_quote("/a/b-c.relay"), "/a/b-c.relay");
+  EXPECT_EQ(shell_quote("a b"), "'a b'");
+  EXPECT_EQ(shell_quote(""), "''");
+  EXPECT_EQ(shell_quote("it's"), "'it'\\''s'");
+  EXPECT_EQ(shell_quote("$(rm -rf x)"), "'$(rm -rf x)'");
+}
+
+// --- the driver and the case flow against the fake TVM ---
+
+CaseOptions tvm_options(const std::string& home, const std::string& mod_name) {
+  CaseOptions o;
+  o.sut.kind = SutKind::kTvm;
+  o.sut.tvm_home = test_support::source_path(home).string();
+  o.aot.mod_name = mod_name;
+  o.limits.timeout = std::chrono::milliseconds(5'000);
+  return o;
+}
+
+TEST(TvmCase, ATvmErrorInItsBuildIsASutErrorAtCodegen) {
+  const CaseResult r = run_case(test_support::seed_9036(), tvm_options("tests/oracle/fake_tvm", "my_mod"));
+  ASSERT_EQ(r.verdict.kind(), VerdictKind::kSutError) << summary(r.verdict);
+  EXPECT_EQ(signature(r.verdict), "sut-error:codegen");
+  EXPECT_NE(std::get<SutError>(r.verdict.detail).message.find("fake TVM builds nothing"),
+            std::string::npos);
+  EXPECT_TRUE(is_finding(r.verdict));
+}
+
+TEST(TvmCase, ATvmErrorInMergeCompilerRegionsIsASutErrorAtMerge) {
+  const ir::Module m = test_support::parse_verified(R"(def @main(%raise_merge: Tensor[(2), float32]) {
+  %0 = annotation.compiler_begin(%raise_merge, compiler="ccompiler");
+  %1 = add(%0, %0);
+  annotation.compiler_end(%1, compiler="ccompiler")
+})");
+  const CaseResult r = run_case(m, tvm_options("tests/oracle/fake_tvm", "my_mod"));
+  EXPECT_EQ(signature(r.verdict), "sut-error:merge") << summary(r.verdict);
+}
+
+TEST(TvmCase, ACrashOfTvmIsASutCrashAtTheStepItAnnounced) {
+  const CaseResult r =
+      run_case(test_support::seed_9036(), tvm_options("tests/oracle/fake_tvm", "crash_build"));
+  ASSERT_EQ(r.verdict.kind(), VerdictKind::kSutCrash) << summary(r.verdict);
+  EXPECT_EQ(signature(r.verdict), "sut-crash:codegen");
+  EXPECT_NE(std::get<SutCrash>(r.verdict.detail).message.find("SIGABRT"), std::string::npos)
+      << std::get<SutCrash>(r.verdict.detail).message;
+}
+
+TEST(TvmDriver, AHungRequestTimesOutAndTheNextRequestGetsAFreshDriver) {
+  TvmDriverOptions o;
+  o.home = test_support::source_path("tests/oracle/fake_tvm").string();
+  o.request_timeout = std::chrono::milliseconds(1'500);
+  TvmDriver driver(o);
+  nlohmann::json request = {{"graph", tvm_graph_json(test_support::seed_9036().main())},
+                            {"merge", true},
+                            {"mod_name", "hang_build"},
+                            {"api", "packed"},
+                            {"interface", "packed"}};
+  const TvmBuild hung = driver.build(request);
+  EXPECT_EQ(hung.status, TvmBuild::Status::kTimedOut) << hung.message;
+  EXPECT_EQ(hung.stage, "build");
+  request["mod_name"] = "my_mod";
+  const TvmBuild next = driver.build(request);
+  EXPECT_EQ(next.status, TvmBuild::Status::kTvmError) << next.message;
+  EXPECT_EQ(driver.starts(), 2);
+}
+
+TEST(TvmDriver, ServesManyRequestsFromOneProcess) {
+  TvmDriverOptions o;
+  o.home = test_support::source_path("tests/oracle/fake_tvm").string();
+  TvmDriver driver(o);
+  const nlohmann::json request = {{"graph", tvm_graph_json(test_support::seed_9036().main())},
+                                  {"merge", false},
+                                  {"mod_name", "my_mod"},
+                                  {"api", "packed"},
+                                  {"interface", "packed"}};
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(driver.build(request).status, TvmBuild::Status::kTvmError);
+  EXPECT_EQ(driver.starts(), 1);
+  EXPECT_EQ(driver.tvm_version(), "0.0.fake");
+}
+
+TEST(TvmCase, ATvmThatDoesNotImportIsAToolchainErrorNotAFinding) {
+  const CaseResult r =
+      run_case(test_support::seed_9036(), tvm_options("tests/oracle/fake_tvm_broken", "my_mod"));
+  ASSERT_EQ(r.verdict.kind(), VerdictKind::kToolchainError) << summary(r.verdict);
+  EXPECT_NE(summary(r.verdict).find("cannot load libtvm.so"), std::string::npos)
+      << summary(r.verdict);
+  EXPECT_FALSE(is_finding(r.verdict));
+}
+
+TEST(TvmHome, IsCheckedForTvmsPythonPackageAndLibrary) {
+  EXPECT_FALSE(tvm_home_problem(test_support::source_path("tests/oracle/fake_tvm").string()));
+  EXPECT_TRUE(tvm_home_problem(test_support::source_path("tests/oracle").string()));
+  EXPECT_TRUE(tvm_home_problem("/nonexistent/tvm"));
+}
+
+}  // namespace
+}  // namespace aotfuzz::oracle
