@@ -40,6 +40,7 @@ Command register_check(CLI::App& parent) {
                    "Split the fuzz budget into this many shards (one test case each)")
       ->check(CLI::Range(1, 1024));
   add_fuzz_flags(c.app, opts->fuzz, /*full=*/false);
+  add_sut_flags(c.app, opts->fuzz.flags.sut, opts->fuzz.flags.tvm_home);
   CLI::App* app = c.app;
   c.run = [opts, app] {
     if (!std::filesystem::is_directory(opts->corpus)) {
@@ -48,7 +49,10 @@ Command register_check(CLI::App& parent) {
     }
     const auto& stop = fuzz::install_interrupt_handler();
     std::printf("aotfuzz check: replaying %s\n", opts->corpus.c_str());
-    auto replays = replay_and_print({opts->corpus}, opts->fuzz.jobs, /*quiet=*/true);
+    std::optional<oracle::Sut> sut;
+    if (opts->fuzz.flags.sut == "tvm") sut = make_sut("tvm", opts->fuzz.flags.tvm_home);
+    auto replays = replay_and_print({opts->corpus}, opts->fuzz.jobs, /*quiet=*/true,
+                                    sut ? &*sut : nullptr);
     bool failed = false;
     for (const auto& r : replays) failed |= !r.ok();
     std::vector<fuzz::JUnitSuite> suites = {fuzz::replay_suite(replays)};

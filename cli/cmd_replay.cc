@@ -11,8 +11,17 @@
 
 namespace aotfuzz::cli {
 
+void add_sut_flags(CLI::App* app, std::string& sut, std::string& tvm_home) {
+  app->add_option("--sut", sut,
+                  "System under test of every line without an injected bug: builtin or tvm "
+                  "(default: each line's own)")
+      ->check(CLI::IsMember({"builtin", "tvm"}));
+  app->add_option("--tvm-home", tvm_home,
+                  "TVM tree with its build/ for --sut tvm (default $AOTFUZZ_TVM_HOME)");
+}
+
 std::vector<fuzz::FileReplay> replay_and_print(const std::vector<std::string>& paths, int jobs,
-                                               bool quiet) {
+                                               bool quiet, const oracle::Sut* sut) {
   std::vector<std::string> files;
   try {
     files = fuzz::collect_relay_files(paths);
@@ -20,7 +29,7 @@ std::vector<fuzz::FileReplay> replay_and_print(const std::vector<std::string>& p
     throw CommandError(kBadInput, std::string("replay: ") + e.what());
   }
   if (jobs <= 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  auto results = fuzz::replay_files(files, jobs);
+  auto results = fuzz::replay_files(files, jobs, sut);
   std::size_t failed = 0;
   for (const auto& r : results) {
     if (!r.ok()) ++failed;
@@ -45,6 +54,7 @@ Command register_replay(CLI::App& parent) {
     std::string junit;
     int jobs = 0;
     bool quiet = false;
+    std::string sut, tvm_home;
   };
   auto opts = std::make_shared<Opts>();
   Command c;
@@ -55,8 +65,15 @@ Command register_replay(CLI::App& parent) {
   c.app->add_option("--junit", opts->junit, "Write a JUnit XML report");
   c.app->add_option("--jobs,-j", opts->jobs, "Files replayed in parallel (default: cores)");
   c.app->add_flag("--quiet,-q", opts->quiet, "Print only failures and the total");
+  add_sut_flags(c.app, opts->sut, opts->tvm_home);
   c.run = [opts] {
-    auto results = replay_and_print(opts->paths, opts->jobs, opts->quiet);
+    std::optional<oracle::Sut> sut;
+    if (!opts->sut.empty()) sut = make_sut(opts->sut, opts->tvm_home);
+    if (opts->sut.empty() && !opts->tvm_home.empty()) {
+      throw CommandError(kBadInput, "--tvm-home is for --sut tvm");
+    }
+    auto results =
+        replay_and_print(opts->paths, opts->jobs, opts->quiet, sut ? &*sut : nullptr);
     if (!opts->junit.empty()) write_junit(opts->junit, {fuzz::replay_suite(results)});
     for (const auto& r : results) {
       if (!r.ok()) return static_cast<int>(kFinding);

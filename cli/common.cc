@@ -60,6 +60,32 @@ void add_pipeline_flags(CLI::App* app, PipelineFlags& f, bool toolchain) {
                   "scripts/tvm/build.sh prints it)");
 }
 
+oracle::Sut make_sut(const std::string& sut, const std::string& tvm_home) {
+  oracle::Sut out;
+  if (sut != "tvm") {
+    if (!tvm_home.empty()) throw CommandError(kBadInput, "--tvm-home is for --sut tvm");
+    return out;
+  }
+  out.kind = oracle::SutKind::kTvm;
+  std::string home = tvm_home.empty() ? oracle::tvm_home_from_env().value_or("") : tvm_home;
+  if (home.empty()) {
+    throw CommandError(kBadInput,
+                       "--sut tvm needs --tvm-home DIR or AOTFUZZ_TVM_HOME (scripts/tvm/build.sh "
+                       "builds TVM and prints the directory)");
+  }
+  std::error_code ec;
+  const auto absolute = std::filesystem::absolute(home, ec);
+  if (!ec) home = absolute.lexically_normal().string();
+  if (auto problem = oracle::tvm_home_problem(home)) throw CommandError(kBadInput, *problem);
+  out.tvm_home = home;
+  // One driver for the command (it starts on the first case): a reduction sends it hundreds
+  // of candidates, and TVM's import takes seconds. Campaign workers get their own.
+  oracle::TvmDriverOptions driver;
+  driver.home = home;
+  out.driver = std::make_shared<oracle::TvmDriver>(driver);
+  return out;
+}
+
 oracle::CaseOptions case_options(const PipelineFlags& f) {
   oracle::CaseOptions o;
   o.aot.merge = f.merge;
@@ -84,34 +110,14 @@ oracle::CaseOptions case_options(const PipelineFlags& f) {
   }
   o.input_seed = f.input_seed;
   o.max_ulp = f.ulp;
-  if (f.sut == "tvm") {
-    o.sut.kind = oracle::SutKind::kTvm;
-    std::string home = f.tvm_home.empty() ? oracle::tvm_home_from_env().value_or("") : f.tvm_home;
-    if (home.empty()) {
-      throw CommandError(kBadInput,
-                         "--sut tvm needs --tvm-home DIR or AOTFUZZ_TVM_HOME (scripts/tvm/build.sh "
-                         "builds TVM and prints the directory)");
-    }
-    std::error_code ec;
-    const auto absolute = std::filesystem::absolute(home, ec);
-    if (!ec) home = absolute.lexically_normal().string();
-    if (auto problem = oracle::tvm_home_problem(home)) throw CommandError(kBadInput, *problem);
-    if (o.aot.bugs.any()) {
-      throw CommandError(kBadInput,
-                         "--inject changes the builtin pipeline only; it has no meaning with --sut tvm");
-    }
-    if (o.compiler == oracle::CompilerKind::kTcc) {
-      throw CommandError(kBadInput, "--sut tvm builds TVM's C with gcc or clang, not tcc");
-    }
-    o.sut.tvm_home = home;
-    // One driver for the command (it starts on the first case): a reduction sends it hundreds
-    // of candidates, and TVM's import takes seconds. Campaign workers get their own.
-    oracle::TvmDriverOptions driver;
-    driver.home = home;
-    o.sut.driver = std::make_shared<oracle::TvmDriver>(driver);
-  } else if (!f.tvm_home.empty()) {
-    throw CommandError(kBadInput, "--tvm-home is for --sut tvm");
+  if (f.sut == "tvm" && o.aot.bugs.any()) {
+    throw CommandError(kBadInput,
+                       "--inject changes the builtin pipeline only; it has no meaning with --sut tvm");
   }
+  if (f.sut == "tvm" && o.compiler == oracle::CompilerKind::kTcc) {
+    throw CommandError(kBadInput, "--sut tvm builds TVM's C with gcc or clang, not tcc");
+  }
+  o.sut = make_sut(f.sut, f.tvm_home);
   return o;
 }
 

@@ -55,6 +55,10 @@ void add_pipeline_flags(CLI::App* app, PipelineFlags& flags, bool toolchain);
 /// CommandError(kBadInput).
 oracle::CaseOptions case_options(const PipelineFlags& flags);
 
+/// The system under test `--sut` and `--tvm-home` name (home: the flag, else $AOTFUZZ_TVM_HOME,
+/// made absolute and checked), with its TVM driver; a missing or unusable home is a
+/// CommandError(kBadInput).
+oracle::Sut make_sut(const std::string& sut, const std::string& tvm_home);
 /// Registers the generation-policy flags of gen and fuzz: --knob NAME=VALUE (repeatable) into
 /// `knobs` and --size N into `size`.
 void add_policy_flags(CLI::App* app, std::vector<std::string>& knobs, int& size);

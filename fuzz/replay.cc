@@ -11,6 +11,7 @@
 #include "aot/bugs.h"
 #include "ir/parser.h"
 #include "ir/verify.h"
+#include "oracle/tvm_driver.h"
 #include "oracle/verdict.h"
 
 namespace aotfuzz::fuzz {
@@ -117,9 +118,19 @@ oracle::CaseOptions parse_case_flags(std::string_view flags) {
       auto v = parse_u64(flag, value());
       if (v > 0xffffffffu) throw ReplayError("--ulp is too large");
       o.max_ulp = static_cast<std::uint32_t>(v);
+    } else if (flag == "--sut") {
+      std::string v = value();
+      auto kind = oracle::parse_sut_kind(v);
+      if (!kind) throw ReplayError("--sut: builtin or tvm, got " + v);
+      o.sut.kind = *kind;
+    } else if (flag == "--tvm-home") {
+      o.sut.tvm_home = value();
     } else {
       throw ReplayError("unknown flag '" + tokens[i] + "'");
     }
+  }
+  if (o.sut.kind == oracle::SutKind::kTvm && o.sut.tvm_home.empty()) {
+    o.sut.tvm_home = oracle::tvm_home_from_env().value_or("");
   }
   if (o.aot.interface == aot::Options::Interface::kC && o.aot.api == aot::Options::Api::kPacked) {
     throw ReplayError("--interface c requires --api unpacked (as in TVM)");
@@ -207,7 +218,7 @@ std::string FileReplay::failure_text() const {
   return out;
 }
 
-FileReplay replay_text(std::string_view text, const std::string& path) {
+FileReplay replay_text(std::string_view text, const std::string& path, const oracle::Sut* sut) {
   const auto t0 = Clock::now();
   FileReplay fr;
   fr.path = path;
@@ -234,7 +245,10 @@ FileReplay replay_text(std::string_view text, const std::string& path) {
     run.line = line;
     oracle::Verdict verdict;
     if (module) {
-      verdict = oracle::run_case(*module, parse_case_flags(line.flags)).verdict;
+      oracle::CaseOptions options = parse_case_flags(line.flags);
+      // An injected bug belongs to the builtin pipeline: such a line keeps it as its system.
+      if (sut != nullptr && !options.aot.bugs.any()) options.sut = *sut;
+      verdict = oracle::run_case(*module, options).verdict;
     } else {
       verdict = {oracle::Stage::kAnnotated, oracle::InvalidInput{load_error}};
     }
@@ -248,7 +262,7 @@ FileReplay replay_text(std::string_view text, const std::string& path) {
   return fr;
 }
 
-FileReplay replay_file(const std::string& path) {
+FileReplay replay_file(const std::string& path, const oracle::Sut* sut) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     FileReplay fr;
@@ -258,7 +272,7 @@ FileReplay replay_file(const std::string& path) {
   }
   std::ostringstream ss;
   ss << in.rdbuf();
-  return replay_text(ss.str(), path);
+  return replay_text(ss.str(), path, sut);
 }
 
 std::vector<std::string> collect_relay_files(const std::vector<std::string>& paths) {
@@ -286,11 +300,12 @@ std::vector<std::string> collect_relay_files(const std::vector<std::string>& pat
   return out;
 }
 
-std::vector<FileReplay> replay_files(const std::vector<std::string>& files, int jobs) {
+std::vector<FileReplay> replay_files(const std::vector<std::string>& files, int jobs,
+                                     const oracle::Sut* sut) {
   std::vector<FileReplay> results(files.size());
   std::atomic<std::size_t> next{0};
   auto worker = [&] {
-    for (std::size_t i; (i = next.fetch_add(1)) < files.size();) results[i] = replay_file(files[i]);
+    for (std::size_t i; (i = next.fetch_add(1)) < files.size();) results[i] = replay_file(files[i], sut);
   };
   const int n = std::max(1, std::min<int>(jobs, static_cast<int>(files.size())));
   std::vector<std::thread> threads;

@@ -80,15 +80,19 @@ struct FileReplay {
 
 /// Replays one file: every replay line (or the defaults) is one run_case. A file that does not
 /// parse or verify is judged as the verdict invalid-input:annotated, so a header may expect it.
-FileReplay replay_file(const std::string& path);
+/// `sut`, when given, replaces the system under test of every line without an injected bug
+/// (`aotfuzz replay --sut tvm`: the regression corpus against TVM).
+FileReplay replay_file(const std::string& path, const oracle::Sut* sut = nullptr);
 /// The same on text already read.
-FileReplay replay_text(std::string_view text, const std::string& path);
+FileReplay replay_text(std::string_view text, const std::string& path,
+                       const oracle::Sut* sut = nullptr);
 
 /// The .relay files named by `paths`: files as given, directories searched recursively, sorted
 /// by path within each directory argument. Throws ReplayError on a path that does not exist.
 std::vector<std::string> collect_relay_files(const std::vector<std::string>& paths);
 
 /// Replays `files` on `jobs` threads; the results are in `files` order.
-std::vector<FileReplay> replay_files(const std::vector<std::string>& files, int jobs);
+std::vector<FileReplay> replay_files(const std::vector<std::string>& files, int jobs,
+                                     const oracle::Sut* sut = nullptr);
 
 }  // namespace aotfuzz::fuzz

@@ -330,10 +330,12 @@ std::string test_function(const PytestInfo& info) {
   out += "def test_aotfuzz_" + sanitize_test_name(info.name) + "():\n";
   out += R"(    inputs = make_inputs()
     expected = numpy_reference(inputs)
-    interpreted = interpreter_reference(inputs)
-    assert len(interpreted) == len(expected)
-    for want, got in zip(expected, interpreted):
-        np.testing.assert_allclose(got, want, rtol=1e-6)
+    # The cross-check of the NumPy reference needs an LLVM build; the AoT flow below does not.
+    if tvm.runtime.enabled("llvm"):
+        interpreted = interpreter_reference(inputs)
+        assert len(interpreted) == len(expected)
+        for want, got in zip(expected, interpreted):
+            np.testing.assert_allclose(got, want, rtol=1e-6)
 
     mod = tvm.IRModule()
     mod["main"] = build_graph(annotate=True)

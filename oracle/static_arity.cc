@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <string>
 
 namespace aotfuzz::oracle {
@@ -52,10 +53,19 @@ std::vector<aot::CallSiteInfo> static_arity(std::string_view c_source, std::stri
     const std::string_view line = trim(body.substr(start, end - start));
     start = end + 1;
     ++line_no;
-    if (line.substr(0, 4) != "if (") continue;
-    std::size_t i = 4;
+    // `if (f(...) != 0) return -1;` (ours, and TVM's packed calls) or `(void)f(...);` (TVM's
+    // unpacked calls).
+    std::size_t first = 0;
+    if (line.substr(0, 4) == "if (") {
+      first = 4;
+    } else if (line.substr(0, 6) == "(void)") {
+      first = 6;
+    } else {
+      continue;
+    }
+    std::size_t i = first;
     while (i < line.size() && ident_char(line[i])) ++i;
-    const std::string callee(line.substr(4, i - 4));
+    const std::string callee(line.substr(first, i - first));
     if (callee.empty() || i >= line.size() || line[i] != '(') continue;  // not a call
     // Split the arguments at top-level commas.
     std::vector<std::string_view> args;
@@ -102,6 +112,36 @@ std::vector<aot::CallSiteInfo> static_arity(std::string_view c_source, std::stri
     out.push_back(std::move(site));
   }
   return out;
+}
+
+std::optional<int> definition_arity(std::string_view c_source, std::string_view name) {
+  const std::string head = std::string(name) + "(";
+  for (std::size_t pos = c_source.find(head); pos != std::string_view::npos;
+       pos = c_source.find(head, pos + 1)) {
+    if (pos > 0 && ident_char(c_source[pos - 1])) continue;
+    // A definition: a type before the name on its line, and `{` after the closing parenthesis.
+    const std::size_t line_start = c_source.rfind('\n', pos) + 1;
+    const std::string_view before = trim(c_source.substr(line_start, pos - line_start));
+    if (before.empty() || before.find_first_of("=(;,") != std::string_view::npos) continue;
+    int depth = 0;
+    std::size_t j = pos + head.size() - 1;
+    int commas = 0;
+    bool any = false;
+    for (; j < c_source.size(); ++j) {
+      const char c = c_source[j];
+      if (c == '(') ++depth;
+      if (c == ')' && --depth == 0) break;
+      if (c == ',' && depth == 1) ++commas;
+      if (depth >= 1 && c != '(' && !std::isspace(static_cast<unsigned char>(c))) any = true;
+    }
+    std::size_t k = j + 1;
+    while (k < c_source.size() && std::isspace(static_cast<unsigned char>(c_source[k]))) ++k;
+    if (k >= c_source.size() || c_source[k] != '{') continue;  // a prototype or a call
+    const std::string_view params = trim(c_source.substr(pos + head.size(), j - pos - head.size()));
+    if (!any || params == "void") return 0;
+    return commas + 1;
+  }
+  return std::nullopt;
 }
 
 std::vector<std::pair<aot::CallSiteInfo, aot::CallSiteInfo>> arity_differences(

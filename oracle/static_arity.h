@@ -2,6 +2,7 @@
 // from the C text, to compare with the arities the IR says the callees take.
 #pragma once
 
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -19,10 +20,15 @@ class StaticArityError : public ir::Error {
 /// Every call site in the body of `tvmgen_<mod_name>_run_model` in `c_source`, in text order:
 /// a packed call `name((TVMValue*) stack_value, (int*) stack_tcode, N, ...)` gives N (the
 /// num_args it passes), a direct call `name(a, b, ...)` gives its argument count. Calls are the
-/// statements `if (name(...) != 0) return -1;` the emitter writes. Throws StaticArityError when
+/// statements `if (name(...) != 0) return -1;` the emitter writes (and TVM's for packed calls)
+/// and `(void)name(...);` (TVM's for direct calls). Throws StaticArityError when
 /// the executor is missing or a call site is malformed.
 std::vector<aot::CallSiteInfo> static_arity(std::string_view c_source,
                                             std::string_view mod_name = "default");
+
+/// The number of parameters of the C definition of `name` in `c_source` (a definition: a return
+/// type before the name, a body after the parameter list), or nullopt when it has none.
+std::optional<int> definition_arity(std::string_view c_source, std::string_view name);
 
 /// The call sites whose callee or argument count differs from the expectation (pairs of
 /// expected, actual; a missing or extra call site pairs with a default CallSiteInfo{"", -1}).

@@ -51,11 +51,13 @@ std::string interface_name(const aot::Options& o) {
 }
 
 std::string first_lines(const std::string& text, std::size_t n) {
-  std::size_t at = 0;
-  for (std::size_t i = 0; i < n && at != std::string::npos; ++i) {
-    at = text.find('\n', at == 0 && i == 0 ? 0 : at + 1);
+  std::size_t end = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    end = text.find('\n', end);
+    if (end == std::string::npos) return text;
+    ++end;
   }
-  return at == std::string::npos ? text : text.substr(0, at) + "\n...";
+  return text.substr(0, end) + "...";
 }
 
 // What each callee TVM's executor may call takes: external functions from TVM's own partitioned
@@ -288,16 +290,27 @@ std::optional<PreparedCase> prepare_tvm_case(const ir::Module& original, const C
     try {
       const auto expected = expected_arities(tvm_partitioned, builtin_arity);
       for (const auto& site : static_arity(*executor_c, options.aot.mod_name)) {
-        auto it = expected.find(site.callee);
-        if (it != expected.end() && it->second != site.num_args) {
+        // What the callee takes: its Relay type; for a direct call also its C definition, which
+        // must take exactly the arguments passed (a packed call's count is num_args).
+        std::optional<int> takes;
+        if (auto it = expected.find(site.callee); it != expected.end()) takes = it->second;
+        if (!site.packed && (!takes || *takes == site.num_args)) {
+          for (const auto& [name, text] : tvm.files) {
+            if (auto n = definition_arity(text, site.callee)) {
+              if (*n != site.num_args) takes = *n;
+              break;
+            }
+          }
+        }
+        if (takes && *takes != site.num_args) {
           r.verdict = {Stage::kCodegen,
-                       Arity{site.callee, kind_of(site.callee, options.aot.mod_name), it->second,
+                       Arity{site.callee, kind_of(site.callee, options.aot.mod_name), *takes,
                              site.num_args, ArityEvidence::kStatic}};
           for (const auto& f : tvm.files) r.files.push_back(f);
           return std::nullopt;
         }
       }
-    } catch (const ir::Error& e) {
+    } catch (const ir::Error&) {
       // TVM's executor text is not the shape the reader knows: no static check, the run decides.
       r.verdict = {Stage::kRun, Pass{}};
     }

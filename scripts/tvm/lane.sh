@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# The real-TVM lane (not part of default CI: building TVM takes half an hour or more on 2 cores).
+#
+#   scripts/tvm/lane.sh [SHARED_TVM_DIR] [--quick]
+#
+# SHARED_TVM_DIR (default ../shared/tvm) holds TVM's source at the #9036 bug
+# (tvm-src-pre9064.tar.xz), the fix (tvm-pr9064-fix.diff) and the no-LLVM adaptation
+# (tvm-link-params-c-host.diff); see docs/tvm.md. The lane
+#   1. builds the pre-fix TVM and the fixed TVM (scripts/tvm/build.sh; the second build reuses the
+#      first's objects through ccache and recompiles the one file the fix touches),
+#   2. builds aotfuzz with the ctest tier `tvm` configured for both, and runs it,
+#   3. runs the lane's checks, each printed with its command and figure:
+#      - a default campaign with --sut tvm on the pre-fix TVM finds the #9036 class (arity or
+#        mismatch on the fused add) within 10 minutes, reduces it to at most 3 adds and 3 inputs,
+#        and the pytest exported from the reduced repro fails on that build;
+#      - on the fixed TVM the reduced repro passes and a campaign (30 minutes; --quick: 5) has no
+#        finding of that class;
+#      - 1,000 generated graphs (merge on and off): every difference between the builtin
+#        pipeline's partitioned module and TVM's, by signature;
+#      - TVM cases per second per core.
+# Results land in build/tvm-lane/ (findings directories, logs, summary.txt).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+repo="$(pwd)"
+
+shared="../shared/tvm"
+quick=0
+for arg in "$@"; do
+  case "$arg" in
+    --quick) quick=1 ;;
+    -*) echo "usage: scripts/tvm/lane.sh [SHARED_TVM_DIR] [--quick]" >&2; exit 2 ;;
+    *) shared="$arg" ;;
+  esac
+done
+for f in tvm-src-pre9064.tar.xz tvm-pr9064-fix.diff tvm-link-params-c-host.diff; do
+  [ -f "$shared/$f" ] || { echo "lane: $shared/$f is missing" >&2; exit 2; }
+done
+shared="$(realpath "$shared")"
+
+out="$repo/build/tvm-lane"
+mkdir -p "$out"
+summary="$out/summary.txt"
+: > "$summary"
+note() { echo "lane: $*" | tee -a "$summary" >&2; }
+
+# 1. TVM, before and after the fix.
+pre="$(scripts/tvm/build.sh "$shared/tvm-src-pre9064.tar.xz" \
+         --patch "$shared/tvm-link-params-c-host.diff" | tail -1)"
+fixed="$(scripts/tvm/build.sh "$shared/tvm-src-pre9064.tar.xz" \
+           --patch "$shared/tvm-link-params-c-host.diff" --patch "$shared/tvm-pr9064-fix.diff" | tail -1)"
+note "pre-fix TVM: $pre"
+note "fixed TVM:   $fixed"
+
+# 2. aotfuzz, and the ctest tier `tvm`.
+scripts/setup.sh release >/dev/null
+cmake -S . -B build/tvm-tests -G Ninja -DCMAKE_BUILD_TYPE=Release -DAOTFUZZ_TESTS=ON \
+      -DAOTFUZZ_TVM_HOME="$pre" -DAOTFUZZ_TVM_HOME_FIXED="$fixed" >/dev/null
+cmake --build build/tvm-tests -j "$(nproc)" >/dev/null
+ctest --test-dir build/tvm-tests -L tvm --output-on-failure | tee "$out/ctest.log" >&2
+aotfuzz="$repo/build/tvm-tests/cli/aotfuzz"
+
+# The #9036 class: TVM's executor passes the fused add fewer arguments than it takes, seen in its
+# C (arity) or in its outputs (mismatch).
+is_9036() { grep -Eq '^(arity:codegen:kernel|mismatch:codegen|mismatch:run)$'; }
+
+# 3a. Pre-fix: found, reduced, exported.
+rm -rf "$out/pre-findings"
+start=$(date +%s)
+"$aotfuzz" fuzz --sut tvm --tvm-home "$pre" --time 600 --seed 1 --findings "$out/pre-findings" \
+  --stats "$out/pre-stats.json" > "$out/pre-campaign.log" 2>&1 || true
+note "pre-fix campaign: $aotfuzz fuzz --sut tvm --tvm-home $pre --time 600 --seed 1 (log: $out/pre-campaign.log)"
+found=""
+for b in "$out"/pre-findings/*/; do
+  [ -f "$b/signature" ] || continue
+  if is_9036 < "$b/signature"; then found="$b"; break; fi
+done
+if [ -z "$found" ]; then
+  note "FAIL: no #9036-class finding on the pre-fix TVM in 10 minutes"
+  exit 1
+fi
+reduced="$found/reduced.relay"
+adds=$(grep -c ' add(' "$reduced" || true)
+inputs=$(grep -m1 '^def @main' "$reduced" | grep -o '%[A-Za-z0-9_]*:' | wc -l)
+note "found: $(cat "$found/signature") in $found; reduced to $adds adds, $inputs inputs"
+[ "$adds" -le 3 ] && [ "$inputs" -le 3 ] || note "FAIL: the reduced repro is larger than 3 adds, 3 inputs"
+flags="$(grep -m1 '^// replay:' "$reduced" | sed 's/^\/\/ replay: //' | grep -o -- ' --\(no-\)\{0,1\}merge\| --api [a-z]*\| --interface [a-z]*\| --mod-name [^ ]*' | tr '\n' ' ')"
+# shellcheck disable=SC2086
+"$aotfuzz" show "$reduced" --tvm-pytest $flags > "$out/test_aotfuzz_9036.py"
+cp "$pre/tests/python/relay/aot/aot_test_utils.py" "$pre/tests/python/relay/aot/"*.mk "$out/" 2>/dev/null || true
+if (cd "$out" && env PYTHONPATH="$pre/python:$pre/tests/python/relay/aot" TVM_LIBRARY_PATH="$pre/build" \
+      /usr/bin/python3 -m pytest -q -p no:cacheprovider "$pre/tests/python/relay/aot/../aot/conftest.py" \
+      test_aotfuzz_9036.py > "$out/pytest-pre.log" 2>&1); then
+  note "FAIL: the exported pytest passes on the pre-fix TVM (log: $out/pytest-pre.log)"
+else
+  note "the exported pytest fails on the pre-fix TVM, as it should (log: $out/pytest-pre.log)"
+fi
+
+# 3b. Fixed: the repro passes, a campaign finds nothing of the class.
+if "$aotfuzz" replay "$reduced" --sut tvm --tvm-home "$fixed" > "$out/fixed-replay.log" 2>&1; then
+  note "fixed TVM: the reduced repro passes"
+else
+  note "FAIL: fixed TVM: the reduced repro does not pass (log: $out/fixed-replay.log)"
+fi
+fixed_time=1800
+[ "$quick" = 1 ] && fixed_time=300
+rm -rf "$out/fixed-findings"
+"$aotfuzz" fuzz --sut tvm --tvm-home "$fixed" --time "$fixed_time" --seed 2 \
+  --findings "$out/fixed-findings" --stats "$out/fixed-stats.json" > "$out/fixed-campaign.log" 2>&1 || true
+note "fixed campaign ($fixed_time s): $(grep -m1 'cases/s' "$out/fixed-campaign.log" || tail -1 "$out/fixed-campaign.log")"
+for b in "$out"/fixed-findings/*/; do
+  [ -f "$b/signature" ] || continue
+  sig="$(cat "$b/signature")"
+  if echo "$sig" | is_9036; then note "FAIL: fixed TVM still shows the #9036 class: $b"; fi
+  note "fixed TVM finding: $sig ($b)"
+done
+
+# 3c. Fidelity on 1,000 graphs.
+rm -rf "$out/fidelity-findings"
+"$aotfuzz" fuzz --sut tvm --tvm-home "$fixed" --cases 1000 --seed 3 --no-reduce \
+  --findings "$out/fidelity-findings" --stats "$out/fidelity-stats.json" > "$out/fidelity.log" 2>&1 || true
+note "1,000 graphs on the fixed TVM: $(tail -3 "$out/fidelity.log" | tr '\n' ' ')"
+for b in "$out"/fidelity-findings/*/; do
+  [ -f "$b/signature" ] || continue
+  note "  $(cat "$b/signature"): $b"
+done
+note "summary: $summary"
