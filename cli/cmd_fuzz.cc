@@ -2,6 +2,7 @@
 // reduction of unique findings into bundles, a closing summary and optional JSON statistics.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -44,6 +45,13 @@ fuzz::CampaignOptions campaign_options(CLI::App* app, FuzzFlags f, bool seed_giv
   } catch (const ir::Error& e) {
     throw CommandError(kBadInput, std::string(app->get_name()) + ": " + e.what());
   }
+  // TVM's example C codegen (the ccompiler target) compiles float32, float16, int32 and int64
+  // only (codegen_c.h, GetDtypeString): --sut tvm campaigns draw the dtypes it takes, unless a
+  // --knob dtypes=... asks for others.
+  const bool dtypes_given = std::any_of(f.knobs.begin(), f.knobs.end(), [](const std::string& k) {
+    return k.rfind("dtypes=", 0) == 0;
+  });
+  if (f.flags.sut == "tvm" && !dtypes_given) o.policy.dtypes = {{"float32", 8}, {"int32", 1}};
   o.knob_flags = knob_flags(o.policy);
   o.seed = seed_given ? f.seed : seed_from_time();
   if (f.time > 0) {

@@ -244,7 +244,7 @@ std::optional<PreparedCase> prepare_tvm_case(const ir::Module& original, const C
                    InvalidInput{summary(*builtin_refusal) + "; TVM fails on it too at " +
                                 tvm.stage + ": " + first_lines(tvm.message, 3)}};
     } else if (tvm.status == TvmBuild::Status::kTvmError) {
-      r.verdict = {stage, SutError{tvm.message}};
+      r.verdict = {stage, SutError{tvm.message, tvm.where}};
     } else if (tvm.status == TvmBuild::Status::kCrashed) {
       r.verdict = {stage, SutCrash{tvm.message}};
     } else {

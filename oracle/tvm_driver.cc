@@ -138,11 +138,20 @@ class TvmDriver::Impl {
         for (const auto& f : m.at("files")) {
           out.files.emplace_back(f.at(0).get<std::string>(), f.at(1).get<std::string>());
         }
+        const auto times = m.value("times", nlohmann::json::object());
+        auto us = [&](const char* key) {
+          return std::chrono::microseconds(
+              static_cast<std::int64_t>(times.value(key, 0.0) * 1e6));
+        };
+        out.partition_time = us("partition_s");
+        out.build_time = us("build_s");
+        out.export_time = us("export_s");
         return out;
       }
       out.status = TvmBuild::Status::kTvmError;
       out.stage = m.value("stage", stage_);
       out.message = m.value("error", "");
+      out.where = m.value("where", "");
       return out;
     }
   }

@@ -48,12 +48,20 @@ struct TvmBuild {
   Status status = Status::kUnavailable;
   /// The step TVM was in: "merge", "partition", "build" or "export".
   std::string stage;
+  /// kTvmError: the error's last line first, then TVM's whole text; otherwise what happened.
   std::string message;
+  /// kTvmError: the stem of the TVM source file that raised (from its `File "...", line N`), or
+  /// the Python exception's class; a stable bucket for signatures.
+  std::string where;
   std::string partitioned;
   /// Generated C sources and headers by file name, then the CRT's crt_backend_api.c and
   /// crt_config.h.
   std::vector<std::pair<std::string, std::string>> files;
+  /// The whole request as seen from here (graph in, files out).
   std::chrono::microseconds elapsed{0};
+  /// kOk: TVM's own time as the driver measured it: building the graph and the passes up to
+  /// PartitionGraph, relay.build, and the Model Library Format export.
+  std::chrono::microseconds partition_time{0}, build_time{0}, export_time{0};
 };
 
 /// The TVM home named by $AOTFUZZ_TVM_HOME, if set and not empty.

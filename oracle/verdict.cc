@@ -117,6 +117,9 @@ std::string signature(const Verdict& verdict) {
   if (const auto* a = std::get_if<Arity>(&verdict.detail)) {
     sig += ':';
     sig += callee_kind_name(a->callee_kind);
+  } else if (const auto* e = std::get_if<SutError>(&verdict.detail); e && !e->where.empty()) {
+    sig += ':';
+    sig += e->where;
   } else if (const auto* c = std::get_if<Crash>(&verdict.detail)) {
     if (c->callee_kind) {
       sig += ':';
@@ -243,6 +246,7 @@ nlohmann::json to_json(const Verdict& verdict) {
                              std::is_same_v<T, ToolchainError> || std::is_same_v<T, SutError> ||
                              std::is_same_v<T, SutCrash>) {
           j["message"] = d.message;
+          if constexpr (std::is_same_v<T, SutError>) j["where"] = d.where;
         } else if constexpr (std::is_same_v<T, Fidelity>) {
           j["diff"] = d.diff;
         }
@@ -304,7 +308,8 @@ Verdict from_json(const nlohmann::json& j) {
       v.detail = ToolchainError{r.get<std::string>("message")};
       break;
     case VerdictKind::kSutError:
-      v.detail = SutError{r.get<std::string>("message")};
+      v.detail = SutError{r.get<std::string>("message"),
+                          r.has("where") ? r.get<std::string>("where") : std::string()};
       break;
     case VerdictKind::kSutCrash:
       v.detail = SutCrash{r.get<std::string>("message")};

@@ -157,6 +157,9 @@ struct ToolchainError {
 /// the stage is the step it failed in (merge, partition, or codegen for its build).
 struct SutError {
   std::string message;
+  /// Where in the system it was raised (for TVM: the stem of the source file, e.g.
+  /// "codegen_c"): part of the signature, so that errors of different origins stay apart.
+  std::string where;
   bool operator==(const SutError&) const = default;
 };
 /// The system under test's compiler process died (a signal, an abort, an exit without answer)
@@ -196,7 +199,7 @@ class VerdictError : public ir::Error {
 };
 
 /// The de-duplication key: `kind:stage`, then `:callee-kind` for an arity verdict (and a crash
-/// whose callee is known), then `:SIGNAME` for a crash. E.g. "arity:codegen:kernel",
+/// whose callee is known), then `:SIGNAME` for a crash, `:where` for a sut-error. E.g. "arity:codegen:kernel",
 /// "crash:run:external:SIGSEGV", "mismatch:codegen". Never contains names, indices, values,
 /// seeds or addresses. A crash without a signal ends in ":NOSIGNAL", one with a signal that has no
 /// conventional name in ":SIGOTHER".

@@ -19,6 +19,7 @@
 # Anything TVM prints goes to stderr: stdout carries the protocol only.
 import json
 import os
+import re
 import sys
 import tarfile
 import tempfile
@@ -107,6 +108,20 @@ def mlf_files(factory):
     return out
 
 
+def describe_error(e):
+    """The error's last line first (TVM puts its backtrace before the message), the TVM source
+    file that raised it as `where` (its stem: a stable bucket across cases), then the full text."""
+    text = str(e).strip() or traceback.format_exc(limit=4)
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    last = lines[-1] if lines else type(e).__name__
+    if not last.startswith(type(e).__name__) and ":" not in last.split(" ")[0]:
+        last = "%s: %s" % (type(e).__name__, last)
+    places = re.findall(r'File "([^"]+)", line (\d+)', text)
+    where = os.path.splitext(os.path.basename(places[-1][0]))[0] if places else type(e).__name__
+    at = " (%s:%s)" % places[-1] if places else ""
+    return {"error": last + at + "\n\n" + text[-8000:], "where": re.sub(r"[^A-Za-z0-9_-]", "_", where)}
+
+
 def handle(request):
     times = {}
     stage = "merge"
@@ -143,8 +158,7 @@ def handle(request):
         times["export_s"] = time.perf_counter() - t2
         return {"ok": True, "partitioned": partitioned, "files": files, "times": times}
     except Exception as e:  # TVMError, or Python errors of TVM's own frontend
-        text = str(e).strip() or traceback.format_exc(limit=4)
-        return {"ok": False, "stage": stage, "error": text}
+        return {"ok": False, "stage": stage, **describe_error(e)}
 
 
 send(

@@ -10,8 +10,8 @@
 #      first's objects through ccache and recompiles the one file the fix touches),
 #   2. builds aotfuzz with the ctest tier `tvm` configured for both, and runs it,
 #   3. runs the lane's checks, each printed with its command and figure:
-#      - a default campaign with --sut tvm on the pre-fix TVM finds the #9036 class (arity or
-#        mismatch on the fused add) within 10 minutes, reduces it to at most 3 adds and 3 inputs,
+#      - a default campaign with --sut tvm on the pre-fix TVM finds the #9036 class (the fused add
+#        called with fewer arguments than it takes: arity:codegen:kernel) within 10 minutes, reduces it to at most 3 adds and 3 inputs,
 #        and the pytest exported from the reduced repro fails on that build;
 #      - on the fixed TVM the reduced repro passes and a campaign (30 minutes; --quick: 5) has no
 #        finding of that class;
@@ -59,9 +59,10 @@ cmake --build build/tvm-tests -j "$(nproc)" >/dev/null
 ctest --test-dir build/tvm-tests -L tvm --output-on-failure | tee "$out/ctest.log" >&2
 aotfuzz="$repo/build/tvm-tests/cli/aotfuzz"
 
-# The #9036 class: TVM's executor passes the fused add fewer arguments than it takes, seen in its
-# C (arity) or in its outputs (mismatch).
-is_9036() { grep -Eq '^(arity:codegen:kernel|mismatch:codegen|mismatch:run)$'; }
+# The #9036 class: TVM's executor passes the fused add fewer arguments than it takes, read from
+# its C by the static arity check (outputs mismatch too, but TVM's ccompiler codegen also gives
+# wrong outputs on broadcasting adds, a different bug: see docs/tvm.md).
+is_9036() { grep -Eq '^arity:codegen:kernel$'; }
 
 # 3a. Pre-fix: found, reduced, exported.
 rm -rf "$out/pre-findings"
