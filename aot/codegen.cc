@@ -20,7 +20,7 @@ const std::string& CSources::file(const std::string& name) const {
   throw CodegenError("no generated file named " + name);
 }
 
-std::string symbol_prefix(const Options& options) { return "tvmgen_" + options.mod_name; }
+std::string symbol_prefix(const Options& options) { return mangled_module_name(options.mod_name); }
 std::string header_file_name(const Options& options) { return symbol_prefix(options) + ".h"; }
 std::string lib_file_name(const Options& options) { return symbol_prefix(options) + "_lib.c"; }
 
@@ -152,7 +152,8 @@ std::vector<CallSiteInfo> expected_call_arity(const ir::Module& fused, const Opt
 }
 
 CSources generate_c(const ir::Module& fused, const Options& options) {
-  if (!is_c_identifier(options.mod_name)) {
+  // An empty name is TVM's default prefix alone ("tvmgen", mangled_module_name).
+  if (!options.mod_name.empty() && !is_c_identifier(options.mod_name)) {
     throw CodegenError("mod_name \"" + options.mod_name +
                        "\" is not a C identifier fragment ([A-Za-z0-9_], not starting with a "
                        "digit)");

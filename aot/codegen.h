@@ -37,7 +37,7 @@ struct CSources {
   const std::string& file(const std::string& name) const;
 };
 
-/// "tvmgen_<mod_name>".
+/// "tvmgen_<mod_name>" ("tvmgen" for an empty name, as TVM mangles it).
 std::string symbol_prefix(const Options& options);
 /// "tvmgen_<mod_name>.h", "tvmgen_<mod_name>_lib.c".
 std::string header_file_name(const Options& options);

@@ -519,8 +519,8 @@ KernelNames::KernelNames(const ir::Module& fused, std::string_view mod_name) {
       }
     }
     // TVM's GetUniqueName over the mangled name.
-    std::string name("tvmgen_");
-    name.append(mod_name).append("_").append(kernel_base_name(*fn));
+    std::string name = mangled_module_name(mod_name);
+    name.append("_").append(kernel_base_name(*fn));
     name = sanitize_name(std::move(name));
     for (;;) {
       auto [it, inserted] = name_uses.try_emplace(name, 1);  // one lookup for both outcomes

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "aot/bugs.h"
 
@@ -38,5 +39,11 @@ struct Options {
   /// Emit `if (num_args != N) return -1;` in every packed function (off by default, like TVM).
   bool check_num_args = false;
 };
+
+/// TVM's mangle_module_name (python/tvm/relay/backend/utils.py): "tvmgen_<mod_name>", and
+/// "tvmgen" for an empty name. Every generated global symbol starts with it.
+inline std::string mangled_module_name(std::string_view mod_name) {
+  return mod_name.empty() ? std::string("tvmgen") : "tvmgen_" + std::string(mod_name);
+}
 
 }  // namespace aotfuzz::aot

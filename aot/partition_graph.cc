@@ -374,7 +374,7 @@ std::string outlined_name(std::string_view mod_name, std::string_view target,
   const std::string_view digits(id, std::to_chars(id, id + sizeof id, region_id).ptr - id);
   std::string name;
   name.reserve(10 + mod_name.size() + target.size() + caller.size() + digits.size());
-  name.append("tvmgen_").append(mod_name).append("_").append(target).append("_");
+  name.append(mangled_module_name(mod_name)).append("_").append(target).append("_");
   name.append(caller).append("_").append(digits);
   return sanitize_name(std::move(name));
 }

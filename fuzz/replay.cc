@@ -40,17 +40,45 @@ std::uint64_t parse_u64(const std::string& flag, const std::string& value) {
 }  // namespace
 
 std::vector<std::string> split_flags(std::string_view flags) {
+  // POSIX shell words, as replay_flags quotes them (oracle::shell_quote): blanks separate words,
+  // '...' is literal, "..." keeps \\, \", \$ and \` escapes, a backslash outside quotes escapes
+  // the next character; '' is an empty word.
   std::vector<std::string> out;
   std::string cur;
-  for (char c : flags) {
+  bool in_word = false;
+  for (std::size_t i = 0; i < flags.size(); ++i) {
+    const char c = flags[i];
     if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
-      if (!cur.empty()) out.push_back(std::move(cur));
+      if (in_word) out.push_back(std::move(cur));
       cur.clear();
+      in_word = false;
+    } else if (c == '\'') {
+      const std::size_t end = flags.find('\'', i + 1);
+      if (end == std::string_view::npos) throw ReplayError("unterminated ' in flags");
+      cur.append(flags.substr(i + 1, end - i - 1));
+      i = end;
+      in_word = true;
+    } else if (c == '"') {
+      std::size_t j = i + 1;
+      for (; j < flags.size() && flags[j] != '"'; ++j) {
+        if (flags[j] == '\\' && j + 1 < flags.size() &&
+            std::string_view("\\\"$`").find(flags[j + 1]) != std::string_view::npos) {
+          ++j;
+        }
+        cur += flags[j];
+      }
+      if (j >= flags.size()) throw ReplayError("unterminated \" in flags");
+      i = j;
+      in_word = true;
+    } else if (c == '\\' && i + 1 < flags.size()) {
+      cur += flags[++i];
+      in_word = true;
     } else {
       cur += c;
+      in_word = true;
     }
   }
-  if (!cur.empty()) out.push_back(std::move(cur));
+  if (in_word) out.push_back(std::move(cur));
   return out;
 }
 

@@ -21,7 +21,8 @@ class ReplayError : public ir::Error {
   using ir::Error::Error;
 };
 
-/// Splits a flag string on whitespace.
+/// Splits a flag string into POSIX shell words (quotes as oracle::shell_quote writes them);
+/// throws ReplayError on an unterminated quote.
 std::vector<std::string> split_flags(std::string_view flags);
 
 /// The case options a flag string selects, with the same flags and defaults as `aotfuzz run`:

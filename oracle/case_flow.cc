@@ -17,7 +17,7 @@ std::chrono::microseconds since(Clock::time_point t0) {
 }
 
 CalleeKind callee_kind(const std::string& callee, const std::string& mod_name) {
-  const std::string prefix = "tvmgen_" + mod_name + "_";
+  const std::string prefix = aot::mangled_module_name(mod_name) + "_";
   if (callee == prefix + "run_model") return CalleeKind::kExecutor;
   if (callee == prefix + "run") return CalleeKind::kEntry;
   if (callee.rfind(prefix + "fused_", 0) == 0) return CalleeKind::kKernel;
@@ -66,7 +66,7 @@ Verdict judge_run(const ir::Module& annotated, const CaseOptions& options,
     return {Stage::kRun, Crash{0, std::nullopt, "", "test program exited with " + run.describe()}};
   }
   if (parsed.rc() && *parsed.rc() != 0) {
-    return {Stage::kRun, PipelineError{"tvmgen_" + c.mod_name + "_run returned " +
+    return {Stage::kRun, PipelineError{aot::mangled_module_name(c.mod_name) + "_run returned " +
                                        std::to_string(*parsed.rc())}};
   }
   if (!parsed.unwritten.empty()) {

@@ -19,7 +19,8 @@ bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || 
 
 // The body of the executor's definition (between its braces), skipping the prototype.
 std::string_view executor_body(std::string_view src, std::string_view mod_name) {
-  const std::string head = "int32_t tvmgen_" + std::string(mod_name) + "_run_model(";
+  const std::string executor = aot::mangled_module_name(mod_name) + "_run_model";
+  const std::string head = "int32_t " + executor + "(";
   for (std::size_t pos = src.find(head); pos != std::string_view::npos;
        pos = src.find(head, pos + 1)) {
     if (pos > 0 && ident_char(src[pos - 1])) continue;
@@ -33,11 +34,9 @@ std::string_view executor_body(std::string_view src, std::string_view mod_name) 
       if (src[j] == '{') ++depth;
       if (src[j] == '}' && --depth == 0) return src.substr(i + 1, j - i - 1);
     }
-    throw StaticArityError("the body of tvmgen_" + std::string(mod_name) +
-                           "_run_model is not closed");
+    throw StaticArityError("the body of " + executor + " is not closed");
   }
-  throw StaticArityError("no definition of tvmgen_" + std::string(mod_name) +
-                         "_run_model in the C source");
+  throw StaticArityError("no definition of " + executor + " in the C source");
 }
 
 }  // namespace

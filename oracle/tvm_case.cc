@@ -78,7 +78,7 @@ std::map<std::string, int> expected_arities(const std::optional<ir::Module>& tvm
 }
 
 CalleeKind kind_of(const std::string& callee, const std::string& mod_name) {
-  const std::string prefix = "tvmgen_" + mod_name + "_";
+  const std::string prefix = aot::mangled_module_name(mod_name) + "_";
   if (callee == prefix + "run_model") return CalleeKind::kExecutor;
   if (callee.rfind(prefix + "fused_", 0) == 0) return CalleeKind::kKernel;
   return CalleeKind::kExternal;

@@ -258,6 +258,22 @@ TEST(Partition, NamesFollowTvmWithSanitizedTargets) {
   EXPECT_EQ(outlined_param_name("3d.acc", 0, 0), "_3d_acc_0_i0");
 }
 
+TEST(Partition, AnEmptyModuleNameGivesTvmsDefaultPrefixAlone) {
+  // TVM's mangle_module_name("") is "tvmgen": checked against TVM itself with --sut tvm.
+  EXPECT_EQ(outlined_name("", "ccompiler", "main", 0), "tvmgen_ccompiler_main_0");
+  Options options;
+  options.mod_name = "";
+  const Stages stages = run_passes(parse("def @main(%x: " + kT + R"() {
+  %0 = annotation.compiler_begin(%x, compiler="ccompiler");
+  %1 = add(%0, %0);
+  %2 = annotation.compiler_end(%1, compiler="ccompiler");
+  add(%2, %2)
+})"), options);
+  const ir::Module& fused = stages.output();
+  EXPECT_NE(fused.find("tvmgen_ccompiler_main_0"), nullptr) << ir::print_module(fused);
+  EXPECT_NE(fused.find("tvmgen_fused_add"), nullptr) << ir::print_module(fused);
+}
+
 TEST(Partition, FlattensOnlyOneLevelOfATupleEnd) {
   const ir::Module m = parse("def @main(%x: " + kT + R"() {
   %0 = annotation.compiler_begin(%x, compiler="a");

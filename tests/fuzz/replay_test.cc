@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "fuzz/replay.h"
+#include "oracle/oracle.h"
 #include "oracle/tempdir.h"
 #include "tests/support/files.h"
 
@@ -23,6 +24,20 @@ std::string write_temp(const oracle::TempDir& dir, const std::string& name,
   const std::string path = dir.file(name).string();
   std::ofstream(path, std::ios::binary) << text;
   return path;
+}
+
+TEST(CaseFlags, QuotedWordsSplitAsAPosixShellSplitsThem) {
+  EXPECT_EQ(split_flags("--mod-name '' --tvm-home '/a b/c'  x\\ y \"q\\\"r\""),
+            (std::vector<std::string>{"--mod-name", "", "--tvm-home", "/a b/c", "x y", "q\"r"}));
+  EXPECT_THROW(split_flags("--mod-name 'open"), ReplayError);
+  EXPECT_THROW(split_flags("--mod-name \"open"), ReplayError);
+}
+
+TEST(CaseFlags, EveryModuleNameSurvivesShellQuotingAndParsingBack) {
+  for (const std::string name : {"", "my_mod", "a b", "it's", "$(x)", "tab\there"}) {
+    const auto options = parse_case_flags("--merge --mod-name " + oracle::shell_quote(name));
+    EXPECT_EQ(options.aot.mod_name, name);
+  }
 }
 
 TEST(ReplayLines, ParseFlagsAndExpectedSignatureFromTheHeader) {
