@@ -49,10 +49,9 @@ Command register_check(CLI::App& parent) {
     }
     const auto& stop = fuzz::install_interrupt_handler();
     std::printf("aotfuzz check: replaying %s\n", opts->corpus.c_str());
-    std::optional<oracle::Sut> sut;
-    if (opts->fuzz.flags.sut == "tvm") sut = make_sut("tvm", opts->fuzz.flags.tvm_home);
-    auto replays = replay_and_print({opts->corpus}, opts->fuzz.jobs, /*quiet=*/true,
-                                    sut ? &*sut : nullptr);
+    fuzz::ReplayOverride override;
+    if (opts->fuzz.flags.sut == "tvm") override.sut = make_sut("tvm", opts->fuzz.flags.tvm_home);
+    auto replays = replay_and_print({opts->corpus}, opts->fuzz.jobs, /*quiet=*/true, override);
     bool failed = false;
     for (const auto& r : replays) failed |= !r.ok();
     std::vector<fuzz::JUnitSuite> suites = {fuzz::replay_suite(replays)};

@@ -51,10 +51,11 @@ fuzz::CampaignResult run_campaign_with_output(fuzz::CampaignOptions options);
 
 /// Replays the .relay files under `paths` on `jobs` threads (0: all cores), printing a status
 /// line per file (only failures when `quiet`), the failures' details and a total (in
-/// cmd_replay.cc). `sut`, when given, replaces the system under test of the files' lines (see
-/// fuzz::replay_file). Throws CommandError for a path that does not exist.
+/// cmd_replay.cc), with `override` imposed on every line (fuzz::ReplayOverride). Throws
+/// CommandError for a path that does not exist.
 std::vector<fuzz::FileReplay> replay_and_print(const std::vector<std::string>& paths, int jobs,
-                                               bool quiet, const oracle::Sut* sut = nullptr);
+                                               bool quiet,
+                                               const fuzz::ReplayOverride& override = {});
 
 /// Registers --sut and --tvm-home (for commands without the pipeline flags: replay, check).
 void add_sut_flags(CLI::App* app, std::string& sut, std::string& tvm_home);

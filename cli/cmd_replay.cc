@@ -21,7 +21,7 @@ void add_sut_flags(CLI::App* app, std::string& sut, std::string& tvm_home) {
 }
 
 std::vector<fuzz::FileReplay> replay_and_print(const std::vector<std::string>& paths, int jobs,
-                                               bool quiet, const oracle::Sut* sut) {
+                                               bool quiet, const fuzz::ReplayOverride& override) {
   std::vector<std::string> files;
   try {
     files = fuzz::collect_relay_files(paths);
@@ -29,7 +29,7 @@ std::vector<fuzz::FileReplay> replay_and_print(const std::vector<std::string>& p
     throw CommandError(kBadInput, std::string("replay: ") + e.what());
   }
   if (jobs <= 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  auto results = fuzz::replay_files(files, jobs, sut);
+  auto results = fuzz::replay_files(files, jobs, override);
   std::size_t failed = 0;
   for (const auto& r : results) {
     if (!r.ok()) ++failed;
@@ -55,6 +55,7 @@ Command register_replay(CLI::App& parent) {
     int jobs = 0;
     bool quiet = false;
     std::string sut, tvm_home;
+    bool no_run = false;
   };
   auto opts = std::make_shared<Opts>();
   Command c;
@@ -66,14 +67,17 @@ Command register_replay(CLI::App& parent) {
   c.app->add_option("--jobs,-j", opts->jobs, "Files replayed in parallel (default: cores)");
   c.app->add_flag("--quiet,-q", opts->quiet, "Print only failures and the total");
   add_sut_flags(c.app, opts->sut, opts->tvm_home);
+  c.app->add_flag("--no-run", opts->no_run,
+                  "Compile and run nothing: stages and static checks only (--sut tvm: compare "
+                  "the partitioned modules)");
   c.run = [opts] {
-    std::optional<oracle::Sut> sut;
-    if (!opts->sut.empty()) sut = make_sut(opts->sut, opts->tvm_home);
+    fuzz::ReplayOverride override;
+    if (!opts->sut.empty()) override.sut = make_sut(opts->sut, opts->tvm_home);
     if (opts->sut.empty() && !opts->tvm_home.empty()) {
       throw CommandError(kBadInput, "--tvm-home is for --sut tvm");
     }
-    auto results =
-        replay_and_print(opts->paths, opts->jobs, opts->quiet, sut ? &*sut : nullptr);
+    override.no_run = opts->no_run;
+    auto results = replay_and_print(opts->paths, opts->jobs, opts->quiet, override);
     if (!opts->junit.empty()) write_junit(opts->junit, {fuzz::replay_suite(results)});
     for (const auto& r : results) {
       if (!r.ok()) return static_cast<int>(kFinding);

@@ -52,6 +52,9 @@ void add_pipeline_flags(CLI::App* app, PipelineFlags& f, bool toolchain) {
   app->add_flag("--sanitize", f.sanitize, "Build the test program with ASan+UBSan (gcc/clang)");
   app->add_option("--input-seed", f.input_seed, "Seed of the input tensors");
   app->add_option("--ulp", f.ulp, "Tolerated float difference in ulps (default 0: bitwise)");
+  app->add_flag("--no-run", f.no_run,
+                "Stages and static checks only, nothing compiled or run (--sut tvm: TVM "
+                "partitions, the modules are compared, nothing is built)");
   app->add_option("--sut", f.sut,
                   "System under test: builtin (this project's pipeline) or tvm (Apache TVM)")
       ->check(CLI::IsMember({"builtin", "tvm"}));
@@ -110,6 +113,7 @@ oracle::CaseOptions case_options(const PipelineFlags& f) {
   }
   o.input_seed = f.input_seed;
   o.max_ulp = f.ulp;
+  o.in_process_only = f.no_run;
   if (f.sut == "tvm" && o.aot.bugs.any()) {
     throw CommandError(kBadInput,
                        "--inject changes the builtin pipeline only; it has no meaning with --sut tvm");

@@ -44,12 +44,13 @@ struct PipelineFlags {
   bool sanitize = false;
   std::uint64_t input_seed = 1;
   std::uint32_t ulp = 0;
+  bool no_run = false;
   std::string sut = "builtin";
   std::string tvm_home;  ///< empty: $AOTFUZZ_TVM_HOME
 };
 /// Registers --merge/--no-merge, --mod-name, --api, --interface, --storage-reuse,
 /// --check-num-args, --inject; with `toolchain` also --cc, --sanitize, --input-seed, --ulp,
-/// --sut, --tvm-home.
+/// --no-run, --sut, --tvm-home.
 void add_pipeline_flags(CLI::App* app, PipelineFlags& flags, bool toolchain);
 /// The case options the flags describe; unknown bug names or an invalid combination are a
 /// CommandError(kBadInput).

@@ -146,6 +146,9 @@ oracle::CaseOptions parse_case_flags(std::string_view flags) {
       auto v = parse_u64(flag, value());
       if (v > 0xffffffffu) throw ReplayError("--ulp is too large");
       o.max_ulp = static_cast<std::uint32_t>(v);
+    } else if (flag == "--no-run") {
+      no_value();
+      o.in_process_only = true;
     } else if (flag == "--sut") {
       std::string v = value();
       auto kind = oracle::parse_sut_kind(v);
@@ -246,7 +249,8 @@ std::string FileReplay::failure_text() const {
   return out;
 }
 
-FileReplay replay_text(std::string_view text, const std::string& path, const oracle::Sut* sut) {
+FileReplay replay_text(std::string_view text, const std::string& path,
+                       const ReplayOverride& override) {
   const auto t0 = Clock::now();
   FileReplay fr;
   fr.path = path;
@@ -275,7 +279,8 @@ FileReplay replay_text(std::string_view text, const std::string& path, const ora
     if (module) {
       oracle::CaseOptions options = parse_case_flags(line.flags);
       // An injected bug belongs to the builtin pipeline: such a line keeps it as its system.
-      if (sut != nullptr && !options.aot.bugs.any()) options.sut = *sut;
+      if (override.sut && !options.aot.bugs.any()) options.sut = *override.sut;
+      if (override.no_run) options.in_process_only = true;
       verdict = oracle::run_case(*module, options).verdict;
     } else {
       verdict = {oracle::Stage::kAnnotated, oracle::InvalidInput{load_error}};
@@ -290,7 +295,7 @@ FileReplay replay_text(std::string_view text, const std::string& path, const ora
   return fr;
 }
 
-FileReplay replay_file(const std::string& path, const oracle::Sut* sut) {
+FileReplay replay_file(const std::string& path, const ReplayOverride& override) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     FileReplay fr;
@@ -300,7 +305,7 @@ FileReplay replay_file(const std::string& path, const oracle::Sut* sut) {
   }
   std::ostringstream ss;
   ss << in.rdbuf();
-  return replay_text(ss.str(), path, sut);
+  return replay_text(ss.str(), path, override);
 }
 
 std::vector<std::string> collect_relay_files(const std::vector<std::string>& paths) {
@@ -329,11 +334,11 @@ std::vector<std::string> collect_relay_files(const std::vector<std::string>& pat
 }
 
 std::vector<FileReplay> replay_files(const std::vector<std::string>& files, int jobs,
-                                     const oracle::Sut* sut) {
+                                     const ReplayOverride& override) {
   std::vector<FileReplay> results(files.size());
   std::atomic<std::size_t> next{0};
   auto worker = [&] {
-    for (std::size_t i; (i = next.fetch_add(1)) < files.size();) results[i] = replay_file(files[i], sut);
+    for (std::size_t i; (i = next.fetch_add(1)) < files.size();) results[i] = replay_file(files[i], override);
   };
   const int n = std::max(1, std::min<int>(jobs, static_cast<int>(files.size())));
   std::vector<std::thread> threads;

@@ -79,14 +79,21 @@ struct FileReplay {
   std::string failure_text() const;
 };
 
+/// What `aotfuzz replay` may impose on every line of every file.
+struct ReplayOverride {
+  /// Another system under test, for every line without an injected bug (`--sut tvm`: the
+  /// regression corpus against TVM).
+  std::optional<oracle::Sut> sut;
+  /// Compile and run nothing (`--no-run`): stages and static checks only.
+  bool no_run = false;
+};
+
 /// Replays one file: every replay line (or the defaults) is one run_case. A file that does not
 /// parse or verify is judged as the verdict invalid-input:annotated, so a header may expect it.
-/// `sut`, when given, replaces the system under test of every line without an injected bug
-/// (`aotfuzz replay --sut tvm`: the regression corpus against TVM).
-FileReplay replay_file(const std::string& path, const oracle::Sut* sut = nullptr);
+FileReplay replay_file(const std::string& path, const ReplayOverride& override = {});
 /// The same on text already read.
 FileReplay replay_text(std::string_view text, const std::string& path,
-                       const oracle::Sut* sut = nullptr);
+                       const ReplayOverride& override = {});
 
 /// The .relay files named by `paths`: files as given, directories searched recursively, sorted
 /// by path within each directory argument. Throws ReplayError on a path that does not exist.
@@ -94,6 +101,6 @@ std::vector<std::string> collect_relay_files(const std::vector<std::string>& pat
 
 /// Replays `files` on `jobs` threads; the results are in `files` order.
 std::vector<FileReplay> replay_files(const std::vector<std::string>& files, int jobs,
-                                     const oracle::Sut* sut = nullptr);
+                                     const ReplayOverride& override = {});
 
 }  // namespace aotfuzz::fuzz

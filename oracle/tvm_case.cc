@@ -3,6 +3,7 @@
 
 #include <dtl/dtl.hpp>
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 
@@ -75,6 +76,17 @@ std::map<std::string, int> expected_arities(const std::optional<ir::Module>& tvm
     }
   }
   return out;
+}
+
+// A module's text with its functions in name order: TVM prints an IRModule's functions in the
+// order of its map, which means nothing.
+std::string print_by_name(const ir::Module& module) {
+  std::vector<std::pair<std::string, ir::Function>> functions = module.functions();
+  std::sort(functions.begin(), functions.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  ir::Module sorted;
+  for (auto& [name, fn] : functions) sorted.add(name, fn);
+  return ir::print_module(sorted);
 }
 
 CalleeKind kind_of(const std::string& callee, const std::string& mod_name) {
@@ -193,6 +205,12 @@ std::optional<PreparedCase> prepare_tvm_case(const ir::Module& original, const C
     r.verdict = {Stage::kAnnotated, InvalidInput{e.what()}};
     return std::nullopt;
   }
+  if (annotated.size() != 1) {
+    r.verdict = {Stage::kAnnotated,
+                 InvalidInput{"the TVM driver builds @main alone; this module has " +
+                              std::to_string(annotated.size()) + " global functions"}};
+    return std::nullopt;
+  }
   CaseOptions builtin = options;
   builtin.sut = {};
   const bool builtin_ok = reference_and_stages(annotated, builtin, nullptr, r);
@@ -226,7 +244,8 @@ std::optional<PreparedCase> prepare_tvm_case(const ir::Module& original, const C
                {"merge", options.aot.merge},
                {"mod_name", options.aot.mod_name},
                {"api", api_name(options.aot)},
-               {"interface", interface_name(options.aot)}};
+               {"interface", interface_name(options.aot)},
+               {"build", !options.in_process_only}};
   } catch (const ir::Error& e) {
     r.verdict = {Stage::kAnnotated, InvalidInput{e.what()}};
     return std::nullopt;
@@ -269,11 +288,17 @@ std::optional<PreparedCase> prepare_tvm_case(const ir::Module& original, const C
                        Fidelity{"the builtin pipeline refuses the graph (" +
                                 summary(*builtin_refusal) + "); TVM compiles it:\n" +
                                 tvm.partitioned}};
-  } else if (tvm_partitioned && r.stages && r.stages->find("partition") != nullptr) {
-    const std::string ours = ir::print_module(*r.stages->find("partition"));
-    const std::string theirs = ir::print_module(*tvm_partitioned);
+  } else if (tvm_partitioned && r.stages &&
+             (!r.stages->failed || *r.stages->failed > Stage::kPartition)) {
+    const std::string ours = print_by_name(r.stages->at(Stage::kPartition));
+    const std::string theirs = print_by_name(*tvm_partitioned);
     std::string diff = unified_diff(ours, theirs, "builtin/partitioned", "tvm/partitioned");
     if (!diff.empty()) fidelity = Verdict{Stage::kPartition, Fidelity{std::move(diff)}};
+  }
+
+  if (options.in_process_only) {
+    r.verdict = fidelity.value_or(Verdict{Stage::kPartition, Pass{}});
+    return std::nullopt;
   }
 
   // Static arity of TVM's executor.
@@ -341,10 +366,6 @@ std::optional<PreparedCase> prepare_tvm_case(const ir::Module& original, const C
   c.sanitize = options.sanitize;
   c.keep_files = options.keep_files;
   r.files = c.program_files();
-  if (options.in_process_only) {
-    r.verdict = fidelity.value_or(Verdict{Stage::kCodegen, Pass{}});
-    return std::nullopt;
-  }
   return c;
 }
 

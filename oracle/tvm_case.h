@@ -26,7 +26,8 @@ namespace aotfuzz::oracle {
 ///    module; kernels: the builtin pipeline's fused module, when the names agree);
 ///  - toolchain-error: no TVM home, TVM does not import, the driver cannot start.
 /// The returned case runs TVM's C; a pass becomes `fidelity` at the first stage where the
-/// builtin pipeline's module differs from TVM's (instead_of_pass).
+/// builtin pipeline's module differs from TVM's (instead_of_pass). With in_process_only TVM
+/// partitions but does not build, and the verdict is that comparison's (pass or fidelity).
 std::optional<PreparedCase> prepare_tvm_case(const ir::Module& annotated,
                                              const CaseOptions& options, CaseResult& r);
 

@@ -6,7 +6,7 @@
 # JSON object per line on stdin and stdout:
 #   -> {"ready": true, "tvm_version": ..., "crt_dir": ...}                 once, after the import
 #   <- {"graph": GRAPH, "merge": bool, "mod_name": str, "api": "packed"|"unpacked",
-#       "interface": "packed"|"c"}
+#       "interface": "packed"|"c", "build": bool (default true; false: stop after partitioning)}
 #   -> {"ok": true, "partitioned": TEXT, "files": [[NAME, TEXT], ...], "times": {...}}
 #   -> {"ok": false, "stage": "merge"|"partition"|"build"|"export", "error": TEXT}
 # and, before each step after the first, {"progress": STEP}, so that a crash of TVM is attributed
@@ -137,6 +137,8 @@ def handle(request):
         mod = relay.transform.InferType()(mod)
         partitioned = mod.astext(show_meta_data=False)
         times["partition_s"] = time.perf_counter() - t0
+        if not request.get("build", True):
+            return {"ok": True, "partitioned": partitioned, "files": [], "times": times}
 
         stage = "build"
         send({"progress": stage})

@@ -130,6 +130,19 @@ TEST(TvmCase, ACrashOfTvmIsASutCrashAtTheStepItAnnounced) {
       << std::get<SutCrash>(r.verdict.detail).message;
 }
 
+TEST(TvmCase, APartitionedModuleUnlikeTheBuiltinOneIsAFidelityVerdictWithADiff) {
+  // The fake TVM partitions every graph into `def @main() { () }`.
+  CaseOptions o = tvm_options("tests/oracle/fake_tvm", "my_mod");
+  o.in_process_only = true;
+  const CaseResult r = run_case(test_support::seed_9036(), o);
+  ASSERT_EQ(r.verdict.kind(), VerdictKind::kFidelity) << summary(r.verdict);
+  EXPECT_EQ(signature(r.verdict), "fidelity:partition");
+  const std::string& diff = std::get<Fidelity>(r.verdict.detail).diff;
+  EXPECT_NE(diff.find("--- builtin/partitioned"), std::string::npos) << diff;
+  EXPECT_NE(diff.find("+def @main() {"), std::string::npos) << diff;
+  EXPECT_NE(diff.find("-def @tvmgen_my_mod_ccompiler_main_0"), std::string::npos) << diff;
+}
+
 TEST(TvmDriver, AHungRequestTimesOutAndTheNextRequestGetsAFreshDriver) {
   TvmDriverOptions o;
   o.home = test_support::source_path("tests/oracle/fake_tvm").string();
