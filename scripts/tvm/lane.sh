@@ -84,20 +84,23 @@ adds=$(grep -c ' add(' "$reduced" || true)
 inputs=$(grep -m1 '^def @main' "$reduced" | grep -o '%[A-Za-z0-9_]*:' | wc -l)
 note "found: $(cat "$found/signature") in $found; reduced to $adds adds, $inputs inputs"
 [ "$adds" -le 3 ] && [ "$inputs" -le 3 ] || note "FAIL: the reduced repro is larger than 3 adds, 3 inputs"
-flags="$(grep -m1 '^// replay:' "$reduced" | sed 's/^\/\/ replay: //' | grep -o -- ' --\(no-\)\{0,1\}merge\| --api [a-z]*\| --interface [a-z]*\| --mod-name [^ ]*' | tr '\n' ' ')"
+flags="$(grep -m1 '^// replay:' "$reduced" | sed 's/^\/\/ replay://' | grep -o -- ' --\(no-\)\{0,1\}merge\| --api [a-z]*\| --interface [a-z]*\| --mod-name [^ ]*' | tr '\n' ' ')"
 # shellcheck disable=SC2086
-"$aotfuzz" show "$reduced" --tvm-pytest $flags > "$out/test_aotfuzz_9036.py"
-cp "$pre/tests/python/relay/aot/aot_test_utils.py" "$pre/tests/python/relay/aot/"*.mk "$out/" 2>/dev/null || true
-if (cd "$out" && env PYTHONPATH="$pre/python:$pre/tests/python/relay/aot" TVM_LIBRARY_PATH="$pre/build" \
-      /usr/bin/python3 -m pytest -q -p no:cacheprovider "$pre/tests/python/relay/aot/../aot/conftest.py" \
-      test_aotfuzz_9036.py > "$out/pytest-pre.log" 2>&1); then
-  note "FAIL: the exported pytest passes on the pre-fix TVM (log: $out/pytest-pre.log)"
-else
+if tests/tvm/exported_pytest.sh "$aotfuzz" "$pre" fail "$reduced" $flags > "$out/pytest-pre.log" 2>&1; then
   note "the exported pytest fails on the pre-fix TVM, as it should (log: $out/pytest-pre.log)"
+else
+  note "FAIL: the exported pytest does not fail on the pre-fix TVM (log: $out/pytest-pre.log)"
+fi
+# shellcheck disable=SC2086
+if tests/tvm/exported_pytest.sh "$aotfuzz" "$fixed" pass "$reduced" $flags > "$out/pytest-fixed.log" 2>&1; then
+  note "the exported pytest passes on the fixed TVM (log: $out/pytest-fixed.log)"
+else
+  note "FAIL: the exported pytest does not pass on the fixed TVM (log: $out/pytest-fixed.log)"
 fi
 
 # 3b. Fixed: the repro passes, a campaign finds nothing of the class.
-if "$aotfuzz" replay "$reduced" --sut tvm --tvm-home "$fixed" > "$out/fixed-replay.log" 2>&1; then
+# shellcheck disable=SC2086
+if "$aotfuzz" run "$reduced" $flags --sut tvm --tvm-home "$fixed" > "$out/fixed-replay.log" 2>&1; then
   note "fixed TVM: the reduced repro passes"
 else
   note "FAIL: fixed TVM: the reduced repro does not pass (log: $out/fixed-replay.log)"
@@ -117,7 +120,7 @@ done
 
 # 3c. Fidelity on 1,000 graphs.
 rm -rf "$out/fidelity-findings"
-"$aotfuzz" fuzz --sut tvm --tvm-home "$fixed" --cases 1000 --seed 3 --no-reduce \
+"$aotfuzz" fuzz --sut tvm --tvm-home "$fixed" --cases 1000 --seed 3 --no-reduce --no-run \
   --findings "$out/fidelity-findings" --stats "$out/fidelity-stats.json" > "$out/fidelity.log" 2>&1 || true
 note "1,000 graphs on the fixed TVM: $(tail -3 "$out/fidelity.log" | tr '\n' ' ')"
 for b in "$out"/fidelity-findings/*/; do

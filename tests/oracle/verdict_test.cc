@@ -30,6 +30,10 @@ std::vector<Verdict> examples() {
       Verdict{Stage::kMerge, PipelineError{"region 17 has a cycle via %42"}},
       Verdict{Stage::kAnnotated, InvalidInput{"seed 987654: line 3 column 9: bad token"}},
       Verdict{Stage::kCodegen, ToolchainError{"tcc crashed: signaled SIGSEGV (pid 31337)"}},
+      Verdict{Stage::kCodegen, SutError{"TVMError: Unsupported dtype int8 (codegen_c.h:352)",
+                                        "codegen_c"}},
+      Verdict{Stage::kPartition, SutCrash{"the TVM driver was killed by SIGSEGV"}},
+      Verdict{Stage::kPartition, Fidelity{"--- builtin/partitioned\n+++ tvm/partitioned\n"}},
   };
 }
 
@@ -82,6 +86,9 @@ TEST(Verdict, SignaturesNameKindStageAndCalleeKind) {
   EXPECT_EQ(signature(all[2]), "arity:codegen:kernel");
   EXPECT_EQ(signature(all[5]), "crash:run:external:SIGSEGV");
   EXPECT_EQ(signature(all[7]), "compile-error:codegen");
+  EXPECT_EQ(signature(all[11]), "sut-error:codegen:codegen_c");
+  EXPECT_EQ(signature(all[12]), "sut-crash:partition");
+  EXPECT_EQ(signature(all[13]), "fidelity:partition");
 }
 
 TEST(Verdict, SignaturesContainNoDigitsFromSeedsIndicesOrAddresses) {
