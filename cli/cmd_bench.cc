@@ -24,18 +24,19 @@ Command register_bench(CLI::App& parent) {
   Command c;
   c.app = parent.add_subcommand(
       "bench", "Cases per second: batched campaign, single-case campaign, one process per case");
-  c.app->add_option("--cases", opts->cases, "Cases per mode and round (default 1000)");
-  c.app->add_option("--seed", opts->seed, "Campaign seed (default 9036)");
-  c.app->add_option("--jobs,-j", opts->jobs, "Worker threads (default: all cores)");
-  c.app->add_option("--rounds", opts->rounds, "Rounds of the three modes; medians are printed");
+  c.app->add_option("--cases", opts->cases, "Cases per mode and round (default 1000)")
+      ->transform(unsigned_decimal(1));
+  c.app->add_option("--seed", opts->seed, "Campaign seed (default 9036)")
+      ->transform(unsigned_decimal(0));
+  c.app->add_option("--jobs,-j", opts->jobs, "Worker threads (default: all cores)")
+      ->check(jobs_range());
+  c.app->add_option("--rounds", opts->rounds, "Rounds of the three modes; medians are printed")
+      ->check(CLI::Range(1, 1000));
   c.app->add_flag("--batched-only", opts->batched_only, "Measure the batched campaign only");
   c.app->add_option("--cc", opts->cc, "Target C compiler (default: tcc, else gcc, else clang)")
       ->check(CLI::IsMember({"tcc", "gcc", "clang"}));
   c.app->add_option("--inject", opts->inject, "Inject a bug from `aotfuzz bugs` (repeatable)");
   c.run = [opts] {
-    if (opts->cases == 0 || opts->rounds < 1) {
-      throw CommandError(kBadInput, "bench: --cases and --rounds must be at least 1");
-    }
     PipelineFlags flags;
     flags.cc = opts->cc;
     flags.inject = opts->inject;

@@ -47,6 +47,8 @@ Command register_check(CLI::App& parent) {
       throw CommandError(kBadInput, "check: no corpus directory '" + opts->corpus +
                                         "' (run from the repository root or pass --corpus)");
     }
+    if (!opts->junit.empty()) check_output_file(opts->junit, "--junit", "check");
+    if (!opts->fuzz.findings.empty()) check_output_dir(opts->fuzz.findings, "--findings", "check");
     const auto& stop = fuzz::install_interrupt_handler();
     std::printf("aotfuzz check: replaying %s\n", opts->corpus.c_str());
     fuzz::ReplayOverride override;

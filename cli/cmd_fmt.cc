@@ -14,7 +14,7 @@ Command register_fmt(CLI::App& parent) {
   auto opts = std::make_shared<Opts>();
   Command c;
   c.app = parent.add_subcommand("fmt", "Parse, verify and print a module canonically");
-  c.app->add_option("FILE", opts->file, "Relay text file")->required();
+  c.app->add_option("FILE", opts->file, "Relay text file (- reads standard input)")->required();
   c.app->add_flag("--types", opts->types, "Print /* ty=... */ comments");
   c.run = [opts] {
     ir::Module m = load_module(opts->file);

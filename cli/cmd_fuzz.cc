@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -33,8 +34,11 @@ std::uint64_t seed_from_time() {
 }  // namespace
 
 bool given(CLI::App* app, const std::string& name) {
-  auto* opt = app->get_option_no_throw(name);
-  return opt != nullptr && opt->count() > 0;
+  for (const std::string& n : {name, "--no-" + name.substr(2)}) {
+    auto* opt = app->get_option_no_throw(n);
+    if (opt != nullptr && opt->count() > 0) return true;
+  }
+  return false;
 }
 
 fuzz::CampaignOptions campaign_options(CLI::App* app, FuzzFlags f, bool seed_given) {
@@ -95,21 +99,25 @@ void add_fuzz_flags(CLI::App* app, FuzzFlags& f, bool full) {
   // The last of repeated budget flags wins, so scripts can prepend defaults.
   const auto last = CLI::MultiOptionPolicy::TakeLast;
   app->add_option("--time", f.time, "Seconds to fuzz (default 60 when --cases is not given)")
-      ->multi_option_policy(last);
+      ->multi_option_policy(last)
+      ->check(positive_seconds());
   app->add_option("--jobs,-j", f.jobs, "Worker threads (default: all cores)")
-      ->multi_option_policy(last);
+      ->multi_option_policy(last)
+      ->check(jobs_range());
   app->add_option("--seed", f.seed, "Campaign seed (default: from the clock; always printed)")
-      ->multi_option_policy(last);
+      ->multi_option_policy(last)
+      ->transform(unsigned_decimal(0));
   app->add_option("--findings", f.findings, "Findings directory (bundles; resumable)")
       ->multi_option_policy(last);
   if (!full) return;
-  app->add_option("--cases", f.cases, "Number of cases of this shard");
+  app->add_option("--cases", f.cases, "Number of cases of this shard")
+      ->transform(unsigned_decimal(1));
   app->add_option("--shard", f.shard, "Run the cases k with k = i (mod n)");
   add_policy_flags(app, f.knobs, f.size);
-  app->add_flag("--swarm,!--no-swarm", f.swarm,
-                "Swarm testing: features on/off per case (default on)");
-  app->add_flag("--reduce,!--no-reduce", f.reduce, "Reduce each unique finding (default on)");
-  app->add_option("--reduce-time", f.reduce_time, "Seconds one reduction may take (default 120)");
+  add_flag_pair(app, "swarm", f.swarm, "Swarm testing: features on/off per case (default on)");
+  add_flag_pair(app, "reduce", f.reduce, "Reduce each unique finding (default on)");
+  app->add_option("--reduce-time", f.reduce_time, "Seconds one reduction may take (default 120)")
+      ->check(positive_seconds());
   app->add_option("--stats", f.stats, "Write statistics as JSON to this file");
   app->add_flag("--single-case", f.single_case,
                 "Compile and run every case as its own program (default: batches of cases in "
@@ -135,9 +143,18 @@ class ProgressPrinter {
     std::fflush(stderr);
   }
 
+  /// Prints a line on `stream`; once stdout is closed (EPIPE: SIGPIPE is ignored in main.cc), the
+  /// lines meant for it go to stderr, so findings and the summary still reach the user.
   void line(std::FILE* stream, const std::string& text) {
     std::lock_guard lock(mu_);
     clear_locked();
+    if (stream == stdout && !stdout_closed_) {
+      std::fprintf(stdout, "%s\n", text.c_str());
+      if (std::fflush(stdout) == 0 || errno != EPIPE) return;
+      stdout_closed_ = true;
+      std::clearerr(stdout);
+    }
+    if (stream == stdout) stream = stderr;
     std::fprintf(stream, "%s\n", text.c_str());
     std::fflush(stream);
   }
@@ -158,6 +175,7 @@ class ProgressPrinter {
   }
   bool tty_;
   bool dirty_ = false;
+  bool stdout_closed_ = false;
   double next_plain_ = 10;
   std::mutex mu_;
 };
@@ -185,19 +203,18 @@ fuzz::CampaignResult run_campaign_with_output(fuzz::CampaignOptions options) {
     budget += buf;
   }
   if (options.max_cases) budget += " " + std::to_string(*options.max_cases) + " cases";
-  std::printf("aotfuzz fuzz: seed %llu (shard %llu/%llu, %d jobs,%s, compiler %s, findings %s)\n",
-              static_cast<unsigned long long>(options.seed),
-              static_cast<unsigned long long>(options.shard.index),
-              static_cast<unsigned long long>(options.shard.count), options.jobs, budget.c_str(),
-              options.base.compiler
-                  ? std::string(oracle::compiler_kind_name(*options.base.compiler)).c_str()
-                  : "default",
-              options.findings_dir.empty() ? "(none)" : options.findings_dir.string().c_str());
-  std::fflush(stdout);
+  const std::string header =
+      "aotfuzz fuzz: seed " + std::to_string(options.seed) + " (shard " +
+      std::to_string(options.shard.index) + "/" + std::to_string(options.shard.count) + ", " +
+      std::to_string(options.jobs) + " jobs," + budget + ", compiler " +
+      (options.base.compiler ? std::string(oracle::compiler_kind_name(*options.base.compiler))
+                             : std::string("default")) +
+      ", findings " + (options.findings_dir.empty() ? "(none)" : options.findings_dir.string()) +
+      ")";
+  printer.line(stdout, header);
   fuzz::CampaignResult r = fuzz::run_campaign(options, cb);
   printer.finish();
-  std::printf("%s\n", fuzz::format_summary(r, options).c_str());
-  std::fflush(stdout);
+  printer.line(stdout, fuzz::format_summary(r, options));
   return r;
 }
 
@@ -209,6 +226,8 @@ Command register_fuzz(CLI::App& parent) {
   CLI::App* app = c.app;
   c.run = [f, app] {
     fuzz::CampaignOptions o = campaign_options(app, *f, given(app, "--seed"));
+    if (!f->findings.empty()) check_output_dir(f->findings, "--findings", "fuzz");
+    if (!f->stats.empty()) check_output_file(f->stats, "--stats", "fuzz");
     fuzz::CampaignResult r = run_campaign_with_output(o);
     if (!f->stats.empty()) {
       std::ofstream out(f->stats);

@@ -37,7 +37,8 @@ struct FuzzFlags {
 /// pipeline flags.
 void add_fuzz_flags(CLI::App* app, FuzzFlags& flags, bool full);
 
-/// Whether option `name` of `app` was given on the command line.
+/// Whether option `name` of `app`, or its other half `--no-...` for a flag pair, was given on the
+/// command line.
 bool given(CLI::App* app, const std::string& name);
 
 /// The campaign options the flags describe: pipeline flags given on the command line are fixed,

@@ -25,7 +25,8 @@ Command register_gen(CLI::App& parent) {
   auto opts = std::make_shared<Opts>();
   Command c;
   c.app = parent.add_subcommand("gen", "Print random annotated graphs");
-  c.app->add_option("--seed", opts->seed, "Seed of the first graph (graph k uses seed+k)");
+  c.app->add_option("--seed", opts->seed, "Seed of the first graph (graph k uses seed+k)")
+      ->transform(unsigned_decimal(0));
   c.app->add_option("--count", opts->count, "How many graphs")->check(CLI::Range(1, 1000000));
   c.app->add_flag("--swarm", opts->swarm, "Swarm mode: switch features on/off per graph");
   c.app->add_flag("--types", opts->types, "Print /* ty=... */ comments");

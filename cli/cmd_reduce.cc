@@ -52,8 +52,10 @@ Command register_reduce(CLI::App& parent) {
   c.app->add_option("--out,-o", opts->out, "Write the reduced graph here (default: stdout)");
   c.app->add_option("--signature", opts->signature,
                     "Keep this signature (default: the file's verdict with these flags)");
-  c.app->add_option("--jobs,-j", opts->jobs, "Candidates evaluated in parallel (default: cores)");
-  c.app->add_option("--time", opts->time, "Stop after this many seconds (default: no limit)");
+  c.app->add_option("--jobs,-j", opts->jobs, "Candidates evaluated in parallel (default: cores)")
+      ->check(jobs_range());
+  c.app->add_option("--time", opts->time, "Stop after this many seconds (default: no limit)")
+      ->check(positive_seconds());
   c.app->add_option("--passes", opts->passes, "Only these reduction passes (see --list-passes)")
       ->delimiter(',');
   c.app->add_flag("--list-passes", opts->list_passes, "List the reduction passes and exit");
@@ -74,6 +76,8 @@ Command register_reduce(CLI::App& parent) {
     request.module = load_module(opts->file);
     request.options = case_options(opts->flags);
     request.flags_given = any_pipeline_flag(app);
+    // The reduction may take minutes; its result must not be lost to a bad path at the end.
+    if (!opts->out.empty()) check_output_file(opts->out, "--out", "reduce");
     request.signature = opts->signature;
     fuzz::ReduceOptions& ro = request.reduce;
     ro.jobs = opts->jobs > 0 ? opts->jobs

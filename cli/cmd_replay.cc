@@ -64,7 +64,8 @@ Command register_replay(CLI::App& parent) {
   c.app->add_option("PATHS", opts->paths, "Files or directories (searched for *.relay)")
       ->required();
   c.app->add_option("--junit", opts->junit, "Write a JUnit XML report");
-  c.app->add_option("--jobs,-j", opts->jobs, "Files replayed in parallel (default: cores)");
+  c.app->add_option("--jobs,-j", opts->jobs, "Files replayed in parallel (default: cores)")
+      ->check(jobs_range());
   c.app->add_flag("--quiet,-q", opts->quiet, "Print only failures and the total");
   add_sut_flags(c.app, opts->sut, opts->tvm_home);
   c.app->add_flag("--no-run", opts->no_run,
@@ -77,6 +78,7 @@ Command register_replay(CLI::App& parent) {
       throw CommandError(kBadInput, "--tvm-home is for --sut tvm");
     }
     override.no_run = opts->no_run;
+    if (!opts->junit.empty()) check_output_file(opts->junit, "--junit", "replay");
     auto results = replay_and_print(opts->paths, opts->jobs, opts->quiet, override);
     if (!opts->junit.empty()) write_junit(opts->junit, {fuzz::replay_suite(results)});
     for (const auto& r : results) {

@@ -31,21 +31,27 @@ Command register_run(CLI::App& parent) {
       m = load_module(opts->file);
     } catch (const CommandError& e) {
       std::fprintf(stderr, "%s\n", e.what());
-      std::printf("verdict: invalid-input\n");
+      if (opts->json) {
+        oracle::Verdict invalid{aot::Stage::kAnnotated, oracle::InvalidInput{e.what()}};
+        std::cout << oracle::to_json(invalid).dump(2) << "\n";
+      } else {
+        std::printf("verdict: invalid-input\n");
+      }
       return static_cast<int>(kBadInput);
     }
     oracle::CaseResult r = oracle::run_case(m, co);
+    const std::string replay = "aotfuzz run " + opts->file + " " + oracle::replay_flags(co);
     if (opts->json) {
-      std::cout << oracle::to_json(r.verdict).dump(2) << "\n";
+      // Everything on stdout is one JSON object, so the replay command is a field of it.
+      nlohmann::json j = oracle::to_json(r.verdict);
+      if (oracle::is_finding(r.verdict)) j["replay"] = replay;
+      std::cout << j.dump(2) << "\n";
     } else {
       std::printf("verdict: %s\n", oracle::summary(r.verdict).c_str());
       std::printf("signature: %s\n", oracle::signature(r.verdict).c_str());
+      if (oracle::is_finding(r.verdict)) std::printf("replay: %s\n", replay.c_str());
     }
     if (opts->keep && !r.work_dir.empty()) std::fprintf(stderr, "kept %s\n", r.work_dir.c_str());
-    if (oracle::is_finding(r.verdict)) {
-      std::printf("replay: aotfuzz run %s %s\n", opts->file.c_str(),
-                  oracle::replay_flags(co).c_str());
-    }
     return oracle::exit_code(r.verdict);
   };
   return c;

@@ -1,8 +1,18 @@
 // File loading, error mapping, and the pipeline and policy flags shared by the subcommands.
 #include "cli/common.h"
 
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <limits>
 #include <sstream>
 
 #include "aot/bugs.h"
@@ -15,6 +25,21 @@
 namespace aotfuzz::cli {
 
 std::string read_file(const std::string& path) {
+  if (path == "-") {
+    // Standard input can be read once, and some commands read their file twice (reduce: the
+    // text for its headers, then the module).
+    static const std::string text = [] {
+      std::ostringstream ss;
+      ss << std::cin.rdbuf();
+      return ss.str();
+    }();
+    return text;
+  }
+  // An ifstream opens a directory and reads nothing, which would be judged an empty module.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw CommandError(kBadInput, path + ": is a directory, not a Relay file");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw CommandError(kBadInput, path + ": cannot open file");
   std::ostringstream ss;
@@ -25,32 +50,135 @@ std::string read_file(const std::string& path) {
 
 ir::Module load_module(const std::string& path) {
   std::string text = read_file(path);
+  const std::string name = path == "-" ? "<stdin>" : path;
   try {
-    ir::Module m = ir::parse_module(text, path);
+    ir::Module m = ir::parse_module(text, name);
     ir::verify(m);
     return m;
   } catch (const ir::ParseError& e) {
     throw CommandError(kBadInput, e.what());
   } catch (const ir::Error& e) {
-    throw CommandError(kBadInput, path + ": error: " + e.what());
+    throw CommandError(kBadInput, name + ": error: " + e.what());
   }
 }
 
+namespace {
+
+[[noreturn]] void cannot_write(const std::string& path, const std::string& flag,
+                               const std::string& command, const std::string& reason) {
+  throw CommandError(kBadInput, command + ": cannot write " + flag + " " + path + ": " + reason);
+}
+
+}  // namespace
+
+void check_output_file(const std::string& path, const std::string& flag,
+                       const std::string& command) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) cannot_write(path, flag, command, "is a directory");
+  const bool existed = fs::exists(fs::symlink_status(path, ec));
+  // Opening is the only true test (permissions, read-only mounts, root); appending changes
+  // nothing in a file that is there, and one that was not is removed again.
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+  if (fd < 0) cannot_write(path, flag, command, std::strerror(errno));
+  ::close(fd);
+  if (!existed) ::unlink(path.c_str());
+}
+
+void check_output_dir(const std::string& path, const std::string& flag,
+                      const std::string& command) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path dir = fs::path(path).lexically_normal();
+  if (!dir.has_filename()) dir = dir.parent_path();  // "findings/"
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) {
+    cannot_write(path, flag, command, "not a directory");
+  }
+  // The directories that are missing, deepest first: created for the probe, then removed, so
+  // that a run which writes nothing leaves nothing behind (the campaign creates them on its
+  // first finding).
+  std::vector<fs::path> missing;
+  for (fs::path p = dir; !p.empty() && !fs::exists(fs::symlink_status(p, ec));
+       p = p.parent_path()) {
+    missing.push_back(p);
+    if (p == p.parent_path()) break;
+  }
+  std::string reason;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    reason = ec.message();
+  } else {
+    std::string probe = (dir / ".probe-XXXXXX").string();
+    const int fd = ::mkstemp(probe.data());
+    if (fd < 0) {
+      reason = std::strerror(errno);
+    } else {
+      ::close(fd);
+      ::unlink(probe.c_str());
+    }
+  }
+  for (const auto& p : missing) fs::remove(p, ec);
+  if (!reason.empty()) cannot_write(path, flag, command, reason);
+}
+
+CLI::Validator unsigned_decimal(std::uint64_t min) {
+  const std::string expected =
+      "expects a whole number from " + std::to_string(min) + " to 18446744073709551615, got '";
+  return CLI::Validator(
+      [min, expected](std::string& input) -> std::string {
+        std::uint64_t value = 0;
+        const char* end = input.data() + input.size();
+        // from_chars takes decimal digits only (no sign, no base prefix) and reports overflow.
+        const auto [ptr, ec] = std::from_chars(input.data(), end, value);
+        if (input.empty() || ec != std::errc() || ptr != end || value < min) {
+          return expected + input + "'";
+        }
+        input = std::to_string(value);  // "010" stays 10 when CLI11 reads it in base 0
+        return {};
+      },
+      "", "");
+}
+
+CLI::Validator positive_seconds() {
+  return CLI::Validator(
+      [](std::string& input) -> std::string {
+        char* end = nullptr;
+        const double value = std::strtod(input.c_str(), &end);
+        // 1e9 s keeps the budget in milliseconds far inside an int64.
+        if (input.empty() || *end != '\0' || !std::isfinite(value) || value <= 0 || value > 1e9) {
+          return "expects seconds, more than 0 and at most 1e9, got '" + input + "'";
+        }
+        return {};
+      },
+      "", "");
+}
+
+void add_flag_pair(CLI::App* app, const std::string& name, bool& value, const std::string& help) {
+  // No --x=false: a flag callback runs only for true, so the value would be ignored.
+  const auto set_true = [&value] { value = true; };
+  const auto set_false = [&value] { value = false; };
+  CLI::Option* on = app->add_flag_callback("--" + name, set_true, help);
+  CLI::Option* off = app->add_flag_callback("--no-" + name, set_false, "Opposite of --" + name);
+  on->disable_flag_override()->excludes(off);
+  off->disable_flag_override();
+}
+
 void add_pipeline_flags(CLI::App* app, PipelineFlags& f, bool toolchain) {
-  app->add_flag("--merge,!--no-merge", f.merge, "Run MergeCompilerRegions (default on)");
+  add_flag_pair(app, "merge", f.merge, "Run MergeCompilerRegions (default on)");
   app->add_option("--mod-name", f.mod_name, "Module name used in generated symbols");
   app->add_option("--api", f.api, "Kernel calling convention")
       ->check(CLI::IsMember({"packed", "unpacked"}));
   app->add_option("--interface", f.interface, "Entry point interface (c needs --api unpacked)")
       ->check(CLI::IsMember({"packed", "c"}));
-  app->add_flag("--storage-reuse,!--no-storage-reuse", f.storage_reuse,
+  add_flag_pair(app, "storage-reuse", f.storage_reuse,
                 "Reuse dead intermediates' storage (default on)");
   app->add_flag("--check-num-args", f.check_num_args, "Emit num_args checks in packed functions");
   app->add_option("--inject", f.inject, "Inject a bug from `aotfuzz bugs` (repeatable)");
   if (!toolchain) return;
   app->add_option("--cc", f.cc, "Target C compiler")->check(CLI::IsMember({"tcc", "gcc", "clang"}));
   app->add_flag("--sanitize", f.sanitize, "Build the test program with ASan+UBSan (gcc/clang)");
-  app->add_option("--input-seed", f.input_seed, "Seed of the input tensors");
+  app->add_option("--input-seed", f.input_seed, "Seed of the input tensors")
+      ->transform(unsigned_decimal(0));
   app->add_option("--ulp", f.ulp, "Tolerated float difference in ulps (default 0: bitwise)");
   app->add_flag("--no-run", f.no_run,
                 "Stages and static checks only, nothing compiled or run (--sut tvm: TVM "
@@ -127,7 +255,8 @@ oracle::CaseOptions case_options(const PipelineFlags& f) {
 
 void add_policy_flags(CLI::App* app, std::vector<std::string>& knobs, int& size) {
   app->add_option("--knob", knobs, "Policy knob NAME=VALUE (see `aotfuzz gen --list-knobs`)");
-  app->add_option("--size", size, "Builder steps per graph (0: the policy's range)");
+  app->add_option("--size", size, "Builder steps per graph (0: the policy's range)")
+      ->check(CLI::Range(0, std::numeric_limits<int>::max(), "NONNEGATIVE"));
 }
 
 generator::GenPolicy policy_from_flags(const std::vector<std::string>& knobs, int size,

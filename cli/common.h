@@ -26,10 +26,34 @@ class CommandError : public std::runtime_error {
   int code_;
 };
 
-/// Reads a whole file; a missing or unreadable file is a CommandError(kBadInput).
+/// Reads a whole file, or standard input for "-" (read once; later calls return the same text).
+/// A missing or unreadable file or a directory is a CommandError(kBadInput).
 std::string read_file(const std::string& path);
-/// Parses and verifies a module; any error becomes CommandError(kBadInput) with the position.
+/// Parses and verifies a module ("-": standard input, named <stdin> in messages); any error
+/// becomes CommandError(kBadInput) with the position.
 ir::Module load_module(const std::string& path);
+
+/// Fails fast, before the work that produces the output: `path` of option `flag` must be a file
+/// this process can create or append to. A CommandError(kBadInput) "<command>: cannot write
+/// <flag> <path>: <reason>" otherwise. Leaves the file system as it was.
+void check_output_file(const std::string& path, const std::string& flag,
+                       const std::string& command);
+/// The same for a directory of outputs, which may not exist yet.
+void check_output_dir(const std::string& path, const std::string& flag, const std::string& command);
+
+/// A whole decimal number from `min` to 2^64-1, rewritten in plain decimal for CLI11 to read.
+/// CLI11 alone reads numbers with strtoull in base 0: "-1" and anything past 2^64 become
+/// 2^64-1, and "010" is 8.
+CLI::Validator unsigned_decimal(std::uint64_t min);
+/// Seconds as a budget: a finite number greater than 0 and at most 1e9 (CLI::PositiveNumber
+/// lets NaN through, and its message prints DBL_MAX in full).
+CLI::Validator positive_seconds();
+/// Worker threads, candidates or files in parallel: --jobs 0 and below are errors.
+inline CLI::Range jobs_range() { return CLI::Range(1, 1024); }
+
+/// Registers the pair --NAME and --no-NAME, setting `value` to true and false; they exclude
+/// each other (CLI11's "--x,!--no-x" lets the last one win).
+void add_flag_pair(CLI::App* app, const std::string& name, bool& value, const std::string& help);
 
 /// The pipeline and toolchain flags shared by compile, run, fuzz, reduce and replay.
 struct PipelineFlags {

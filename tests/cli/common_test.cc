@@ -1,12 +1,19 @@
-// Unit tests for the policy flags shared by `aotfuzz gen` and `aotfuzz fuzz`: --knob and --size
-// registration, parsing into a validated policy, and printing back as replayable flags.
+// Unit tests for the flag plumbing of cli/common.cc: the policy flags shared by `aotfuzz gen` and
+// `aotfuzz fuzz` (--knob and --size registration, parsing into a validated policy, printing back
+// as replayable flags), flag pairs, number validators, output path checks, reading files.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/common.h"
 #include "generator/policy.h"
+#include "oracle/tempdir.h"
 
 namespace aotfuzz::cli {
 namespace {
@@ -74,6 +81,91 @@ TEST(PolicyFlags, AddPolicyFlagsRegistersRepeatableKnobAndSize) {
   app.parse("--knob p_tuple=0 --knob max_ops=4 --size 3", /*program_name_included=*/false);
   EXPECT_EQ(knobs, (std::vector<std::string>{"p_tuple=0", "max_ops=4"}));
   EXPECT_EQ(size, 3);
+}
+
+TEST(FlagPair, EachHalfSetsTheValueAndTogetherTheyAreAnError) {
+  for (const auto& [line, want] : {std::pair{"--merge", true}, std::pair{"--no-merge", false}}) {
+    CLI::App app;
+    bool merge = !want;
+    add_flag_pair(&app, "merge", merge, "Merge");
+    app.parse(line, /*program_name_included=*/false);
+    EXPECT_EQ(merge, want) << line;
+  }
+  CLI::App app;
+  bool merge = true;
+  add_flag_pair(&app, "merge", merge, "Merge");
+  EXPECT_THROW(app.parse("--merge --no-merge", false), CLI::ExcludesError);
+}
+
+TEST(NumberValidators, UnsignedDecimalTakesTheWholeRangeInDecimalAndNothingElse) {
+  CLI::App app;
+  std::uint64_t seed = 0;
+  app.add_option("--seed", seed)->transform(unsigned_decimal(1));
+  app.parse("--seed 18446744073709551615", false);
+  EXPECT_EQ(seed, 18446744073709551615ULL);
+  app.parse("--seed 010", false);
+  EXPECT_EQ(seed, 10u);
+  for (const char* bad : {"0", "-1", "18446744073709551616", "0x10", "+5", "1.0"}) {
+    EXPECT_THROW(app.parse(std::string("--seed=") + bad, false), CLI::ValidationError) << bad;
+  }
+}
+
+TEST(NumberValidators, PositiveSecondsRefuseZeroNegativeAndNonFiniteValues) {
+  CLI::App app;
+  double time = 0;
+  app.add_option("--time", time)->check(positive_seconds());
+  app.parse("--time 0.5", false);
+  EXPECT_DOUBLE_EQ(time, 0.5);
+  for (const char* bad : {"0", "-5", "nan", "inf", "1e10", "5s"}) {
+    EXPECT_THROW(app.parse(std::string("--time=") + bad, false), CLI::ValidationError) << bad;
+  }
+}
+
+TEST(OutputChecks, WritablePathsPassAndLeaveTheFileSystemAsItWas) {
+  namespace fs = std::filesystem;
+  oracle::TempDir dir("aotfuzz-cli-test");
+  const fs::path file = dir.file("stats.json");
+  check_output_file(file.string(), "--stats", "fuzz");
+  EXPECT_FALSE(fs::exists(file));
+  std::ofstream(file) << "kept";
+  check_output_file(file.string(), "--stats", "fuzz");
+  std::ifstream in(file);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(text.str(), "kept");
+  const fs::path findings = dir.file("a") / "b" / "findings";
+  check_output_dir(findings.string(), "--findings", "fuzz");
+  EXPECT_FALSE(fs::exists(dir.file("a")));
+  // No probe file left anywhere: only the stats file remains.
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 1);
+}
+
+TEST(OutputChecks, UnwritablePathsAreBadInputNamingTheFlagAndTheReason) {
+  oracle::TempDir dir("aotfuzz-cli-test");
+  std::ofstream(dir.file("plain")) << "x";
+  const std::string under_file = (dir.file("plain") / "out").string();
+  const CommandError file_error =
+      error_of([&] { check_output_file(under_file, "--stats", "fuzz"); });
+  EXPECT_EQ(file_error.code(), kBadInput);
+  EXPECT_EQ(std::string(file_error.what()),
+            "fuzz: cannot write --stats " + under_file + ": Not a directory");
+  const CommandError dir_error =
+      error_of([&] { check_output_dir(under_file, "--findings", "check"); });
+  EXPECT_EQ(dir_error.code(), kBadInput);
+  EXPECT_EQ(std::string(dir_error.what()).rfind("check: cannot write --findings " + under_file, 0),
+            0u)
+      << dir_error.what();
+  const CommandError is_dir =
+      error_of([&] { check_output_file(dir.path().string(), "--junit", "replay"); });
+  EXPECT_EQ(std::string(is_dir.what()),
+            "replay: cannot write --junit " + dir.path().string() + ": is a directory");
+}
+
+TEST(ReadFile, ADirectoryIsBadInputSayingSo) {
+  oracle::TempDir dir("aotfuzz-cli-test");
+  const CommandError e = error_of([&] { read_file(dir.path().string()); });
+  EXPECT_EQ(e.code(), kBadInput);
+  EXPECT_EQ(std::string(e.what()), dir.path().string() + ": is a directory, not a Relay file");
 }
 
 }  // namespace

@@ -1,0 +1,35 @@
+// Fault tests of `aotfuzz fuzz` (cli/cmd_fuzz.cc): a reader that goes away (`aotfuzz fuzz | head`)
+// must not take the campaign's summary, findings or exit code with it.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <string>
+
+#include "oracle/tempdir.h"
+#include "tests/cli/run_aotfuzz.h"
+
+namespace aotfuzz::cli::test {
+namespace {
+
+TEST(FuzzOutput, AClosedStdoutMovesFindingsAndTheSummaryToStderrAndKeepsTheExitCode) {
+  oracle::TempDir dir("aotfuzz-cli-test");
+  const std::string findings = dir.file("findings").string();
+  const Spawned r =
+      spawn_aotfuzz({"fuzz", "--cases", "20", "--jobs", "1", "--seed", "1", "--inject",
+                     "tuple-arg-first-field", "--no-reduce", "--findings", findings},
+                    "", /*closed_stdout=*/true);
+  ASSERT_FALSE(WIFSIGNALED(r.status)) << "killed by signal " << WTERMSIG(r.status) << "\n" << r.err;
+  ASSERT_TRUE(WIFEXITED(r.status));
+  // The injected bug is found within 20 cases of seed 1: exit 1, as with an open stdout.
+  EXPECT_EQ(WEXITSTATUS(r.status), 1) << r.err;
+  EXPECT_NE(r.err.find("aotfuzz fuzz: seed 1 (shard 0/1"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("finding: arity:codegen:kernel"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("replay: aotfuzz run "), std::string::npos) << r.err;
+  // The closing summary (fuzz::format_summary) after the last finding.
+  EXPECT_NE(r.err.find("aotfuzz fuzz: seed 1, shard"), std::string::npos) << r.err;
+  EXPECT_TRUE(std::filesystem::is_directory(findings));
+}
+
+}  // namespace
+}  // namespace aotfuzz::cli::test

@@ -1,0 +1,238 @@
+// Tests of the aotfuzz binary's command line (cli/main.cc and the cmd_*.cc it registers): bad
+// values are refused before any work with one line and exit 2, --version and `help`, stdin for
+// `-`, pure JSON from --json, output paths checked up front.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "oracle/tempdir.h"
+#include "tests/cli/run_aotfuzz.h"
+
+namespace aotfuzz::cli::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kSeed = "corpus/seed/tvm_9036_annotated.relay";
+
+// One bad command line and a word its error line must contain.
+struct BadLine {
+  std::vector<std::string> args;
+  std::string mentions;
+};
+
+// Asserts the usage error shape: exit 2, nothing on stdout, exactly one line on stderr.
+void expect_one_line_usage_error(const std::vector<std::string>& args,
+                                 const std::string& mentions) {
+  std::string shown;
+  for (const auto& a : args) shown += " " + a;
+  SCOPED_TRACE("aotfuzz" + shown);
+  // A refused flag returns at once; a budget flag that slipped through would run for a while.
+  const oracle::RunResult r = run_aotfuzz(args, 30);
+  EXPECT_EQ(r.kind, oracle::ExitKind::kExited) << r.describe();
+  EXPECT_EQ(r.exit_code, 2) << r.stderr_text;
+  EXPECT_EQ(r.stdout_text, "");
+  EXPECT_EQ(line_count(r.stderr_text), 1) << r.stderr_text;
+  EXPECT_NE(r.stderr_text.find(mentions), std::string::npos) << r.stderr_text;
+}
+
+TEST(CommandLine, BadBudgetsCountsAndJobsAreRefusedWithOneLineAndExit2) {
+  const std::vector<BadLine> lines = {
+      {{"fuzz", "--time", "-5"}, "--time"},
+      {{"fuzz", "--time", "0"}, "--time"},
+      {{"fuzz", "--time", "nan"}, "--time"},
+      {{"fuzz", "--cases", "0"}, "--cases"},
+      {{"fuzz", "--cases", "-1"}, "--cases"},
+      {{"fuzz", "--jobs", "0"}, "--jobs"},
+      {{"fuzz", "--jobs", "-3"}, "--jobs"},
+      {{"fuzz", "--reduce-time", "0"}, "--reduce-time"},
+      {{"fuzz", "--reduce-time", "-1"}, "--reduce-time"},
+      {{"gen", "--size", "-1"}, "--size"},
+      {{"gen", "--count", "0"}, "--count"},
+      {{"check", "--time", "0"}, "--time"},
+      {{"check", "--jobs", "0"}, "--jobs"},
+      {{"bench", "--cases", "0"}, "--cases"},
+      {{"bench", "--jobs", "-3"}, "--jobs"},
+      {{"bench", "--rounds", "0"}, "--rounds"},
+      {{"reduce", kSeed, "--time", "0"}, "--time"},
+      {{"reduce", kSeed, "--jobs", "0"}, "--jobs"},
+      {{"replay", "corpus/seed", "--jobs", "0"}, "--jobs"},
+  };
+  for (const auto& l : lines) expect_one_line_usage_error(l.args, l.mentions);
+}
+
+TEST(CommandLine, SeedsPastTwoToTheSixtyFourOrNegativeAreRefusedNotSaturated) {
+  const std::vector<BadLine> lines = {
+      {{"gen", "--seed", "18446744073709551616"}, "--seed"},
+      {{"gen", "--seed", "-1"}, "--seed"},
+      {{"fuzz", "--seed", "99999999999999999999999"}, "--seed"},
+      {{"check", "--seed", "18446744073709551616"}, "--seed"},
+      {{"bench", "--seed", "-1"}, "--seed"},
+      {{"run", kSeed, "--input-seed", "18446744073709551616"}, "--input-seed"},
+  };
+  for (const auto& l : lines) expect_one_line_usage_error(l.args, l.mentions);
+}
+
+TEST(CommandLine, TheLargestSeedIsAcceptedAndSeedsAreReadInDecimal) {
+  oracle::RunResult r = run_aotfuzz({"gen", "--seed", "18446744073709551615"});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_EQ(r.stdout_text.rfind("// aotfuzz gen --seed 18446744073709551615\n", 0), 0u);
+  // strtoull in base 0 would read 010 as 8.
+  r = run_aotfuzz({"gen", "--seed", "010"});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_EQ(r.stdout_text.rfind("// aotfuzz gen --seed 10\n", 0), 0u) << r.stdout_text;
+}
+
+TEST(CommandLine, BothHalvesOfAFlagPairTogetherAreRefusedByEveryCommandThatHasThem) {
+  const std::vector<BadLine> lines = {
+      {{"fuzz", "--merge", "--no-merge"}, "--no-merge"},
+      {{"fuzz", "--no-swarm", "--swarm"}, "--swarm"},
+      {{"fuzz", "--reduce", "--no-reduce"}, "--no-reduce"},
+      {{"fuzz", "--storage-reuse", "--no-storage-reuse"}, "--no-storage-reuse"},
+      {{"run", kSeed, "--merge", "--no-merge"}, "--no-merge"},
+      {{"compile", kSeed, "--no-merge", "--merge"}, "--merge"},
+      {{"reduce", kSeed, "--storage-reuse", "--no-storage-reuse"}, "--no-storage-reuse"},
+      {{"show", kSeed, "--tvm-pytest", "--merge", "--no-merge"}, "--no-merge"},
+      {{"show", kSeed, "--dot", "--tvm-pytest"}, "--tvm-pytest"},
+      // --merge=false would be silently ignored by a flag that only sets true.
+      {{"run", kSeed, "--merge=false"}, "merge"},
+  };
+  for (const auto& l : lines) expect_one_line_usage_error(l.args, l.mentions);
+}
+
+TEST(CommandLine, UnknownOptionsAndMissingArgumentsAreOneLineForEveryCommand) {
+  const std::vector<BadLine> lines = {
+      {{}, "subcommand"},
+      {{"nosuch"}, "nosuch"},
+      {{"gen", "--bogus"}, "--bogus"},
+      {{"fmt"}, "FILE"},
+      {{"compile", kSeed, "--emit", "nonsense"}, "--emit"},
+      {{"run", kSeed, "--cc", "icc"}, "--cc"},
+      {{"bugs", "extra"}, "extra"},
+      {{"replay"}, "PATHS"},
+      {{"check", "--bogus"}, "--bogus"},
+      {{"show", kSeed, "--bogus"}, "--bogus"},
+  };
+  for (const auto& l : lines) expect_one_line_usage_error(l.args, l.mentions);
+}
+
+TEST(CommandLine, AGoodFlagPairHalfStillWorks) {
+  const oracle::RunResult on = run_aotfuzz({"compile", kSeed, "--merge", "--emit", "merged"});
+  const oracle::RunResult off = run_aotfuzz({"compile", kSeed, "--no-merge", "--emit", "merged"});
+  EXPECT_EQ(on.exit_code, 0) << on.stderr_text;
+  EXPECT_EQ(off.exit_code, 0) << off.stderr_text;
+  // Merging changes the merged stage of the seed graph (that is TVM issue #9036's trigger).
+  EXPECT_NE(on.stdout_text, off.stdout_text);
+}
+
+TEST(CommandLine, VersionPrintsTheProjectVersion) {
+  const oracle::RunResult r = run_aotfuzz({"--version"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.stdout_text, std::string("aotfuzz ") + AOTFUZZ_VERSION + "\n");
+}
+
+TEST(CommandLine, HelpCommandPrintsWhatDashDashHelpPrints) {
+  const oracle::RunResult help = run_aotfuzz({"help"});
+  const oracle::RunResult dashes = run_aotfuzz({"--help"});
+  EXPECT_EQ(help.exit_code, 0) << help.stderr_text;
+  EXPECT_EQ(dashes.exit_code, 0);
+  EXPECT_NE(help.stdout_text.find("fuzz"), std::string::npos) << help.stdout_text;
+  EXPECT_EQ(help.stdout_text, dashes.stdout_text);
+
+  const oracle::RunResult fuzz_help = run_aotfuzz({"help", "fuzz"});
+  const oracle::RunResult fuzz_dashes = run_aotfuzz({"fuzz", "--help"});
+  EXPECT_EQ(fuzz_help.exit_code, 0) << fuzz_help.stderr_text;
+  EXPECT_NE(fuzz_help.stdout_text.find("--reduce-time"), std::string::npos);
+  EXPECT_EQ(fuzz_help.stdout_text, fuzz_dashes.stdout_text);
+
+  expect_one_line_usage_error({"help", "nosuch"}, "nosuch");
+}
+
+TEST(CommandLine, RunJsonPrintsOneJsonObjectWithTheReplayCommandInside) {
+  const oracle::RunResult r =
+      run_aotfuzz({"run", kSeed, "--inject", "tuple-arg-first-field", "--json"});
+  ASSERT_EQ(r.exit_code, 1) << r.stdout_text << r.stderr_text;
+  nlohmann::json j;
+  // parse() refuses anything after the object, such as a `replay:` line.
+  ASSERT_NO_THROW(j = nlohmann::json::parse(r.stdout_text)) << r.stdout_text;
+  EXPECT_EQ(j.value("kind", ""), "arity");
+  const std::string replay = j.value("replay", "");
+  EXPECT_EQ(replay.rfind("aotfuzz run " + kSeed + " ", 0), 0u) << replay;
+  EXPECT_NE(replay.find("--inject tuple-arg-first-field"), std::string::npos) << replay;
+}
+
+TEST(CommandLine, RunJsonOfAnUnreadableFileIsAnInvalidInputObject) {
+  const oracle::RunResult r = run_aotfuzz({"run", "corpus", "--json"});
+  EXPECT_EQ(r.exit_code, 2);
+  nlohmann::json j;
+  ASSERT_NO_THROW(j = nlohmann::json::parse(r.stdout_text)) << r.stdout_text;
+  EXPECT_EQ(j.value("kind", ""), "invalid-input");
+  EXPECT_EQ(line_count(r.stderr_text), 1) << r.stderr_text;
+}
+
+TEST(CommandLine, FmtDashReadsTheModuleFromStandardInput) {
+  const Spawned piped =
+      spawn_aotfuzz({"fmt", "-"}, std::string(AOTFUZZ_SOURCE_DIR) + "/" + kSeed, false);
+  const oracle::RunResult named = run_aotfuzz({"fmt", kSeed});
+  ASSERT_EQ(named.exit_code, 0) << named.stderr_text;
+  EXPECT_TRUE(WIFEXITED(piped.status) && WEXITSTATUS(piped.status) == 0) << piped.err;
+  EXPECT_NE(piped.out.find("@main"), std::string::npos);
+  EXPECT_EQ(piped.out, named.stdout_text);
+}
+
+TEST(CommandLine, FmtDashNamesStandardInputInParseErrors) {
+  oracle::TempDir dir("aotfuzz-cli-test");
+  const fs::path bad = dir.file("bad.relay");
+  std::ofstream(bad) << "def @main(%x: Tensor[(2), float32]) { %y }\n";
+  const Spawned r = spawn_aotfuzz({"fmt", "-"}, bad.string(), false);
+  EXPECT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 2) << r.err;
+  EXPECT_EQ(r.err.rfind("<stdin>", 0), 0u) << r.err;
+}
+
+TEST(CommandLine, FmtOfADirectorySaysItIsADirectory) {
+  expect_one_line_usage_error({"fmt", "corpus"}, "corpus: is a directory");
+  const oracle::RunResult r = run_aotfuzz({"fmt", "corpus"});
+  EXPECT_EQ(r.stderr_text.find("@main"), std::string::npos) << r.stderr_text;
+}
+
+// Output paths under a regular file: unwritable even for root, who ignores permissions.
+class UnwritableOutput : public ::testing::Test {
+ protected:
+  void SetUp() override { std::ofstream(dir_.file("plain")) << "not a directory\n"; }
+  std::string under_file(const std::string& name) const {
+    return (dir_.file("plain") / name).string();
+  }
+  oracle::TempDir dir_{"aotfuzz-cli-test"};
+};
+
+TEST_F(UnwritableOutput, FuzzStatsAndFindingsFailBeforeTheCampaignStarts) {
+  const std::string findings = dir_.file("findings").string();
+  expect_one_line_usage_error(
+      {"fuzz", "--cases", "1", "--findings", findings, "--stats", under_file("s.json")}, "--stats");
+  expect_one_line_usage_error({"fuzz", "--cases", "1", "--findings", under_file("f")},
+                              "--findings");
+  // The probe leaves nothing behind.
+  EXPECT_FALSE(fs::exists(findings));
+}
+
+TEST_F(UnwritableOutput, CheckAndReplayJunitFailBeforeReplaying) {
+  expect_one_line_usage_error({"check", "--junit", under_file("j.xml")}, "--junit");
+  expect_one_line_usage_error({"check", "--findings", under_file("f")}, "--findings");
+  expect_one_line_usage_error({"replay", "corpus/seed", "--junit", under_file("j.xml")}, "--junit");
+  expect_one_line_usage_error({"replay", "corpus/seed", "--junit", dir_.path().string()},
+                              "is a directory");
+}
+
+TEST_F(UnwritableOutput, ReduceOutFailsBeforeReducing) {
+  expect_one_line_usage_error(
+      {"reduce", kSeed, "--inject", "tuple-arg-first-field", "--out", under_file("r.relay")},
+      "--out");
+}
+
+}  // namespace
+}  // namespace aotfuzz::cli::test

@@ -1,0 +1,32 @@
+// Test support for the command-line tests: the built aotfuzz binary, run from the source tree.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "oracle/process.h"
+
+namespace aotfuzz::cli::test {
+
+/// Runs aotfuzz with `args` in the source tree (so corpus paths are relative), stdin empty,
+/// stdout and stderr captured, killed after `timeout_s` seconds.
+oracle::RunResult run_aotfuzz(const std::vector<std::string>& args, int timeout_s = 120);
+
+/// How a process started by spawn_aotfuzz ended, and what it wrote.
+struct Spawned {
+  int status = 0;  ///< as waitpid gives it
+  std::string out, err;
+};
+
+/// Runs aotfuzz with `args` in the source tree, stdin from `stdin_file` ("": /dev/null); with
+/// `closed_stdout` its stdout is a pipe whose read end is closed before the start (every write
+/// fails as after `| head` exits), else a file. SIGPIPE has its default disposition, as a shell
+/// leaves it. Killed after 300 s.
+Spawned spawn_aotfuzz(const std::vector<std::string>& args, const std::string& stdin_file,
+                      bool closed_stdout);
+
+/// The number of lines of `text` (newline characters, plus one for an unterminated last line).
+int line_count(const std::string& text);
+
+}  // namespace aotfuzz::cli::test
