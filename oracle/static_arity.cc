@@ -113,7 +113,14 @@ std::vector<aot::CallSiteInfo> static_arity(std::string_view c_source, std::stri
   return out;
 }
 
-std::optional<int> definition_arity(std::string_view c_source, std::string_view name) {
+namespace {
+
+// The parameter list and the body (between the braces) of the C definition of `name`.
+struct Definition {
+  std::string_view params, body;
+};
+
+std::optional<Definition> find_definition(std::string_view c_source, std::string_view name) {
   const std::string head = std::string(name) + "(";
   for (std::size_t pos = c_source.find(head); pos != std::string_view::npos;
        pos = c_source.find(head, pos + 1)) {
@@ -124,23 +131,59 @@ std::optional<int> definition_arity(std::string_view c_source, std::string_view 
     if (before.empty() || before.find_first_of("=(;,") != std::string_view::npos) continue;
     int depth = 0;
     std::size_t j = pos + head.size() - 1;
-    int commas = 0;
-    bool any = false;
     for (; j < c_source.size(); ++j) {
-      const char c = c_source[j];
-      if (c == '(') ++depth;
-      if (c == ')' && --depth == 0) break;
-      if (c == ',' && depth == 1) ++commas;
-      if (depth >= 1 && c != '(' && !std::isspace(static_cast<unsigned char>(c))) any = true;
+      if (c_source[j] == '(') ++depth;
+      if (c_source[j] == ')' && --depth == 0) break;
     }
     std::size_t k = j + 1;
     while (k < c_source.size() && std::isspace(static_cast<unsigned char>(c_source[k]))) ++k;
     if (k >= c_source.size() || c_source[k] != '{') continue;  // a prototype or a call
-    const std::string_view params = trim(c_source.substr(pos + head.size(), j - pos - head.size()));
-    if (!any || params == "void") return 0;
-    return commas + 1;
+    std::size_t close = k;
+    for (int braces = 0; close < c_source.size(); ++close) {
+      if (c_source[close] == '{') ++braces;
+      if (c_source[close] == '}' && --braces == 0) break;
+    }
+    return Definition{c_source.substr(pos + head.size(), j - pos - head.size()),
+                      c_source.substr(k + 1, close - k - 1)};
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<int> definition_arity(std::string_view c_source, std::string_view name) {
+  const auto def = find_definition(c_source, name);
+  if (!def) return std::nullopt;
+  const std::string_view params = trim(def->params);
+  if (params.empty() || params == "void") return 0;
+  int depth = 0, commas = 0;
+  for (char c : params) {
+    if (c == '(') ++depth;
+    if (c == ')') --depth;
+    if (c == ',' && depth == 0) ++commas;
+  }
+  return commas + 1;
+}
+
+std::optional<int> packed_definition_arity(std::string_view c_source, std::string_view name) {
+  const auto def = find_definition(c_source, name);
+  if (!def) return std::nullopt;
+  constexpr std::string_view kRead = "((TVMValue*)args)[";
+  int most = -1;
+  for (std::size_t at = def->body.find(kRead); at != std::string_view::npos;
+       at = def->body.find(kRead, at + 1)) {
+    std::size_t i = at + kRead.size();
+    while (i < def->body.size() && (def->body[i] == '(' || def->body[i] == ' ')) ++i;
+    int index = 0;
+    bool digits = false;
+    for (; i < def->body.size() && std::isdigit(static_cast<unsigned char>(def->body[i])); ++i) {
+      index = index * 10 + (def->body[i] - '0');
+      digits = true;
+    }
+    if (digits) most = std::max(most, index);
+  }
+  if (most < 0) return std::nullopt;
+  return most + 1;
 }
 
 std::vector<std::pair<aot::CallSiteInfo, aot::CallSiteInfo>> arity_differences(

@@ -30,6 +30,11 @@ std::vector<aot::CallSiteInfo> static_arity(std::string_view c_source,
 /// type before the name, a body after the parameter list), or nullopt when it has none.
 std::optional<int> definition_arity(std::string_view c_source, std::string_view name);
 
+/// The number of packed arguments the C definition of `name` reads: one more than the highest k
+/// of its `((TVMValue*)args)[k]` (how TVM's packed functions, kernels and BYOC wrappers alike,
+/// take their arguments); nullopt when there is no such definition or it reads none.
+std::optional<int> packed_definition_arity(std::string_view c_source, std::string_view name);
+
 /// The call sites whose callee or argument count differs from the expectation (pairs of
 /// expected, actual; a missing or extra call site pairs with a default CallSiteInfo{"", -1}).
 std::vector<std::pair<aot::CallSiteInfo, aot::CallSiteInfo>> arity_differences(

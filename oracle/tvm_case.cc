@@ -8,7 +8,6 @@
 #include <sstream>
 
 #include "aot/codegen.h"
-#include "aot/codegen_error.h"
 #include "ir/error.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
@@ -61,19 +60,16 @@ std::string first_lines(const std::string& text, std::size_t n) {
   return text.substr(0, end) + "...";
 }
 
-// What each callee TVM's executor may call takes: external functions from TVM's own partitioned
-// module (flattened parameters plus flattened results), kernels from the builtin fused module.
-std::map<std::string, int> expected_arities(const std::optional<ir::Module>& tvm_partitioned,
-                                            const std::vector<aot::CallSiteInfo>& builtin) {
+// What each external function of TVM's partitioned module takes: its flattened parameters plus
+// its flattened results.
+std::map<std::string, int> external_arities(const std::optional<ir::Module>& tvm_partitioned) {
   std::map<std::string, int> out;
-  for (const auto& site : builtin) out[site.callee] = site.num_args;
-  if (tvm_partitioned) {
-    for (const auto& [name, fn] : tvm_partitioned->functions()) {
-      if (name == "main") continue;
-      std::size_t n = ir::flat_count(fn->ret_type());
-      for (const auto& p : fn->params()) n += ir::flat_count(p->type());
-      out[name] = static_cast<int>(n);
-    }
+  if (!tvm_partitioned) return out;
+  for (const auto& [name, fn] : tvm_partitioned->functions()) {
+    if (name == "main") continue;
+    std::size_t n = ir::flat_count(fn->ret_type());
+    for (const auto& p : fn->params()) n += ir::flat_count(p->type());
+    out[name] = static_cast<int>(n);
   }
   return out;
 }
@@ -222,14 +218,6 @@ std::optional<PreparedCase> prepare_tvm_case(const ir::Module& original, const C
   // of the builtin pipeline, which only weakens the expectations taken from it.
   std::optional<Verdict> builtin_refusal;
   if (!builtin_ok && r.verdict.kind() == VerdictKind::kInvalidInput) builtin_refusal = r.verdict;
-  std::vector<aot::CallSiteInfo> builtin_arity;
-  if (builtin_ok) {
-    try {
-      builtin_arity = aot::generate_c(r.stages->output(), options.aot).expected_arity;
-    } catch (const ir::Error&) {
-      // The builtin code generator failing is its own bug; TVM is still judged on its outputs.
-    }
-  }
 
   // 3. TVM.
   std::shared_ptr<TvmDriver> driver = options.sut.driver;
@@ -313,19 +301,18 @@ std::optional<PreparedCase> prepare_tvm_case(const ir::Module& original, const C
   }
   if (executor_c != nullptr) {
     try {
-      const auto expected = expected_arities(tvm_partitioned, builtin_arity);
+      // What each callee takes, as TVM itself says it: the arguments its C definition reads
+      // (packed) or declares (direct), else its type in TVM's partitioned module.
+      const auto typed = external_arities(tvm_partitioned);
       for (const auto& site : static_arity(*executor_c, options.aot.mod_name)) {
-        // What the callee takes: its Relay type; for a direct call also its C definition, which
-        // must take exactly the arguments passed (a packed call's count is num_args).
         std::optional<int> takes;
-        if (auto it = expected.find(site.callee); it != expected.end()) takes = it->second;
-        if (!site.packed && (!takes || *takes == site.num_args)) {
-          for (const auto& [name, text] : tvm.files) {
-            if (auto n = definition_arity(text, site.callee)) {
-              if (*n != site.num_args) takes = *n;
-              break;
-            }
-          }
+        for (const auto& [name, text] : tvm.files) {
+          takes = site.packed ? packed_definition_arity(text, site.callee)
+                              : definition_arity(text, site.callee);
+          if (takes) break;
+        }
+        if (!takes) {
+          if (auto it = typed.find(site.callee); it != typed.end()) takes = it->second;
         }
         if (takes && *takes != site.num_args) {
           r.verdict = {Stage::kCodegen,

@@ -1,8 +1,8 @@
 // A case whose system under test is Apache TVM (`--sut tvm`): the graph goes to TVM's own
 // MergeCompilerRegions, PartitionGraph and AoT build through the driver (oracle/tvm_driver.h);
 // TVM's C runs under the same harness and is judged by the same judge as the builtin pipeline's.
-// The builtin pipeline runs beside it for what TVM does not say: the kernels' arities (from the
-// fused module) and, by comparing the two partitioned modules, which stage a difference is in.
+// The builtin pipeline runs beside it for the reference result and, by comparing the two
+// partitioned modules, for which stage a difference is in.
 #pragma once
 
 #include <optional>
@@ -22,8 +22,8 @@ namespace aotfuzz::oracle {
 ///  - sut-error / sut-crash / timeout at merge, partition or codegen (TVM's build): TVM raised,
 ///    died or hung on a graph the builtin pipeline compiles;
 ///  - arity (static, stage codegen): a call site in TVM's AoT executor passes a different number
-///    of arguments than its callee takes (external functions: their type in TVM's partitioned
-///    module; kernels: the builtin pipeline's fused module, when the names agree);
+///    of arguments than its callee takes, as TVM itself says: the arguments the callee's C
+///    definition reads (packed) or declares (direct), else its type in TVM's partitioned module;
 ///  - toolchain-error: no TVM home, TVM does not import, the driver cannot start.
 /// The returned case runs TVM's C; a pass becomes `fidelity` at the first stage where the
 /// builtin pipeline's module differs from TVM's (instead_of_pass). With in_process_only TVM
