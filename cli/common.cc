@@ -189,12 +189,18 @@ void add_pipeline_flags(CLI::App* app, PipelineFlags& f, bool toolchain) {
   app->add_option("--tvm-home", f.tvm_home,
                   "TVM tree with its build/ for --sut tvm (default $AOTFUZZ_TVM_HOME; "
                   "scripts/tvm/build.sh prints it)");
+  app->add_option("--tvm-fixed-home", f.tvm_fixed_home,
+                  "A TVM with the bug fixed: reduced findings must pass there (--sut tvm)");
 }
 
-oracle::Sut make_sut(const std::string& sut, const std::string& tvm_home) {
+oracle::Sut make_sut(const std::string& sut, const std::string& tvm_home,
+                     const std::string& tvm_fixed_home) {
   oracle::Sut out;
   if (sut != "tvm") {
     if (!tvm_home.empty()) throw CommandError(kBadInput, "--tvm-home is for --sut tvm");
+    if (!tvm_fixed_home.empty()) {
+      throw CommandError(kBadInput, "--tvm-fixed-home is for --sut tvm");
+    }
     return out;
   }
   out.kind = oracle::SutKind::kTvm;
@@ -214,6 +220,15 @@ oracle::Sut make_sut(const std::string& sut, const std::string& tvm_home) {
   oracle::TvmDriverOptions driver;
   driver.home = home;
   out.driver = std::make_shared<oracle::TvmDriver>(driver);
+  if (!tvm_fixed_home.empty()) {
+    std::string fixed = tvm_fixed_home;
+    const auto absolute_fixed = std::filesystem::absolute(fixed, ec);
+    if (!ec) fixed = absolute_fixed.lexically_normal().string();
+    if (auto problem = oracle::tvm_home_problem(fixed)) throw CommandError(kBadInput, *problem);
+    out.tvm_home_fixed = fixed;
+    driver.home = fixed;
+    out.fixed_driver = std::make_shared<oracle::TvmDriver>(driver);
+  }
   return out;
 }
 
@@ -249,7 +264,7 @@ oracle::CaseOptions case_options(const PipelineFlags& f) {
   if (f.sut == "tvm" && o.compiler == oracle::CompilerKind::kTcc) {
     throw CommandError(kBadInput, "--sut tvm builds TVM's C with gcc or clang, not tcc");
   }
-  o.sut = make_sut(f.sut, f.tvm_home);
+  o.sut = make_sut(f.sut, f.tvm_home, f.tvm_fixed_home);
   return o;
 }
 

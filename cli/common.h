@@ -71,6 +71,7 @@ struct PipelineFlags {
   bool no_run = false;
   std::string sut = "builtin";
   std::string tvm_home;  ///< empty: $AOTFUZZ_TVM_HOME
+  std::string tvm_fixed_home;
 };
 /// Registers --merge/--no-merge, --mod-name, --api, --interface, --storage-reuse,
 /// --check-num-args, --inject; with `toolchain` also --cc, --sanitize, --input-seed, --ulp,
@@ -83,7 +84,9 @@ oracle::CaseOptions case_options(const PipelineFlags& flags);
 /// The system under test `--sut` and `--tvm-home` name (home: the flag, else $AOTFUZZ_TVM_HOME,
 /// made absolute and checked), with its TVM driver; a missing or unusable home is a
 /// CommandError(kBadInput).
-oracle::Sut make_sut(const std::string& sut, const std::string& tvm_home);
+/// `tvm_fixed_home`, when given, is a TVM with the bug fixed that reductions must pass on.
+oracle::Sut make_sut(const std::string& sut, const std::string& tvm_home,
+                     const std::string& tvm_fixed_home = "");
 /// Registers the generation-policy flags of gen and fuzz: --knob NAME=VALUE (repeatable) into
 /// `knobs` and --size N into `size`.
 void add_policy_flags(CLI::App* app, std::vector<std::string>& knobs, int& size);

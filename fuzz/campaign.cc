@@ -365,7 +365,7 @@ class Runner {
       ro.time_limit = opt_.reduce_time;
       ro.stop = opt_.stop;
       f.reduction = reduce(spec.module, finding_predicate(o, sig), ro);
-      if (f.reduction.steps == 0 && !f.reduction.minimal && o.aot.bugs.any()) {
+      if (f.reduction.steps == 0 && !f.reduction.minimal && oracle::fixed_options(o)) {
         // The fixed pipeline fails too (a real bug as well?): keep the signature only.
         f.reduction = reduce(spec.module, same_signature(o, sig), ro);
       }
@@ -393,11 +393,9 @@ class Runner {
                          std::to_string(red.before.inputs) + " -> " +
                          std::to_string(red.after.inputs) + ", " + std::to_string(red.steps) +
                          " steps" + (red.minimal ? " (1-minimal)" : ""));
-      if (o.aot.bugs.any()) {
-        oracle::CaseOptions fixed = o;
-        fixed.aot.bugs = aot::BugSet();
-        b.extra_replays.emplace_back(oracle::replay_flags(fixed),
-                                     oracle::signature(oracle::run_case(reduced, fixed).verdict));
+      if (const auto fixed = oracle::fixed_options(o)) {
+        b.extra_replays.emplace_back(oracle::replay_flags(*fixed),
+                                     oracle::signature(oracle::run_case(reduced, *fixed).verdict));
       }
       b.info = {
           {"campaign_seed", opt_.seed},
@@ -467,9 +465,9 @@ bool is_campaign_finding(const oracle::Verdict& verdict, const CampaignOptions& 
 
 Predicate finding_predicate(const oracle::CaseOptions& options, const std::string& signature) {
   Predicate same = same_signature(options, signature);
-  if (!options.aot.bugs.any()) return same;
-  oracle::CaseOptions fixed = options;
-  fixed.aot.bugs = aot::BugSet();
+  const auto fixed_or_none = oracle::fixed_options(options);
+  if (!fixed_or_none) return same;
+  const oracle::CaseOptions fixed = *fixed_or_none;
   return [same, fixed](const ir::Module& m) {
     return same(m) && oracle::run_case(m, fixed).verdict.kind() == oracle::VerdictKind::kPass;
   };

@@ -98,8 +98,9 @@ struct CampaignOptions {
 bool is_campaign_finding(const oracle::Verdict& verdict, const CampaignOptions& options);
 
 /// The predicate a finding is reduced with: run_case(m, options) gives `signature`, and, when
-/// bugs are injected, the same options without them pass (so the repro shows the injected bug,
-/// and the fixed pipeline's `=> pass` replay line holds).
+/// there is a system without the bug (bugs injected, or a fixed TVM: oracle::fixed_options), the
+/// case passes there (so the repro shows that bug, and the fixed system's `=> pass` replay line
+/// holds).
 Predicate finding_predicate(const oracle::CaseOptions& options, const std::string& signature);
 
 /// One generated case: fully determined by (seed, index) and the options.

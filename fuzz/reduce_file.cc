@@ -63,7 +63,7 @@ ReducedFile reduce_file(const ReduceFileRequest& request, const ReductionPlan& p
   // With injected bugs, candidates must also pass without them (a repro of the injected bug).
   out.result =
       reduce(request.module, finding_predicate(plan.options, plan.signature), request.reduce);
-  if (out.result.steps == 0 && !out.result.minimal && plan.options.aot.bugs.any()) {
+  if (out.result.steps == 0 && !out.result.minimal && oracle::fixed_options(plan.options)) {
     out.result =
         reduce(request.module, same_signature(plan.options, plan.signature), request.reduce);
   }

@@ -22,6 +22,21 @@ std::string shell_quote(std::string_view word) {
   return out + "'";
 }
 
+std::optional<CaseOptions> fixed_options(const CaseOptions& options) {
+  CaseOptions fixed = options;
+  if (options.sut.kind == SutKind::kTvm) {
+    if (options.sut.tvm_home_fixed.empty()) return std::nullopt;
+    fixed.sut.tvm_home = options.sut.tvm_home_fixed;
+    fixed.sut.driver = options.sut.fixed_driver;
+    fixed.sut.tvm_home_fixed.clear();
+    fixed.sut.fixed_driver.reset();
+    return fixed;
+  }
+  if (!options.aot.bugs.any()) return std::nullopt;
+  fixed.aot.bugs = aot::BugSet();
+  return fixed;
+}
+
 std::string replay_flags(const CaseOptions& o) {
   std::string f = o.aot.merge ? "--merge" : "--no-merge";
   if (o.aot.mod_name != "default") f += " --mod-name " + shell_quote(o.aot.mod_name);

@@ -68,6 +68,10 @@ struct CaseResult {
 /// a verdict (internal failures of the harness itself become toolchain-error).
 CaseResult run_case(const ir::Module& annotated, const CaseOptions& options);
 
+/// The same case on a system without the bug: the builtin pipeline without injected bugs, or the
+/// fixed TVM (Sut::tvm_home_fixed); nullopt when there is none to compare with.
+std::optional<CaseOptions> fixed_options(const CaseOptions& options);
+
 /// `word` as one POSIX shell word: unchanged when it holds only characters no shell treats
 /// specially, else single-quoted.
 std::string shell_quote(std::string_view word);

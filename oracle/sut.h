@@ -24,6 +24,10 @@ struct Sut {
   /// The driver cases are sent to. Copies of the options share it (its calls are serialized);
   /// campaign workers each get their own. Unset: run_case starts one for the call.
   std::shared_ptr<TvmDriver> driver;
+  /// A TVM with the bug fixed (kTvm, optional): a reduced finding must pass there, as a
+  /// finding of an injected bug must pass without it (oracle::fixed_options).
+  std::string tvm_home_fixed;
+  std::shared_ptr<TvmDriver> fixed_driver;
 };
 
 }  // namespace aotfuzz::oracle
