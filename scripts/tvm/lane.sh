@@ -67,9 +67,11 @@ is_9036() { grep -Eq '^arity:codegen:kernel$'; }
 # 3a. Pre-fix: found, reduced, exported.
 rm -rf "$out/pre-findings"
 start=$(date +%s)
-"$aotfuzz" fuzz --sut tvm --tvm-home "$pre" --time 600 --seed 1 --findings "$out/pre-findings" \
-  --stats "$out/pre-stats.json" > "$out/pre-campaign.log" 2>&1 || true
-note "pre-fix campaign: $aotfuzz fuzz --sut tvm --tvm-home $pre --time 600 --seed 1 (log: $out/pre-campaign.log)"
+# --tvm-fixed-home: a reduced finding must pass on the fixed TVM (when its original does).
+"$aotfuzz" fuzz --sut tvm --tvm-home "$pre" --tvm-fixed-home "$fixed" --time 600 --seed 1 \
+  --findings "$out/pre-findings" --stats "$out/pre-stats.json" > "$out/pre-campaign.log" 2>&1 || true
+note "pre-fix campaign: $aotfuzz fuzz --sut tvm --tvm-home $pre --tvm-fixed-home $fixed --time 600 --seed 1 (log: $out/pre-campaign.log)"
+note "  first #9036-class finding after: $(grep -m1 'new finding arity:codegen:kernel' "$out/pre-campaign.log" | sed 's/.* after \([0-9.]*s\).*/\1/')"
 found=""
 for b in "$out"/pre-findings/*/; do
   [ -f "$b/signature" ] || continue
