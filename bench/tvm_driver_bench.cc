@@ -57,7 +57,8 @@ int main(int argc, char** argv) {
   std::vector<double> total, partition, build, exporting, driver_own;
   int ok = 0, failed = 0;
   for (int i = 0; i < cases; ++i) {
-    const auto graph = aotfuzz::oracle::flatten_tuple_params(aotfuzz::generator::generate(policy, rng));
+    const auto graph =
+        aotfuzz::oracle::flatten_tuple_params(aotfuzz::generator::generate(policy, rng));
     const nlohmann::json request = {{"graph", aotfuzz::oracle::tvm_graph_json(graph.main())},
                                     {"merge", i % 2 == 0},
                                     {"mod_name", "bench"},
@@ -78,10 +79,11 @@ int main(int argc, char** argv) {
   }
   std::printf("tvm %s, seed %llu: %d cases compiled, %d refused or failed; import %.0f ms\n",
               version.c_str(), static_cast<unsigned long long>(seed), ok, failed, import_ms);
-  std::printf("median per case: request %.1f ms = partition %.1f + relay.build %.1f + export %.1f"
-              " + driver %.1f ms\n",
-              median_ms(total), median_ms(partition), median_ms(build), median_ms(exporting),
-              median_ms(driver_own));
+  std::printf(
+      "median per case: request %.1f ms = partition %.1f + relay.build %.1f + export %.1f"
+      " + driver %.1f ms\n",
+      median_ms(total), median_ms(partition), median_ms(build), median_ms(exporting),
+      median_ms(driver_own));
   std::printf("driver's own cost / relay.build: %.3f\n",
               median_ms(build) > 0 ? median_ms(driver_own) / median_ms(build) : 0.0);
   return 0;

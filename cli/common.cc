@@ -193,6 +193,19 @@ void add_pipeline_flags(CLI::App* app, PipelineFlags& f, bool toolchain) {
                   "A TVM with the bug fixed: reduced findings must pass there (--sut tvm)");
 }
 
+namespace {
+
+// `home` made absolute (replay lines must work from any directory) and checked.
+std::string checked_tvm_home(std::string home) {
+  std::error_code ec;
+  const auto absolute = std::filesystem::absolute(home, ec);
+  if (!ec) home = absolute.lexically_normal().string();
+  if (auto problem = oracle::tvm_home_problem(home)) throw CommandError(kBadInput, *problem);
+  return home;
+}
+
+}  // namespace
+
 oracle::Sut make_sut(const std::string& sut, const std::string& tvm_home,
                      const std::string& tvm_fixed_home) {
   oracle::Sut out;
@@ -210,10 +223,7 @@ oracle::Sut make_sut(const std::string& sut, const std::string& tvm_home,
                        "--sut tvm needs --tvm-home DIR or AOTFUZZ_TVM_HOME (scripts/tvm/build.sh "
                        "builds TVM and prints the directory)");
   }
-  std::error_code ec;
-  const auto absolute = std::filesystem::absolute(home, ec);
-  if (!ec) home = absolute.lexically_normal().string();
-  if (auto problem = oracle::tvm_home_problem(home)) throw CommandError(kBadInput, *problem);
+  home = checked_tvm_home(home);
   out.tvm_home = home;
   // One driver for the command (it starts on the first case): a reduction sends it hundreds
   // of candidates, and TVM's import takes seconds. Campaign workers get their own.
@@ -221,12 +231,8 @@ oracle::Sut make_sut(const std::string& sut, const std::string& tvm_home,
   driver.home = home;
   out.driver = std::make_shared<oracle::TvmDriver>(driver);
   if (!tvm_fixed_home.empty()) {
-    std::string fixed = tvm_fixed_home;
-    const auto absolute_fixed = std::filesystem::absolute(fixed, ec);
-    if (!ec) fixed = absolute_fixed.lexically_normal().string();
-    if (auto problem = oracle::tvm_home_problem(fixed)) throw CommandError(kBadInput, *problem);
-    out.tvm_home_fixed = fixed;
-    driver.home = fixed;
+    out.tvm_home_fixed = checked_tvm_home(tvm_fixed_home);
+    driver.home = out.tvm_home_fixed;
     out.fixed_driver = std::make_shared<oracle::TvmDriver>(driver);
   }
   return out;
@@ -258,8 +264,8 @@ oracle::CaseOptions case_options(const PipelineFlags& f) {
   o.max_ulp = f.ulp;
   o.in_process_only = f.no_run;
   if (f.sut == "tvm" && o.aot.bugs.any()) {
-    throw CommandError(kBadInput,
-                       "--inject changes the builtin pipeline only; it has no meaning with --sut tvm");
+    throw CommandError(
+        kBadInput, "--inject changes the builtin pipeline only; it has no meaning with --sut tvm");
   }
   if (f.sut == "tvm" && o.compiler == oracle::CompilerKind::kTcc) {
     throw CommandError(kBadInput, "--sut tvm builds TVM's C with gcc or clang, not tcc");

@@ -16,14 +16,6 @@ std::chrono::microseconds since(Clock::time_point t0) {
   return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0);
 }
 
-CalleeKind callee_kind(const std::string& callee, const std::string& mod_name) {
-  const std::string prefix = aot::mangled_module_name(mod_name) + "_";
-  if (callee == prefix + "run_model") return CalleeKind::kExecutor;
-  if (callee == prefix + "run") return CalleeKind::kEntry;
-  if (callee.rfind(prefix + "fused_", 0) == 0) return CalleeKind::kKernel;
-  return CalleeKind::kExternal;
-}
-
 Verdict judge_run(const ir::Module& annotated, const CaseOptions& options,
                   const PreparedCase& c, const RawResult& raw, CaseResult& r) {
   const RunResult& run = raw.run;
@@ -43,7 +35,7 @@ Verdict judge_run(const ir::Module& annotated, const CaseOptions& options,
     for (const auto& call : trace) {
       auto it = c.expected_args.find(call.callee);
       if (it != c.expected_args.end() && it->second != call.num_args) {
-        return {Stage::kRun, Arity{call.callee, callee_kind(call.callee, c.mod_name), it->second,
+        return {Stage::kRun, Arity{call.callee, callee_kind_of(call.callee, c.mod_name), it->second,
                                    call.num_args, ArityEvidence::kDynamic}};
       }
     }
@@ -52,7 +44,7 @@ Verdict judge_run(const ir::Module& annotated, const CaseOptions& options,
     if (auto* crash = std::get_if<Crash>(&v->detail)) {
       if (!parsed.traces.empty() && !parsed.traces.back().empty()) {
         crash->callee = parsed.traces.back().back().callee;
-        crash->callee_kind = callee_kind(crash->callee, c.mod_name);
+        crash->callee_kind = callee_kind_of(crash->callee, c.mod_name);
       }
       if (parsed.out_of_bounds) {
         crash->stderr_tail = "write past the end of " + parsed.out_of_bounds->first + " " +
@@ -113,7 +105,7 @@ std::optional<PreparedCase> prepare_case(const ir::Module& annotated, const Case
     auto diffs = arity_differences(sources.expected_arity, actual_sites);
     if (!diffs.empty()) {
       const auto& [want, got] = diffs.front();
-      r.verdict = {Stage::kCodegen, Arity{want.callee, callee_kind(want.callee, cg.mod_name),
+      r.verdict = {Stage::kCodegen, Arity{want.callee, callee_kind_of(want.callee, cg.mod_name),
                                           want.num_args, got.num_args, ArityEvidence::kStatic}};
       return std::nullopt;
     }

@@ -85,13 +85,6 @@ std::string print_by_name(const ir::Module& module) {
   return ir::print_module(sorted);
 }
 
-CalleeKind kind_of(const std::string& callee, const std::string& mod_name) {
-  const std::string prefix = aot::mangled_module_name(mod_name) + "_";
-  if (callee == prefix + "run_model") return CalleeKind::kExecutor;
-  if (callee.rfind(prefix + "fused_", 0) == 0) return CalleeKind::kKernel;
-  return CalleeKind::kExternal;
-}
-
 }  // namespace
 
 ir::Module flatten_tuple_params(const ir::Module& annotated) {
@@ -228,12 +221,9 @@ std::optional<PreparedCase> prepare_tvm_case(const ir::Module& original, const C
   }
   nlohmann::json request;
   try {
-    request = {{"graph", tvm_graph_json(annotated.main())},
-               {"merge", options.aot.merge},
-               {"mod_name", options.aot.mod_name},
-               {"api", api_name(options.aot)},
-               {"interface", interface_name(options.aot)},
-               {"build", !options.in_process_only}};
+    request = {{"graph", tvm_graph_json(annotated.main())}, {"merge", options.aot.merge},
+               {"mod_name", options.aot.mod_name},          {"api", api_name(options.aot)},
+               {"interface", interface_name(options.aot)},  {"build", !options.in_process_only}};
   } catch (const ir::Error& e) {
     r.verdict = {Stage::kAnnotated, InvalidInput{e.what()}};
     return std::nullopt;
@@ -272,10 +262,9 @@ std::optional<PreparedCase> prepare_tvm_case(const ir::Module& original, const C
                                 e.what() + "\n" + tvm.partitioned}};
   }
   if (builtin_refusal) {
-    fidelity = Verdict{builtin_refusal->stage,
-                       Fidelity{"the builtin pipeline refuses the graph (" +
-                                summary(*builtin_refusal) + "); TVM compiles it:\n" +
-                                tvm.partitioned}};
+    fidelity = Verdict{builtin_refusal->stage, Fidelity{"the builtin pipeline refuses the graph (" +
+                                                        summary(*builtin_refusal) +
+                                                        "); TVM compiles it:\n" + tvm.partitioned}};
   } else if (tvm_partitioned && r.stages &&
              (!r.stages->failed || *r.stages->failed > Stage::kPartition)) {
     const std::string ours = print_by_name(r.stages->at(Stage::kPartition));
@@ -316,7 +305,7 @@ std::optional<PreparedCase> prepare_tvm_case(const ir::Module& original, const C
         }
         if (takes && *takes != site.num_args) {
           r.verdict = {Stage::kCodegen,
-                       Arity{site.callee, kind_of(site.callee, options.aot.mod_name), *takes,
+                       Arity{site.callee, callee_kind_of(site.callee, options.aot.mod_name), *takes,
                              site.num_args, ArityEvidence::kStatic}};
           for (const auto& f : tvm.files) r.files.push_back(f);
           return std::nullopt;

@@ -109,7 +109,8 @@ class TvmDriver::Impl {
       stop();
       if (!start() || !write_all(in_fd_, line)) {
         out.status = TvmBuild::Status::kUnavailable;
-        out.message = start_error_.empty() ? "the TVM driver does not accept requests" : start_error_;
+        out.message =
+            start_error_.empty() ? "the TVM driver does not accept requests" : start_error_;
         return out;
       }
     }
@@ -120,10 +121,10 @@ class TvmDriver::Impl {
         out.stage = stage_;
         out.status = reply.failure == Reply::Failure::kTimedOut ? TvmBuild::Status::kTimedOut
                                                                 : TvmBuild::Status::kCrashed;
-        out.message = reply.failure == Reply::Failure::kTimedOut
-                          ? "no answer from TVM after " +
-                                std::to_string(opt_.request_timeout.count()) + " ms"
-                          : ended_text();
+        out.message =
+            reply.failure == Reply::Failure::kTimedOut
+                ? "no answer from TVM after " + std::to_string(opt_.request_timeout.count()) + " ms"
+                : ended_text();
         stop();
         return out;
       }
@@ -140,8 +141,7 @@ class TvmDriver::Impl {
         }
         const auto times = m.value("times", nlohmann::json::object());
         auto us = [&](const char* key) {
-          return std::chrono::microseconds(
-              static_cast<std::int64_t>(times.value(key, 0.0) * 1e6));
+          return std::chrono::microseconds(static_cast<std::int64_t>(times.value(key, 0.0) * 1e6));
         };
         out.partition_time = us("partition_s");
         out.build_time = us("build_s");
@@ -234,8 +234,8 @@ class TvmDriver::Impl {
     Reply ready = read_reply(Clock::now() + opt_.startup_timeout);
     if (ready.failure != Reply::Failure::kNone || !ready.message->value("ready", false)) {
       if (ready.message && ready.message->contains("error")) {
-        start_error_ = "TVM does not import from " + opt_.home + ":\n" +
-                       ready.message->value("error", "");
+        start_error_ =
+            "TVM does not import from " + opt_.home + ":\n" + ready.message->value("error", "");
       } else if (ready.failure == Reply::Failure::kTimedOut) {
         start_error_ = "TVM's import did not finish within " +
                        std::to_string(opt_.startup_timeout.count()) + " ms";
@@ -268,18 +268,11 @@ class TvmDriver::Impl {
     if (pid_ > 0) {
       ::kill(-pid_, SIGKILL);
       ::kill(pid_, SIGKILL);
-      reap();
+      int status = 0;
+      while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+      }
     }
     pid_ = -1;
-  }
-
-  // Waits for the driver; records how it ended.
-  void reap() {
-    int status = 0;
-    pid_t r;
-    while ((r = ::waitpid(pid_, &status, 0)) < 0 && errno == EINTR) {
-    }
-    if (r == pid_) last_status_ = status;
   }
 
   std::string ended_text() {
@@ -290,8 +283,10 @@ class TvmDriver::Impl {
       for (int i = 0; i < 50; ++i) {
         const pid_t r = ::waitpid(pid_, &status, WNOHANG);
         if (r == pid_) {
-          if (WIFSIGNALED(status)) how = "the TVM driver was killed by " + signal_text(WTERMSIG(status));
-          if (WIFEXITED(status)) how = "the TVM driver exited with status " + std::to_string(WEXITSTATUS(status));
+          if (WIFSIGNALED(status))
+            how = "the TVM driver was killed by " + signal_text(WTERMSIG(status));
+          if (WIFEXITED(status))
+            how = "the TVM driver exited with status " + std::to_string(WEXITSTATUS(status));
           pid_ = -1;
           break;
         }
@@ -350,7 +345,8 @@ class TvmDriver::Impl {
         if (reply.failure == Reply::Failure::kGarbage) keep_stderr(line.data(), line.size());
         return reply;
       }
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
       if (left.count() <= 0) {
         reply.failure = Reply::Failure::kTimedOut;
         return reply;
@@ -382,14 +378,14 @@ class TvmDriver::Impl {
   pid_t pid_ = -1;
   int in_fd_ = -1, out_fd_ = -1, err_fd_ = -1;
   int starts_ = 0;
-  int last_status_ = 0;
   std::string out_buffer_, err_tail_;
   std::string stage_ = "merge";
   std::string start_error_;
   std::string crt_dir_, version_;
 };
 
-TvmDriver::TvmDriver(TvmDriverOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+TvmDriver::TvmDriver(TvmDriverOptions options)
+    : impl_(std::make_unique<Impl>(std::move(options))) {}
 TvmDriver::~TvmDriver() = default;
 TvmBuild TvmDriver::build(const nlohmann::json& request) { return impl_->build(request); }
 std::string TvmDriver::crt_dir() { return impl_->crt_dir(); }

@@ -100,6 +100,14 @@ std::optional<VerdictKind> parse_verdict_kind(std::string_view name) {
 std::string_view callee_kind_name(CalleeKind kind) {
   return kCalleeNames.at(static_cast<int>(kind));
 }
+CalleeKind callee_kind_of(const std::string& callee, const std::string& mod_name) {
+  const std::string prefix = aot::mangled_module_name(mod_name) + "_";
+  if (callee == prefix + "run_model") return CalleeKind::kExecutor;
+  if (callee == prefix + "run") return CalleeKind::kEntry;
+  if (callee.rfind(prefix + "fused_", 0) == 0) return CalleeKind::kKernel;
+  return CalleeKind::kExternal;
+}
+
 std::optional<CalleeKind> parse_callee_kind(std::string_view name) {
   return parse_name<CalleeKind>(kCalleeNames, name);
 }
