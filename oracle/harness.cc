@@ -127,16 +127,98 @@ static void* harness_alloc(size_t bytes) {
   return p;
 }
 
-/* data_len bytes of read-write pages followed by one PROT_NONE guard page. */
-static uint8_t* map_with_guard(size_t data_len, size_t* span) {
+/* Buffers outlive a case: a batch child runs many cases in turn, and fresh mappings per buffer
+   would cost each case page faults, mprotect calls and TLB flushes. Slot i of a kind is kept
+   while it is large enough. Bytes of a slot outside the case's tensor are zeroed each time, so
+   what a stray read sees never depends on the cases run before. */
+struct aotfuzz_slot {
+  uint8_t* view; /* what the model gets: a slot's span, then one PROT_NONE guard page */
+  uint8_t* fill; /* inputs: a writable second mapping of the same pages */
+  size_t span;
+};
+static struct aotfuzz_slot* input_slots;
+static struct aotfuzz_slot* output_slots;
+static int input_slot_count;
+static int output_slot_count;
+
+static size_t span_of(size_t data_len) {
   size_t pages = (data_len + page_size - 1) / page_size;
-  void* p;
-  if (pages == 0) pages = 1;
-  *span = pages * page_size;
-  p = mmap(NULL, *span + page_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return (pages == 0 ? 1 : pages) * page_size;
+}
+
+static struct aotfuzz_slot* slot_table(struct aotfuzz_slot** table, int* count, int needed) {
+  if (needed > *count) {
+    struct aotfuzz_slot* grown =
+        (struct aotfuzz_slot*)realloc(*table, sizeof(struct aotfuzz_slot) * (size_t)needed);
+    if (grown == NULL) harness_fail("malloc");
+    memset(grown + *count, 0, sizeof(struct aotfuzz_slot) * (size_t)(needed - *count));
+    *table = grown;
+    *count = needed;
+  }
+  return *table;
+}
+
+/* span bytes of PROT_NONE address space plus one more page, the guard. */
+static uint8_t* reserve(size_t span) {
+  void* p = mmap(NULL, span + page_size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) harness_fail("mmap");
-  if (mprotect((uint8_t*)p + *span, page_size, PROT_NONE) != 0) harness_fail("mprotect");
   return (uint8_t*)p;
+}
+
+/* An input's pages, shared between a read-only view (then the guard page) and a writable one,
+   so that refilling an input for the next case needs no mprotect. */
+static uint8_t* input_slot(int i, const uint8_t* data, size_t size) {
+  struct aotfuzz_slot* s = &slot_table(&input_slots, &input_slot_count, i + 1)[i];
+  size_t span = span_of(size);
+  if (s->span < span) {
+    void* view;
+    if (s->span != 0) {
+      munmap(s->view, s->span + page_size);
+      munmap(s->fill, s->span);
+    }
+    s->fill = (uint8_t*)mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1,
+                             0);
+    if ((void*)s->fill == MAP_FAILED) harness_fail("mmap");
+    s->view = reserve(span);
+    view = mremap(s->fill, 0, span, MREMAP_MAYMOVE | MREMAP_FIXED, s->view);
+    if (view != (void*)s->view) harness_fail("mremap");
+    if (mprotect(s->view, span, PROT_READ) != 0) harness_fail("mprotect");
+    s->span = span;
+  }
+  memcpy(s->fill, data, size);
+  memset(s->fill + size, 0, s->span - size);
+  return s->view;
+}
+
+/* An output buffer ends right before its slot's guard page, so writing past its end faults. */
+static uint8_t* output_slot(int i, size_t size, uintptr_t* guard) {
+  struct aotfuzz_slot* s = &slot_table(&output_slots, &output_slot_count, i + 1)[i];
+  size_t span = span_of(size);
+  if (s->span < span) {
+    if (s->span != 0) munmap(s->view, s->span + page_size);
+    s->view = reserve(span);
+    if (mprotect(s->view, span, PROT_READ | PROT_WRITE) != 0) harness_fail("mprotect");
+    s->span = span;
+  }
+  memset(s->view, 0, s->span - size);
+  *guard = (uintptr_t)(s->view + s->span);
+  return s->view + s->span - size;
+}
+
+static void print_hex(const uint8_t* bytes, size_t n) {
+  static const char kHex[] = "0123456789abcdef";
+  char line[4096];
+  size_t used = 0;
+  size_t e;
+  for (e = 0; e < n; ++e) {
+    if (used + 2 > sizeof(line)) {
+      fwrite(line, 1, used, stdout);
+      used = 0;
+    }
+    line[used++] = kHex[bytes[e] >> 4];
+    line[used++] = kHex[bytes[e] & 15];
+  }
+  fwrite(line, 1, used, stdout);
 }
 
 static void report(const char* line) {
@@ -145,7 +227,6 @@ static void report(const char* line) {
 }
 
 static int aotfuzz_harness_run(const struct aotfuzz_harness_case* c) {
-  static const char kHex[] = "0123456789abcdef";
   struct sigaction action;
   uint8_t** saved;
   long ps = sysconf(_SC_PAGESIZE);
@@ -166,17 +247,12 @@ static int aotfuzz_harness_run(const struct aotfuzz_harness_case* c) {
   output_guard = (uintptr_t*)harness_alloc(sizeof(uintptr_t) * (size_t)(num_outputs + 1));
   saved = (uint8_t**)harness_alloc(sizeof(uint8_t*) * (size_t)(num_outputs + 1));
   for (i = 0; i < num_inputs; ++i) {
-    input_buf[i] = map_with_guard(c->input_size[i], &input_span[i]);
+    input_buf[i] = input_slot(i, c->input_data[i], c->input_size[i]);
     input_begin[i] = (uintptr_t)input_buf[i];
-    memcpy(input_buf[i], c->input_data[i], c->input_size[i]);
-    if (mprotect(input_buf[i], input_span[i], PROT_READ) != 0) harness_fail("mprotect");
+    input_span[i] = input_slots[i].span;
   }
   for (i = 0; i < num_outputs; ++i) {
-    size_t span;
-    uint8_t* base = map_with_guard(c->output_size[i], &span);
-    output_guard[i] = (uintptr_t)(base + span);
-    /* Right before the guard page, so that writing past the end faults. */
-    output_buf[i] = base + span - c->output_size[i];
+    output_buf[i] = output_slot(i, c->output_size[i], &output_guard[i]);
     saved[i] = (uint8_t*)harness_alloc(c->output_size[i] + 1);
   }
   memset(&action, 0, sizeof(action));
@@ -211,10 +287,7 @@ static int aotfuzz_harness_run(const struct aotfuzz_harness_case* c) {
   }
   for (i = 0; i < num_outputs; ++i) {
     printf("AOTFUZZ output %d ", i);
-    for (e = 0; e < c->output_size[i]; ++e) {
-      putchar(kHex[saved[i][e] >> 4]);
-      putchar(kHex[saved[i][e] & 15]);
-    }
+    print_hex(saved[i], c->output_size[i]);
     putchar('\n');
   }
   /* A batch runs many cases in one process, and sanitizer builds check for leaks at exit. */
@@ -232,8 +305,7 @@ static int aotfuzz_harness_run(const struct aotfuzz_harness_case* c) {
 }
 )";
 
-constexpr std::string_view kPrologue = R"(#define _POSIX_C_SOURCE 200809L
-#define _DEFAULT_SOURCE
+constexpr std::string_view kPrologue = R"(#define _GNU_SOURCE
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -361,9 +433,9 @@ std::string harness_case_c(const ir::Module& module, const aot::Options& options
     if (n_in == 0) w.line("(void)input_buf;");
     if (n_out == 0) w.line("(void)output_buf;");
     for (std::size_t k = 0; k < all.size(); ++k) {
-      const std::string t = "tensors[" + std::to_string(k) + "]";
       const std::string buf = k < n_in ? "input_buf[" + std::to_string(k) + "]"
                                        : "output_buf[" + std::to_string(k - n_in) + "]";
+      const std::string t = "tensors[" + std::to_string(k) + "]";
       w.line(t + ".data = " + buf + ";");
       w.line(t + ".device.device_type = kDLCPU;");
       w.line(t + ".ndim = " + std::to_string(all[k]->shape().size()) + ";");

@@ -126,6 +126,39 @@ TEST(BatchedExecutor, FiveFaultyCasesGetTheSameVerdictsWithAChildPerCase) {
   expect_five_fault_verdicts(options);
 }
 
+TEST(BatchedExecutor, ACaseSeesZerosAroundItsBuffersWhateverRanBeforeItInTheSameChild) {
+  if (!batched_tcc_available()) GTEST_FAIL() << "libtcc or aotfuzz-runner missing";
+  // A case with one-page tensors fills its buffers completely; the seed case after it reuses
+  // those buffers and fails unless the bytes past its input and before its output are zero, as
+  // they are in a program of its own.
+  Case big;
+  big.module = ir::parse_module(
+      "def @main(%x: Tensor[(1024), float32]) {\n"
+      "  %0 = annotation.compiler_begin(%x, compiler=\"ccompiler\");\n"
+      "  %1 = add(%0, %0);\n"
+      "  annotation.compiler_end(%1, compiler=\"ccompiler\")\n"
+      "}\n");
+  big.options.limits.timeout = std::chrono::milliseconds(1500);
+  auto p = prepare_case(big.module, big.options, big.result);
+  ASSERT_TRUE(p.has_value());
+  big.prepared = std::move(*p);
+  std::vector<Case> cases;
+  cases.push_back(big);
+  cases.push_back(with_fault(
+      "if (((volatile uint8_t*)((DLTensor*)args[0].v_handle)->data)[400 + 8] != 0 ||"
+      " ((volatile uint8_t*)((DLTensor*)args[3].v_handle)->data)[-8] != 0) return 7;"));
+  for (std::uint32_t per_child : {0u, 1u}) {
+    BatchOptions options;
+    options.cases_per_child = per_child;
+    const auto raws = run_batched(cases, options);
+    ASSERT_EQ(raws.size(), 2u);
+    for (std::size_t i = 0; i < 2; ++i) {
+      const Verdict v = judge(cases[i], raws[i]);
+      EXPECT_EQ(v.kind(), VerdictKind::kPass) << per_child << " " << i << ": " << summary(v);
+    }
+  }
+}
+
 TEST(BatchedExecutor, ARunnerKilledByACaseIsRestartedAndTheOtherCasesAreRetried) {
   if (!batched_tcc_available()) GTEST_FAIL() << "libtcc or aotfuzz-runner missing";
   std::vector<Case> cases;
