@@ -120,6 +120,12 @@ std::optional<PreparedCase> prepare_case(const ir::Module& annotated, const Case
     return std::nullopt;
   }
   c.limits = options.limits;
+  if (options.sanitize && c.limits.address_space != 0) {
+    // A sanitizer runtime reserves terabytes of address space for its shadow: the same budget
+    // is kept on resident memory instead.
+    c.limits.resident_bytes = c.limits.address_space;
+    c.limits.address_space = 0;
+  }
   c.compiler = options.compiler;
   c.toolchain = options.toolchain;
   c.sanitize = options.sanitize;

@@ -21,6 +21,7 @@
 #include <boost/process/extend.hpp>
 #include <boost/process/io.hpp>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -211,8 +212,27 @@ struct Stream {
 
 // Polls the open streams (and the pidfd if any) until `until`, reading as data arrives. Returns
 // true when the child is known to have ended.
+// Resident bytes of `pid` (its statm), 0 when unknown.
+std::uint64_t resident_bytes_of(pid_t pid) {
+  const std::string path = "/proc/" + std::to_string(pid) + "/statm";
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.open()) return 0;
+  char buf[128];
+  const ssize_t n = ::read(fd.get(), buf, sizeof buf - 1);
+  if (n <= 0) return 0;
+  buf[n] = '\0';
+  unsigned long long size = 0, resident = 0;
+  if (std::sscanf(buf, "%llu %llu", &size, &resident) != 2) return 0;
+  const long page = ::sysconf(_SC_PAGESIZE);
+  return resident * static_cast<std::uint64_t>(page > 0 ? page : 4096);
+}
+
+// Waits for the child to end (watch_child) or the streams to close, reading both streams, until
+// `until`. True when the child ended. With `max_resident` set, the child's resident memory is
+// sampled every few milliseconds; passing it stops the wait with `over_memory` set.
 bool pump(std::array<Stream, 2>& streams, int pidfd, pid_t pid, Clock::time_point until,
-          std::size_t cap, bool watch_child) {
+          std::size_t cap, bool watch_child, std::uint64_t max_resident = 0,
+          bool* over_memory = nullptr) {
   auto backoff = std::chrono::microseconds(100);
   while (true) {
     std::array<pollfd, 3> fds{};
@@ -235,6 +255,13 @@ bool pump(std::array<Stream, 2>& streams, int pidfd, pid_t pid, Clock::time_poin
     if (watch_child && pidfd < 0) {
       wait = std::min<Clock::duration>(wait, backoff);
       backoff = std::min(backoff * 2, std::chrono::microseconds(20'000));
+    }
+    if (watch_child && max_resident != 0) {
+      if (resident_bytes_of(pid) > max_resident) {
+        if (over_memory != nullptr) *over_memory = true;
+        return false;
+      }
+      wait = std::min<Clock::duration>(wait, std::chrono::milliseconds(5));
     }
     if (n == 0 && !watch_child) return false;
     timespec ts = to_timespec(wait);
@@ -470,7 +497,9 @@ RunResult run_process(const std::vector<std::string>& argv, const RunLimits& lim
   streams[1].truncated = &result.stderr_truncated;
 
   const auto deadline = start + limits.timeout;
-  bool ended = pump(streams, pidfd.get(), pid, deadline, limits.output_cap, true);
+  bool over_memory = false;
+  bool ended = pump(streams, pidfd.get(), pid, deadline, limits.output_cap, true,
+                    limits.resident_bytes, &over_memory);
   bool timed_out = !ended;
   // Kill whatever is left in the group: on timeout the child itself, otherwise stragglers it left
   // behind. The child is not reaped yet, so its pid (the group id) cannot have been reused.
@@ -503,6 +532,10 @@ RunResult run_process(const std::vector<std::string>& argv, const RunLimits& lim
     return finish();
   }
   set_exit_status(result, status, timed_out, limits);
+  if (over_memory) {
+    result.message = "resident memory passed the limit of " +
+                     std::to_string(limits.resident_bytes >> 20) + " MiB";
+  }
   return finish();
 }
 

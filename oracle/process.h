@@ -19,6 +19,10 @@ struct RunLimits {
   std::uint64_t cpu_seconds = 0;
   /// RLIMIT_AS in bytes; 0 leaves it unchanged (needed for AddressSanitizer binaries).
   std::uint64_t address_space = std::uint64_t{1} << 30;
+  /// Resident memory in bytes, watched while the child runs (killed when it passes, a
+  /// kTimedOut result saying so); 0: not watched. For programs that cannot run under RLIMIT_AS:
+  /// AddressSanitizer reserves terabytes of address space for its shadow.
+  std::uint64_t resident_bytes = 0;
   /// RLIMIT_FSIZE in bytes; 0 leaves it unchanged. Exceeding it raises SIGXFSZ.
   std::uint64_t file_size = std::uint64_t{64} << 20;
   /// RLIMIT_NPROC (counted per user by the kernel, ignored for root); 0 leaves it unchanged.

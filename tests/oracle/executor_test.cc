@@ -9,7 +9,9 @@
 #include "ir/parser.h"
 #include "oracle/case_flow.h"
 #include "oracle/executor.h"
+#include "oracle/oracle.h"
 #include "oracle/runner/runner.h"
+#include "oracle/toolchain.h"
 
 namespace aotfuzz::oracle {
 namespace {
@@ -156,6 +158,36 @@ TEST(BatchedExecutor, ACaseSeesZerosAroundItsBuffersWhateverRanBeforeItInTheSame
       const Verdict v = judge(cases[i], raws[i]);
       EXPECT_EQ(v.kind(), VerdictKind::kPass) << per_child << " " << i << ": " << summary(v);
     }
+  }
+}
+
+TEST(SingleProgramExecutor, ASanitizedCasePassesUnderTheDefaultBudgetAndAMemoryHogIsStopped) {
+  for (CompilerKind cc : {CompilerKind::kGcc, CompilerKind::kClang}) {
+    if (!find_toolchain(cc)) GTEST_FAIL() << compiler_kind_name(cc) << " is not installed";
+    // The default limits: a sanitizer runtime cannot start under an address-space limit, so the
+    // budget is watched as resident memory instead.
+    CaseOptions options;
+    options.compiler = cc;
+    options.sanitize = true;
+    const CaseResult ok = run_case(seed_graph(), options);
+    EXPECT_EQ(ok.verdict.kind(), VerdictKind::kPass) << compiler_kind_name(cc) << ": "
+                                                      << summary(ok.verdict);
+    Case hungry = with_fault("for (;;) { char* p = malloc(1 << 20); if (p == NULL) abort(); "
+                             "memset(p, 1, 1 << 20); }");
+    hungry.prepared.sources.back().second.insert(0, "#include <stdlib.h>\n");
+    hungry.options = options;
+    hungry.options.limits.address_space = std::uint64_t{256} << 20;
+    auto p = prepare_case(hungry.module, hungry.options, hungry.result);
+    ASSERT_TRUE(p.has_value());
+    hungry.prepared.limits = p->limits;
+    hungry.prepared.compiler = cc;
+    hungry.prepared.sanitize = true;
+    SingleProgramExecutor single;
+    const auto raws = single.run(std::span<const PreparedCase>(&hungry.prepared, 1));
+    const Verdict v = judge(hungry, raws[0]);
+    ASSERT_EQ(v.kind(), VerdictKind::kTimeout) << summary(v);
+    EXPECT_NE(std::get<Timeout>(v.detail).detail.find("resident memory"), std::string::npos)
+        << summary(v);
   }
 }
 

@@ -160,6 +160,23 @@ TEST_F(Process, TheAddressSpaceLimitStopsAHugeMalloc) {
       << "without the limit the same allocation succeeds, so the limit is what stopped it";
 }
 
+TEST_F(Process, TheResidentMemoryWatchEndsAProgramThatKeepsTouchingMemory) {
+  RunLimits watched;
+  watched.address_space = 0;
+  watched.resident_bytes = std::uint64_t{64} << 20;
+  watched.timeout = 20s;
+  const RunResult r = child({"touch", "512"}, watched);
+  EXPECT_EQ(r.kind, ExitKind::kTimedOut) << r.describe();
+  EXPECT_NE(r.message.find("resident memory"), std::string::npos) << r.message;
+  EXPECT_LT(r.elapsed, 10s) << "killed when it passed the limit, not at the wall-clock limit";
+  // Under the limit the same program is only stopped by the wall clock.
+  watched.resident_bytes = std::uint64_t{1} << 30;
+  watched.timeout = 1500ms;
+  const RunResult under = child({"touch", "16"}, watched);
+  EXPECT_EQ(under.kind, ExitKind::kTimedOut);
+  EXPECT_EQ(under.message.find("resident memory"), std::string::npos) << under.message;
+}
+
 TEST_F(Process, TheFileSizeLimitRaisesSigxfsz) {
   TempDir dir("aotfuzz-test-fsize");
   RunLimits limits;

@@ -70,6 +70,16 @@ int main(int argc, char** argv) {
     void* p = malloc(mb << 20);
     return p != NULL ? 0 : 7;
   }
+  if (strcmp(mode, "touch") == 0) {
+    /* Allocates and touches argv[2] MiB, one MiB at a time, then sleeps. */
+    long i, mb = atol(argv[2]);
+    for (i = 0; i < mb; ++i) {
+      char* p = (char*)malloc((size_t)1 << 20);
+      if (p == NULL) return 7;
+      memset(p, 1, (size_t)1 << 20);
+    }
+    for (;;) sleep(1);
+  }
   if (strcmp(mode, "write-file") == 0) {
     long i, kb = atol(argv[3]);
     char buf[1024];
