@@ -62,6 +62,7 @@ fuzz::CampaignOptions campaign_options(CLI::App* app, FuzzFlags f, bool seed_giv
     o.time_limit = std::chrono::milliseconds(static_cast<std::int64_t>(f.time * 1000));
   }
   if (f.cases > 0) o.max_cases = f.cases;
+  if (f.stop_after_findings > 0) o.stop_after_findings = f.stop_after_findings;
   if (!o.time_limit && !o.max_cases) o.time_limit = std::chrono::seconds(60);
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   o.jobs = f.jobs > 0 ? f.jobs : static_cast<int>(cores);
@@ -111,6 +112,9 @@ void add_fuzz_flags(CLI::App* app, FuzzFlags& f, bool full) {
       ->multi_option_policy(last);
   if (!full) return;
   app->add_option("--cases", f.cases, "Number of cases of this shard")
+      ->transform(unsigned_decimal(1));
+  app->add_option("--stop-after-findings", f.stop_after_findings,
+                  "Stop taking new cases once this many new unique findings are confirmed")
       ->transform(unsigned_decimal(1));
   app->add_option("--shard", f.shard, "Run the cases k with k = i (mod n)");
   add_policy_flags(app, f.knobs, f.size);

@@ -18,6 +18,7 @@ namespace aotfuzz::cli {
 struct FuzzFlags {
   double time = 0;
   std::uint64_t cases = 0;
+  std::uint64_t stop_after_findings = 0;
   int jobs = 0;
   std::uint64_t seed = 0;
   std::string shard = "0/1";
@@ -33,7 +34,7 @@ struct FuzzFlags {
 };
 
 /// Registers the campaign flags on `app`: --time, --jobs, --seed, --findings, and with `full`
-/// also --cases, --shard, --knob, --size, --swarm, --reduce, --reduce-time, --stats and the
+/// also --cases, --stop-after-findings, --shard, --knob, --size, --swarm, --reduce, --reduce-time, --stats and the
 /// pipeline flags.
 void add_fuzz_flags(CLI::App* app, FuzzFlags& flags, bool full);
 

@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "aot/bugs.h"
+#include "aot/c_writer.h"
 #include "generator/policy.h"
 #include "ir/error.h"
 #include "ir/parser.h"
@@ -153,6 +154,24 @@ CLI::Validator positive_seconds() {
       "", "");
 }
 
+CLI::Validator module_name() {
+  return CLI::Validator(
+      [](std::string& input) -> std::string {
+        // Empty is TVM's default: the prefix "tvmgen" alone. The name becomes part of C
+        // identifiers and file names, so it is one identifier fragment of bounded length.
+        if (input.size() > kMaxModuleName) {
+          return "expects at most " + std::to_string(kMaxModuleName) + " characters, got " +
+                 std::to_string(input.size());
+        }
+        if (!input.empty() && !aot::is_c_identifier(input)) {
+          return "expects a C identifier fragment ([A-Za-z0-9_], not starting with a digit), got '" +
+                 input + "'";
+        }
+        return {};
+      },
+      "", "");
+}
+
 void add_flag_pair(CLI::App* app, const std::string& name, bool& value, const std::string& help) {
   // No --x=false: a flag callback runs only for true, so the value would be ignored.
   const auto set_true = [&value] { value = true; };
@@ -165,7 +184,8 @@ void add_flag_pair(CLI::App* app, const std::string& name, bool& value, const st
 
 void add_pipeline_flags(CLI::App* app, PipelineFlags& f, bool toolchain) {
   add_flag_pair(app, "merge", f.merge, "Run MergeCompilerRegions (default on)");
-  app->add_option("--mod-name", f.mod_name, "Module name used in generated symbols");
+  app->add_option("--mod-name", f.mod_name, "Module name used in generated symbols")
+      ->check(module_name());
   app->add_option("--api", f.api, "Kernel calling convention")
       ->check(CLI::IsMember({"packed", "unpacked"}));
   app->add_option("--interface", f.interface, "Entry point interface (c needs --api unpacked)")

@@ -45,6 +45,9 @@ void check_output_dir(const std::string& path, const std::string& flag, const st
 /// CLI11 alone reads numbers with strtoull in base 0: "-1" and anything past 2^64 become
 /// 2^64-1, and "010" is 8.
 CLI::Validator unsigned_decimal(std::uint64_t min);
+/// --mod-name: empty, or a C identifier fragment of at most kMaxModuleName characters.
+inline constexpr std::size_t kMaxModuleName = 64;
+CLI::Validator module_name();
 /// Seconds as a budget: a finite number greater than 0 and at most 1e9 (CLI::PositiveNumber
 /// lets NaN through, and its message prints DBL_MAX in full).
 CLI::Validator positive_seconds();

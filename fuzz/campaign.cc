@@ -307,6 +307,9 @@ class Runner {
     if (mine) {
       std::lock_guard lock(mu_);
       claimed_[sig] = k;
+      if (opt_.stop_after_findings && claimed_.size() >= *opt_.stop_after_findings) {
+        stopping_ = true;
+      }
     }
     complete(k);
     if (mine) handle_finding(spec, r, sig, found_at);

@@ -66,6 +66,9 @@ struct CampaignOptions {
   /// Stop taking new cases after this long (nullopt: no time budget). Reductions of findings
   /// already seen still finish (each within reduce_time).
   std::optional<std::chrono::milliseconds> time_limit;
+  /// Stop taking new cases once this many new unique signatures are claimed (nullopt: never),
+  /// as libFuzzer stops at its first crash: for CI gates and time-to-find measurements.
+  std::optional<std::uint64_t> stop_after_findings;
   /// Worker threads (at least 1).
   int jobs = 1;
   Shard shard;

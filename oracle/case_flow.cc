@@ -86,7 +86,8 @@ std::optional<PreparedCase> prepare_case(const ir::Module& annotated, const Case
   aot::CSources sources;
   try {
     sources = aot::generate_c(stages.output(), cg);
-    c.harness_case = harness_case_c(annotated, cg, r.inputs);
+    c.inputs = harness_inputs(annotated, r.inputs);
+    c.harness_case = harness_code_c(annotated, cg, c.inputs);
   } catch (const aot::CodegenError& e) {
     r.verdict = {Stage::kCodegen, PipelineError{e.what()}};
     return std::nullopt;

@@ -135,10 +135,27 @@ void append_renamed(std::string& out, std::string_view text, const std::string& 
   }
 }
 
+// The `#include <...>` lines of `text`.
+std::set<std::string, std::less<>> system_includes(std::string_view text) {
+  std::set<std::string, std::less<>> out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(start, end - start);
+    if (line.rfind("#include <", 0) == 0 && line.back() == '>') out.emplace(line);
+    start = end + 1;
+  }
+  return out;
+}
+
 // `text` with each `#include "name"` of a generated file replaced by that file (once; the runtime
-// header, already at the top of the program, by nothing).
+// header, already at the top of the program, by nothing), and without the `#include <...>` lines
+// the program's start already has (`at_top`): tcc would look each one up again in every include
+// directory before finding it guarded.
 void inline_includes(std::string& out, const std::string& text, const PreparedCase& c,
-                     std::set<std::string>& done) {
+                     std::set<std::string>& done,
+                     const std::set<std::string, std::less<>>& at_top) {
   std::size_t start = 0;
   while (start < text.size()) {
     std::size_t end = text.find('\n', start);
@@ -152,10 +169,10 @@ void inline_includes(std::string& out, const std::string& text, const PreparedCa
       if (name != aot::kRuntimeHeaderName && !done.count(std::string(name))) {
         done.insert(std::string(name));
         for (const auto& [file, content] : c.sources) {
-          if (file == name) inline_includes(out, content, c, done);
+          if (file == name) inline_includes(out, content, c, done, at_top);
         }
       }
-    } else {
+    } else if (!at_top.contains(line)) {
       out.append(line);
       out.push_back('\n');
     }
@@ -175,7 +192,9 @@ std::string replace_runtime_include(std::string runtime) {
 std::vector<std::pair<std::string, std::string>> PreparedCase::program_files() const {
   auto files = sources;
   files.emplace_back("main.c",
-                     main_c.empty() ? harness_main_c(mod_name, header_name, harness_case) : main_c);
+                     main_c.empty() ? harness_main_c(mod_name, header_name,
+                                                     harness_inputs_c(inputs) + harness_case)
+                                    : main_c);
   return files;
 }
 
@@ -197,6 +216,7 @@ std::vector<RawResult> SingleProgramExecutor::run(std::span<const PreparedCase> 
 
 std::string batch_program_c(std::span<const PreparedCase* const> cases) {
   static const std::string runtime = replace_runtime_include(harness_runtime_c());
+  static const auto at_top = system_includes(runtime);
   std::string out = "/* A batch of " + std::to_string(cases.size()) +
                     " aotfuzz cases: each case's names carry the prefix c<k>_. */\n";
   out += runtime;
@@ -205,8 +225,9 @@ std::string batch_program_c(std::span<const PreparedCase* const> cases) {
     std::string text;
     std::set<std::string> done;
     for (const auto& [file, content] : c.sources) {
-      if (ends_with(file, ".c")) inline_includes(text, content, c, done);
+      if (ends_with(file, ".c")) inline_includes(text, content, c, done, at_top);
     }
+    text += harness_inputs_stub_c(c.inputs.size());
     text += c.harness_case;
     out += "\n/* case " + std::to_string(k) + ": module \"" + c.mod_name + "\" */\n";
     append_renamed(out, text, "c" + std::to_string(k) + "_");
@@ -216,8 +237,10 @@ std::string batch_program_c(std::span<const PreparedCase* const> cases) {
   for (std::size_t k = 0; k < cases.size(); ++k) {
     out += "  &c" + std::to_string(k) + "_" + std::string(kCasePrefix) + "entry,\n";
   }
-  out += "};\n\nint aotfuzz_batch_run(int k);\nint aotfuzz_batch_run(int k) {\n  if (k < 0 || k >= " +
-         n + ") return 88;\n  return aotfuzz_harness_run(aotfuzz_batch_cases[k]);\n}\n";
+  out +=
+      "};\n\nint aotfuzz_batch_run(int k, const uint8_t* const* inputs);\n"
+      "int aotfuzz_batch_run(int k, const uint8_t* const* inputs) {\n  if (k < 0 || k >= " +
+      n + " || inputs == NULL) return 88;\n  return aotfuzz_harness_run(aotfuzz_batch_cases[k], inputs);\n}\n";
   return out;
 }
 
@@ -347,6 +370,7 @@ RawResult raw_from_outcome(runner::CaseOutcome&& o) {
 runner::CaseRequest case_request(const PreparedCase& c, int index) {
   runner::CaseRequest q;
   q.index = index;
+  for (const auto& in : c.inputs) q.inputs.push_back(in.bytes);
   q.timeout_ms = static_cast<std::uint64_t>(std::max<std::int64_t>(1, c.limits.timeout.count()));
   q.cpu_seconds = c.limits.cpu_seconds;
   q.address_space = c.limits.address_space;

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "oracle/harness.h"
 #include "oracle/process.h"
 #include "oracle/toolchain.h"
 #include "oracle/verdict.h"
@@ -30,8 +31,9 @@ struct PreparedCase {
   std::vector<std::pair<std::string, std::string>> sources;
   /// The name of tvmgen_<mod>.h among `sources`.
   std::string header_name;
-  /// This case's harness part (harness_case_c).
+  /// This case's harness part without its inputs (harness_code_c), and its inputs.
   std::string harness_case;
+  std::vector<HarnessInput> inputs;
   /// What each callee takes, from the IR (the dynamic arity check of the call trace).
   std::map<std::string, int> expected_args;
   RunLimits limits;
@@ -115,7 +117,9 @@ std::string runner_path();
 /// The C translation unit of a batch: the harness runtime and runtime header once, then each
 /// case's header, sources and harness part with every `tvmgen_`/`TVMGEN_`/`aotfuzz_case_` name
 /// prefixed by `c<k>_` (string literals untouched, so call traces keep the case's own names),
-/// then `int aotfuzz_batch_run(int k)`. Includes of the generated files are inlined.
+/// then `int aotfuzz_batch_run(int k, const uint8_t* const* inputs)`. The inputs are not in the
+/// program: the runner passes each case's (CaseRequest::inputs). Includes of the generated files
+/// are inlined.
 std::string batch_program_c(std::span<const PreparedCase* const> cases);
 
 /// Many cases per program (batch_program_c), run by a long-lived runner process (the fork

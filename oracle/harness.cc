@@ -14,16 +14,17 @@ namespace {
 using aot::CWriter;
 using aot::Options;
 
-std::string hex_bytes_initializer(const std::vector<std::uint8_t>& bytes) {
+std::string hex_bytes_initializer(std::string_view text) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
   static const char* kDigits = "0123456789abcdef";
   std::string out;
-  out.reserve(bytes.size() * 6 + bytes.size() / 16 * 4 + 8);
-  for (std::size_t i = 0; i < bytes.size(); ++i) {
+  out.reserve(text.size() * 6 + text.size() / 16 * 4 + 8);
+  for (std::size_t i = 0; i < text.size(); ++i) {
     if (i % 16 == 0) out += i == 0 ? "  " : "\n  ";
     out += "0x";
     out.push_back(kDigits[bytes[i] >> 4]);
     out.push_back(kDigits[bytes[i] & 15]);
-    if (i + 1 < bytes.size()) out += i % 16 == 15 ? "," : ", ";
+    if (i + 1 < text.size()) out += i % 16 == 15 ? "," : ", ";
   }
   return out;
 }
@@ -226,7 +227,9 @@ static void report(const char* line) {
   fflush(stdout);
 }
 
-static int aotfuzz_harness_run(const struct aotfuzz_harness_case* c) {
+/* input_data: the case's inputs, or NULL for those compiled into the program. */
+static int aotfuzz_harness_run(const struct aotfuzz_harness_case* c,
+                               const uint8_t* const* input_data) {
   struct sigaction action;
   uint8_t** saved;
   long ps = sysconf(_SC_PAGESIZE);
@@ -247,7 +250,8 @@ static int aotfuzz_harness_run(const struct aotfuzz_harness_case* c) {
   output_guard = (uintptr_t*)harness_alloc(sizeof(uintptr_t) * (size_t)(num_outputs + 1));
   saved = (uint8_t**)harness_alloc(sizeof(uint8_t*) * (size_t)(num_outputs + 1));
   for (i = 0; i < num_inputs; ++i) {
-    input_buf[i] = input_slot(i, c->input_data[i], c->input_size[i]);
+    input_buf[i] = input_slot(i, (input_data != NULL ? input_data : c->input_data)[i],
+                              c->input_size[i]);
     input_begin[i] = (uintptr_t)input_buf[i];
     input_span[i] = input_slots[i].span;
   }
@@ -327,14 +331,14 @@ std::string harness_runtime_c() {
          "\"\n\nAOTFUZZ_DEFINE_TRACE_FILE;\n\n" + std::string(kRuntimePart);
 }
 
-std::string harness_case_c(const ir::Module& module, const aot::Options& options,
-                           const std::vector<reference::Value>& inputs) {
+std::vector<HarnessInput> harness_inputs(const ir::Module& module,
+                                         const std::vector<reference::Value>& inputs) {
   const ir::Function& main = module.main();
   if (inputs.size() != main->params().size()) {
     throw HarnessError("@main takes " + std::to_string(main->params().size()) + " parameters but " +
                        std::to_string(inputs.size()) + " inputs were given");
   }
-  std::vector<reference::Value> flat_inputs;
+  std::vector<HarnessInput> out;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     if (inputs[i].empty() || !ir::type_equal(inputs[i].type(), main->params()[i]->type())) {
       throw HarnessError(
@@ -343,22 +347,24 @@ std::string harness_case_c(const ir::Module& module, const aot::Options& options
           " but %" + main->params()[i]->name() + " is " +
           ir::type_to_string(main->params()[i]->type()));
     }
-    for (auto& v : inputs[i].flatten()) flat_inputs.push_back(std::move(v));
+    for (const auto& v : inputs[i].flatten()) {
+      HarnessInput in;
+      in.type = ir::type_to_string(v.type());
+      in.bytes.assign(v.bytes().begin(), v.bytes().end());
+      out.push_back(std::move(in));
+    }
   }
-  const auto out_types = ir::flatten_tensors(main->ret_type());
-  const std::string prefix = aot::symbol_prefix(options);
-  const std::size_t n_in = flat_inputs.size();
-  const std::size_t n_out = out_types.size();
+  return out;
+}
 
+std::string harness_inputs_c(const std::vector<HarnessInput>& inputs) {
   CWriter w;
-  w.line("/* The case of module \"" + options.mod_name + "\". */");
-  std::vector<std::size_t> in_sizes, in_elems, out_sizes, out_elems;
   std::string data_table;
-  for (std::size_t i = 0; i < n_in; ++i) {
-    const auto& bytes = flat_inputs[i].bytes();
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const auto& bytes = inputs[i].bytes;
     const std::string name = std::string(kCasePrefix) + "input_" + std::to_string(i) + "_data";
     w.line("/* input " + std::to_string(i) + ": " +
-           aot::comment_text(ir::type_to_string(flat_inputs[i].type())) + " */");
+           aot::comment_text(inputs[i].type) + " */");
     if (bytes.empty()) {
       w.line("static const uint8_t " + name + "[1] = {0};");
     } else {
@@ -367,8 +373,51 @@ std::string harness_case_c(const ir::Module& module, const aot::Options& options
       w.line("};");
     }
     data_table += name + ", ";
-    in_sizes.push_back(bytes.size());
-    in_elems.push_back(ir::dtype_bytes(flat_inputs[i].type()->dtype()));
+  }
+  w.line("static const uint8_t* const " + std::string(kCasePrefix) + "input_data[" +
+         std::to_string(inputs.size() + 1) + "] = {" + data_table + "NULL};");
+  return w.take();
+}
+
+std::string harness_inputs_stub_c(std::size_t num_inputs) {
+  return "static const uint8_t* const " + std::string(kCasePrefix) + "input_data[" +
+         std::to_string(num_inputs + 1) + "] = {NULL};\n";
+}
+
+std::string harness_case_c(const ir::Module& module, const aot::Options& options,
+                           const std::vector<reference::Value>& inputs) {
+  const auto flat = harness_inputs(module, inputs);
+  return harness_inputs_c(flat) + harness_code_c(module, options, flat);
+}
+
+std::string harness_code_c(const ir::Module& module, const aot::Options& options,
+                           const std::vector<HarnessInput>& flat_inputs) {
+  const ir::Function& main = module.main();
+  const auto out_types = ir::flatten_tensors(main->ret_type());
+  const std::string prefix = aot::symbol_prefix(options);
+  const std::size_t n_in = flat_inputs.size();
+  const std::size_t n_out = out_types.size();
+
+  CWriter w;
+  w.line("/* The case of module \"" + options.mod_name + "\". */");
+  std::vector<ir::Type> in_types;
+  for (const auto& param : main->params()) {
+    for (auto& t : ir::flatten_tensors(param->type())) in_types.push_back(std::move(t));
+  }
+  if (in_types.size() != n_in) {
+    throw HarnessError("@main has " + std::to_string(in_types.size()) + " input tensors but " +
+                       std::to_string(n_in) + " were given");
+  }
+  std::vector<std::size_t> in_sizes, in_elems, out_sizes, out_elems;
+  for (std::size_t i = 0; i < n_in; ++i) {
+    if (flat_inputs[i].bytes.size() != aot::tensor_bytes(in_types[i])) {
+      throw HarnessError("input tensor " + std::to_string(i) + " has " +
+                         std::to_string(flat_inputs[i].bytes.size()) + " bytes, " +
+                         ir::type_to_string(in_types[i]) + " needs " +
+                         std::to_string(aot::tensor_bytes(in_types[i])));
+    }
+    in_sizes.push_back(flat_inputs[i].bytes.size());
+    in_elems.push_back(ir::dtype_bytes(in_types[i]->dtype()));
   }
   for (const auto& t : out_types) {
     out_sizes.push_back(aot::tensor_bytes(t));
@@ -376,8 +425,6 @@ std::string harness_case_c(const ir::Module& module, const aot::Options& options
   }
   const std::string p(kCasePrefix);
   const std::string n_in1 = std::to_string(n_in + 1), n_out1 = std::to_string(n_out + 1);
-  w.line("static const uint8_t* const " + p + "input_data[" + n_in1 + "] = {" + data_table +
-         "NULL};");
   w.line("static const size_t " + p + "input_size[" + n_in1 + "] = {" + size_list(in_sizes) + "};");
   w.line("static const size_t " + p + "input_elem[" + n_in1 + "] = {" + size_list(in_elems) + "};");
   w.line("static const size_t " + p + "output_size[" + n_out1 + "] = {" + size_list(out_sizes) +
@@ -408,8 +455,7 @@ std::string harness_case_c(const ir::Module& module, const aot::Options& options
     w.line("return " + prefix + "_run(&inputs, &outputs);");
     w.close();
   } else {
-    std::vector<ir::Type> all;
-    for (const auto& v : flat_inputs) all.push_back(v.type());
+    std::vector<ir::Type> all = in_types;
     all.insert(all.end(), out_types.begin(), out_types.end());
     for (std::size_t k = 0; k < all.size(); ++k) {
       const auto& shape = all[k]->shape();
@@ -468,7 +514,7 @@ std::string harness_main_c(const std::string& mod_name, const std::string& heade
   out += "\n#include \"" + header_name + "\"\n\n";
   out += case_part;
   out +=
-      "\nint main(void) { return aotfuzz_harness_run(&" + std::string(kCasePrefix) + "entry); }\n";
+      "\nint main(void) { return aotfuzz_harness_run(&" + std::string(kCasePrefix) + "entry, NULL); }\n";
   return out;
 }
 
@@ -538,7 +584,7 @@ std::string tvm_harness_main_c(const aot::Options& options, const std::string& h
   }
   out += case_part;
   out +=
-      "\nint main(void) { return aotfuzz_harness_run(&" + std::string(kCasePrefix) + "entry); }\n";
+      "\nint main(void) { return aotfuzz_harness_run(&" + std::string(kCasePrefix) + "entry, NULL); }\n";
   return out;
 }
 

@@ -63,7 +63,8 @@ inline constexpr std::string_view kCasePrefix = "aotfuzz_case_";
 
 /// The parts of harness_c, for programs that hold several cases: the runtime (system includes,
 /// `#include "aotfuzz_runtime.h"`, the trace stream, and `static int aotfuzz_harness_run(const
-/// struct aotfuzz_harness_case*)`, which does everything listed above for one case) once, then per
+/// struct aotfuzz_harness_case*, const uint8_t* const* input_data)`, which does everything listed
+/// above for one case, with the given inputs or, for NULL, the case's own) once, then per
 /// case the module's sources, its header, and harness_case_c (its inputs, output sizes and call of
 /// the entry point, ending in `static const struct aotfuzz_harness_case aotfuzz_case_entry`).
 /// harness_c is the runtime, the module header, one case and `main` running it.
@@ -74,6 +75,23 @@ std::string harness_main_c(const std::string& mod_name, const std::string& heade
                            const std::string& case_part);
 std::string harness_case_c(const ir::Module& module, const aot::Options& options,
                            const std::vector<reference::Value>& inputs);
+
+/// One flattened input of a case: its tensor type (as text, for a comment) and bytes.
+struct HarnessInput {
+  std::string type;
+  std::string bytes;
+};
+/// @main's inputs flattened (tuples into their fields). Throws HarnessError when they do not
+/// match @main's parameters.
+std::vector<HarnessInput> harness_inputs(const ir::Module& module,
+                                         const std::vector<reference::Value>& inputs);
+/// harness_case_c in two parts: the inputs' bytes as C arrays and the table
+/// `aotfuzz_case_input_data` of them, then the rest. A batch leaves the bytes out of its C
+/// (harness_inputs_stub_c: a table of NULLs) and hands them to the cases at run time.
+std::string harness_inputs_c(const std::vector<HarnessInput>& inputs);
+std::string harness_inputs_stub_c(std::size_t num_inputs);
+std::string harness_code_c(const ir::Module& module, const aot::Options& options,
+                           const std::vector<HarnessInput>& inputs);
 
 /// main.c of a program around TVM's generated C (`--sut tvm`): the same runtime and checks over
 /// TVM's own runtime headers (the standalone CRT's include directory), the platform functions

@@ -323,12 +323,14 @@ std::optional<PreparedCase> prepare_tvm_case(const ir::Module& original, const C
   c.header_name = prefix + ".h";
   c.sources = tvm.files;
   try {
-    c.harness_case = harness_case_c(annotated, options.aot, r.inputs);
+    c.inputs = harness_inputs(annotated, r.inputs);
+    c.harness_case = harness_code_c(annotated, options.aot, c.inputs);
   } catch (const ir::Error& e) {
     r.verdict = {Stage::kRun, ToolchainError{std::string("harness: ") + e.what()}};
     return std::nullopt;
   }
-  c.main_c = tvm_harness_main_c(options.aot, c.header_name, c.harness_case);
+  c.main_c =
+      tvm_harness_main_c(options.aot, c.header_name, harness_inputs_c(c.inputs) + c.harness_case);
   const std::string crt = driver->crt_dir();
   if (!crt.empty()) c.include_dirs.push_back(crt + "/include");
   c.defines.clear();

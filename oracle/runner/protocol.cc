@@ -95,6 +95,8 @@ std::string encode(const BatchRequest& r) {
     w.u64(c.address_space);
     w.u64(c.file_size);
     w.u64(c.output_cap);
+    w.u32(static_cast<std::uint32_t>(c.inputs.size()));
+    for (const auto& in : c.inputs) w.str(in);
   }
   return w.take();
 }
@@ -134,8 +136,13 @@ std::optional<BatchRequest> decode_request(const std::string& payload) {
   r.cases.resize(n);
   for (auto& c : r.cases) {
     if (!rd.i32(c.index) || !rd.u64(c.timeout_ms) || !rd.u64(c.cpu_seconds) ||
-        !rd.u64(c.address_space) || !rd.u64(c.file_size) || !rd.u64(c.output_cap)) {
+        !rd.u64(c.address_space) || !rd.u64(c.file_size) || !rd.u64(c.output_cap) ||
+        !rd.u32(n) || n > (1u << 20)) {
       return std::nullopt;
+    }
+    c.inputs.resize(n);
+    for (auto& in : c.inputs) {
+      if (!rd.str(in)) return std::nullopt;
     }
   }
   if (!rd.at_end()) return std::nullopt;

@@ -12,7 +12,7 @@ namespace aotfuzz::oracle::runner {
 
 /// How one case of a batch is run: its entry index and limits.
 struct CaseRequest {
-  /// Passed to the batch's entry function (`int entry(int index)`).
+  /// Passed to the batch's entry function (`int entry(int index, const uint8_t* const* inputs)`).
   std::int32_t index = 0;
   /// Wall-clock limit; the child is killed with SIGKILL when it passes.
   std::uint64_t timeout_ms = 10'000;
@@ -24,6 +24,8 @@ struct CaseRequest {
   std::uint64_t file_size = std::uint64_t{64} << 20;
   /// Bytes kept of stderr, and bytes of stdout beyond which the child is killed (a flood).
   std::uint64_t output_cap = std::uint64_t{1} << 20;
+  /// The case's input tensors' bytes, passed to the entry function as `inputs`.
+  std::vector<std::string> inputs;
 };
 
 /// One batch: a program and the cases to run from it.

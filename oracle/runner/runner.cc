@@ -25,7 +25,7 @@ namespace aotfuzz::oracle::runner {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using EntryFn = int (*)(int);
+using EntryFn = int (*)(int, const unsigned char* const*);
 
 std::uint64_t micros_since(Clock::time_point t0) {
   return static_cast<std::uint64_t>(
@@ -73,7 +73,12 @@ std::string marker_head(std::uint64_t nonce) {
   signal(SIGTERM, SIG_DFL);
   const std::string head = marker_head(nonce);
   for (std::size_t i = from; i < to; ++i) {
-    const int rc = entry(cases[i].index);
+    std::vector<const unsigned char*> inputs;
+    for (const auto& in : cases[i].inputs) {
+      inputs.push_back(reinterpret_cast<const unsigned char*>(in.data()));
+    }
+    inputs.push_back(nullptr);
+    const int rc = entry(cases[i].index, inputs.data());
     std::fflush(stdout);
     std::fflush(stderr);
     const std::string marker = head + std::to_string(rc & 0xff) + "\x03";

@@ -66,6 +66,25 @@ TEST(CommandLine, BadBudgetsCountsAndJobsAreRefusedWithOneLineAndExit2) {
   for (const auto& l : lines) expect_one_line_usage_error(l.args, l.mentions);
 }
 
+TEST(CommandLine, ModuleNamesThatCannotBeCIdentifiersAreRefusedUpFront) {
+  const std::string long_name(65, 'x');
+  const std::vector<BadLine> lines = {
+      {{"run", kSeed, "--mod-name", "a b"}, "--mod-name"},
+      {{"run", kSeed, "--mod-name", "a-b"}, "--mod-name"},
+      {{"run", kSeed, "--mod-name", "9lives"}, "--mod-name"},
+      {{"run", kSeed, "--mod-name", long_name}, "--mod-name"},
+      {{"compile", kSeed, "--mod-name", "a'b"}, "--mod-name"},
+      {{"fuzz", "--cases", "1", "--mod-name", "a b"}, "--mod-name"},
+      {{"reduce", kSeed, "--mod-name", std::string(5000, 'x')}, "--mod-name"},
+  };
+  for (const auto& l : lines) expect_one_line_usage_error(l.args, l.mentions);
+  // The longest accepted name and the empty one (TVM's bare "tvmgen" prefix) still run.
+  for (const std::string& name : {std::string(64, 'm'), std::string()}) {
+    const oracle::RunResult r = run_aotfuzz({"run", kSeed, "--mod-name", name}, 60);
+    EXPECT_EQ(r.exit_code, 0) << name.size() << ": " << r.stdout_text << r.stderr_text;
+  }
+}
+
 TEST(CommandLine, SeedsPastTwoToTheSixtyFourOrNegativeAreRefusedNotSaturated) {
   const std::vector<BadLine> lines = {
       {{"gen", "--seed", "18446744073709551616"}, "--seed"},

@@ -295,12 +295,13 @@ TEST(RunnerProtocol, RequestsAndResultsSurviveEncoding) {
   runner::BatchRequest q;
   q.program = std::string("int x;\0y", 8);
   q.tcc_options = "-Wall";
-  q.cases = {{3, 100, 2, 1 << 20, 0, 77}};
+  q.cases = {{3, 100, 2, 1 << 20, 0, 77, {"ab", std::string("\0\1", 2), ""}}};
   const auto back = runner::decode_request(runner::encode(q));
   ASSERT_TRUE(back.has_value());
   EXPECT_EQ(back->program, q.program);
   EXPECT_EQ(back->cases[0].index, 3);
   EXPECT_EQ(back->cases[0].output_cap, 77u);
+  EXPECT_EQ(back->cases[0].inputs, q.cases[0].inputs);
   runner::BatchResult r;
   r.compile = runner::BatchResult::Compile::kOk;
   runner::CaseOutcome o;
