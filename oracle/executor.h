@@ -102,7 +102,7 @@ struct BatchOptions {
   /// The runner executable (empty: runner_path()).
   std::string runner;
   /// A batch program holds cases until its source passes this many bytes (at least one case).
-  std::size_t max_source_bytes = std::size_t{2} << 20;
+  std::size_t max_source_bytes = std::size_t{16} << 20;
   /// Cases one forked child runs in turn (0: the whole batch). Any case that crashes, exits,
   /// hangs or floods ends its child and is that case's verdict alone; the next case starts in a
   /// fresh child. 1 forks a child per case, which costs a fork each (about 5 ms on the
