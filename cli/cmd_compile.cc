@@ -33,6 +33,9 @@ Command register_compile(CLI::App& parent) {
   c.run = [opts] {
     ir::Module m = load_module(opts->file);
     oracle::CaseOptions co = case_options(opts->flags);
+    if (auto why = reference::over_memory_budget(m, co.memory_budget)) {
+      throw CommandError(kBadInput, opts->file + ": " + *why);
+    }
     aot::Stages stages;
     try {
       stages = aot::run_passes(m, co.aot);

@@ -194,6 +194,11 @@ void add_pipeline_flags(CLI::App* app, PipelineFlags& f, bool toolchain) {
                 "Reuse dead intermediates' storage (default on)");
   app->add_flag("--check-num-args", f.check_num_args, "Emit num_args checks in packed functions");
   app->add_option("--inject", f.inject, "Inject a bug from `aotfuzz bugs` (repeatable)");
+  app->add_option("--memory-budget", f.memory_budget_mib,
+                  "MiB of tensors a graph may need (inputs, intermediates, outputs; default " +
+                      std::to_string(reference::kDefaultMemoryBudget >> 20) +
+                      "): larger graphs are invalid input")
+      ->transform(unsigned_decimal(1));
   if (!toolchain) return;
   app->add_option("--cc", f.cc, "Target C compiler")->check(CLI::IsMember({"tcc", "gcc", "clang"}));
   app->add_flag("--sanitize", f.sanitize, "Build the test program with ASan+UBSan (gcc/clang)");
@@ -282,6 +287,8 @@ oracle::CaseOptions case_options(const PipelineFlags& f) {
   }
   o.input_seed = f.input_seed;
   o.max_ulp = f.ulp;
+  o.memory_budget = f.memory_budget_mib >= (std::uint64_t{1} << 44) ? UINT64_MAX
+                                                                   : f.memory_budget_mib << 20;
   o.in_process_only = f.no_run;
   if (f.sut == "tvm" && o.aot.bugs.any()) {
     throw CommandError(

@@ -10,6 +10,7 @@
 #include "generator/policy.h"
 #include "ir/module.h"
 #include "oracle/oracle.h"
+#include "reference/footprint.h"
 
 namespace aotfuzz::cli {
 
@@ -67,6 +68,7 @@ struct PipelineFlags {
   bool storage_reuse = true;
   bool check_num_args = false;
   std::vector<std::string> inject;
+  std::uint64_t memory_budget_mib = reference::kDefaultMemoryBudget >> 20;
   std::string cc;  ///< empty: tcc if installed, else gcc, else clang
   bool sanitize = false;
   std::uint64_t input_seed = 1;
@@ -77,7 +79,7 @@ struct PipelineFlags {
   std::string tvm_fixed_home;
 };
 /// Registers --merge/--no-merge, --mod-name, --api, --interface, --storage-reuse,
-/// --check-num-args, --inject; with `toolchain` also --cc, --sanitize, --input-seed, --ulp,
+/// --check-num-args, --inject, --memory-budget; with `toolchain` also --cc, --sanitize, --input-seed, --ulp,
 /// --no-run, --sut, --tvm-home.
 void add_pipeline_flags(CLI::App* app, PipelineFlags& flags, bool toolchain);
 /// The case options the flags describe; unknown bug names or an invalid combination are a

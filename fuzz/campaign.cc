@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <thread>
 
 #include "fuzz/bundle.h"
@@ -17,6 +18,7 @@
 #include "oracle/case_flow.h"
 #include "oracle/executor.h"
 #include "oracle/tvm_driver.h"
+#include "reference/footprint.h"
 #include "generator/builder.h"
 #include "generator/stats.h"
 #include "ir/rng.h"
@@ -194,18 +196,43 @@ class Runner {
         continue;
       }
       it.gen_us = micros_since(t0);
+      // Knobs can ask for graphs too large to hold: not the pipeline's fault, so not judged.
+      if (auto why = reference::over_memory_budget(it.spec.module, opt_.base.memory_budget)) {
+        it.generated = false;
+        bool first = false;
+        {
+          std::lock_guard lock(mu_);
+          first = stats_.over_budget++ == 0;
+        }
+        if (first) log("case " + std::to_string(index) + " skipped, and any others like it: " + *why);
+        continue;
+      }
       if (driver) it.spec.options.sut.driver = driver;
-      it.prepared = oracle::prepare_case(it.spec.module, it.spec.options, it.result);
+      try {
+        it.prepared = oracle::prepare_case(it.spec.module, it.spec.options, it.result);
+      } catch (const std::bad_alloc&) {
+        // The machine, not the pipeline: the case is dropped, the campaign goes on.
+        it.generated = false;
+        harness_problem("case " + std::to_string(index) + ": out of memory while preparing it (" +
+                        oracle::replay_flags(it.spec.options) + ")");
+        continue;
+      }
       if (it.prepared) {
         to_run.push_back(std::move(*it.prepared));
         run_item.push_back(k - k0);
       }
     }
     if (!to_run.empty()) {
-      const auto raws = executor.run(to_run);
-      for (std::size_t j = 0; j < to_run.size(); ++j) {
-        Item& it = items[run_item[j]];
-        oracle::judge_case(it.spec.module, it.spec.options, to_run[j], raws[j], it.result);
+      try {
+        const auto raws = executor.run(to_run);
+        for (std::size_t j = 0; j < to_run.size(); ++j) {
+          Item& it = items[run_item[j]];
+          oracle::judge_case(it.spec.module, it.spec.options, to_run[j], raws[j], it.result);
+        }
+      } catch (const std::bad_alloc&) {
+        for (std::size_t j : run_item) items[j].generated = false;
+        harness_problem("cases " + std::to_string(k0) + ".." + std::to_string(k1 - 1) +
+                        ": out of memory while running them");
       }
     }
     for (auto& it : items) {
@@ -431,6 +458,14 @@ class Runner {
       result_.findings.push_back(f);
     }
     if (cb_.on_finding) cb_.on_finding(f);
+  }
+
+  void harness_problem(const std::string& problem) {
+    {
+      std::lock_guard lock(mu_);
+      result_.harness_problems.push_back(problem);
+    }
+    log("harness problem, not a finding: " + problem);
   }
 
   void log(const std::string& line) {

@@ -144,6 +144,8 @@ struct Finding {
 struct CampaignStats {
   std::uint64_t cases = 0;
   std::uint64_t generator_errors = 0;
+  /// Generated graphs over the memory budget (reference::over_memory_budget): skipped, not judged.
+  std::uint64_t over_budget = 0;
   /// verdicts[kind][stage]
   std::array<std::array<std::uint64_t, oracle::kNumStages>, oracle::kNumVerdictKinds> verdicts{};
   /// Cases whose verdict was a finding (not only the unique ones).

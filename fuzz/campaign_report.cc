@@ -127,6 +127,7 @@ nlohmann::json to_json(const CampaignResult& r, const CampaignOptions& o) {
       {"cases", s.cases},
       {"cases_per_s", static_cast<double>(s.cases) / secs},
       {"generator_errors", s.generator_errors},
+      {"over_budget", s.over_budget},
       {"verdicts", verdicts},
       {"stages", stages},
       {"findings",
@@ -211,6 +212,9 @@ std::string format_summary(const CampaignResult& r, const CampaignOptions& o) {
     out += std::to_string(s.count(kind));
   }
   if (s.generator_errors) out += " (generator errors " + std::to_string(s.generator_errors) + ")";
+  if (s.over_budget) {
+    out += " (" + std::to_string(s.over_budget) + " graphs over the memory budget skipped)";
+  }
   const double n = std::max<double>(1, static_cast<double>(s.cases));
   char feat[200];
   std::snprintf(feat, sizeof feat,

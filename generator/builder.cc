@@ -98,9 +98,27 @@ class Builder {
     }
   }
 
+  // The per-graph shape within max_tensor_elements: its largest dimension halved (rounding up)
+  // until it fits. No draws, so shapes that already fit are the ones drawn.
+  void fit_universe() {
+    auto elements = [&] {
+      std::int64_t n = 1;
+      for (auto d : universe_) {
+        if (n > p_.max_tensor_elements) break;  // dims are at most 1024: no overflow
+        n *= d;
+      }
+      return n;
+    };
+    while (!universe_.empty() && elements() > p_.max_tensor_elements) {
+      auto largest = std::max_element(universe_.begin(), universe_.end());
+      *largest = (*largest + 1) / 2;
+    }
+  }
+
   ir::Module run() {
     const int rank = static_cast<int>(d_.range(p_.min_rank, p_.max_rank));
     for (int i = 0; i < rank; ++i) universe_.push_back(d_.range(p_.min_dim, p_.max_dim));
+    fit_universe();
     main_dtype_ = dtypes_[d_.weighted(dtype_weights_)];
 
     const auto steps = d_.range(p_.min_ops, p_.max_ops);

@@ -54,6 +54,8 @@ const std::vector<Knob>& table() {
      "smallest dimension"},
     {"max_dim", &GenPolicy::max_dim, 1, 1024, false, ListKind::kNone,
      "largest dimension"},
+    {"max_tensor_elements", &GenPolicy::max_tensor_elements, 1, 1 << 22, false, ListKind::kNone,
+     "most elements of a tensor (larger shapes are halved until they fit)"},
     {"max_tuple_fields", &GenPolicy::max_tuple_fields, 2, 64, false, ListKind::kNone,
      "most fields of a built tuple (at least 2)"},
     {"max_tuple_depth", &GenPolicy::max_tuple_depth, 1, 32, false, ListKind::kNone,

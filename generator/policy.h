@@ -40,6 +40,10 @@ struct GenPolicy {
   int max_rank = 3;
   int min_dim = 1;
   int max_dim = 10;
+  /// Elements of the per-graph shape at most: larger draws have their largest dimension halved
+  /// until they fit, so that knobs never make a graph over the memory budget
+  /// (reference/footprint.h) out of a few huge tensors.
+  int max_tensor_elements = 1 << 16;
   /// Fields of a tuple built by a step: 2..max_tuple_fields.
   int max_tuple_fields = 3;
   /// Deepest tuple nesting (a tuple of tensors has depth 1).

@@ -6,6 +6,7 @@
 #include "oracle/harness.h"
 #include "oracle/static_arity.h"
 #include "oracle/tvm_case.h"
+#include "reference/footprint.h"
 
 namespace aotfuzz::oracle {
 namespace {
@@ -72,6 +73,21 @@ Verdict judge_run(const ir::Module& annotated, const CaseOptions& options,
 
 }  // namespace
 
+RunLimits case_limits(const ir::Module& annotated, const CaseOptions& options) {
+  RunLimits limits = options.limits;
+  // The report prints every output in hex, plus a line per traced call: a cap below that would
+  // cut a correct program's report short (and batched runs would call it a flood).
+  const std::uint64_t report = 2 * reference::output_bytes(annotated) + (std::uint64_t{64} << 10);
+  limits.output_cap = static_cast<std::size_t>(std::max<std::uint64_t>(limits.output_cap, report));
+  if (options.sanitize && limits.address_space != 0) {
+    // A sanitizer runtime reserves terabytes of address space for its shadow: the same budget
+    // is kept on resident memory instead.
+    limits.resident_bytes = limits.address_space;
+    limits.address_space = 0;
+  }
+  return limits;
+}
+
 std::optional<PreparedCase> prepare_case(const ir::Module& annotated, const CaseOptions& options,
                                          CaseResult& r, const CaseReference* reference) {
   if (options.sut.kind == SutKind::kTvm) return prepare_tvm_case(annotated, options, r);
@@ -120,13 +136,7 @@ std::optional<PreparedCase> prepare_case(const ir::Module& annotated, const Case
     r.verdict = {Stage::kCodegen, Pass{}};
     return std::nullopt;
   }
-  c.limits = options.limits;
-  if (options.sanitize && c.limits.address_space != 0) {
-    // A sanitizer runtime reserves terabytes of address space for its shadow: the same budget
-    // is kept on resident memory instead.
-    c.limits.resident_bytes = c.limits.address_space;
-    c.limits.address_space = 0;
-  }
+  c.limits = case_limits(annotated, options);
   c.compiler = options.compiler;
   c.toolchain = options.toolchain;
   c.sanitize = options.sanitize;

@@ -17,6 +17,12 @@ namespace aotfuzz::oracle {
 std::optional<PreparedCase> prepare_case(const ir::Module& annotated, const CaseOptions& options,
                                          CaseResult& r, const CaseReference* reference = nullptr);
 
+/// The limits a case of `annotated` runs under: options.limits with the output cap raised to
+/// what the harness report needs (the outputs in hex and the call trace), so that a correct
+/// program's report is never cut short, and for sanitized programs the address-space limit
+/// turned into a resident-memory watch (a sanitizer runtime reserves terabytes of shadow).
+RunLimits case_limits(const ir::Module& annotated, const CaseOptions& options);
+
 /// Step 4's verdict: `raw` (from any executor) for the case prepared from `annotated` into `r`,
 /// judged against r.expected: harness reports, dynamic arity of the call traces, signals,
 /// timeouts, return codes, unwritten outputs, output comparison. Sets r.verdict, r.actual,

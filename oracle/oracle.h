@@ -16,6 +16,7 @@
 #include "oracle/sut.h"
 #include "oracle/toolchain.h"
 #include "oracle/verdict.h"
+#include "reference/footprint.h"
 #include "reference/value.h"
 
 namespace aotfuzz::oracle {
@@ -35,6 +36,9 @@ struct CaseOptions {
   std::uint64_t input_seed = 1;
   /// Largest tolerated float difference in ulps (0: bitwise, NaNs equal).
   std::uint32_t max_ulp = 0;
+  /// Bytes of tensors a case may need (reference::tensor_bytes_needed); a graph over it is
+  /// invalid input, refused before anything is allocated. 0: no budget.
+  std::uint64_t memory_budget = reference::kDefaultMemoryBudget;
   /// Limits of the test program's run.
   RunLimits limits;
   /// Skip compiling and running (stages and static checks only).

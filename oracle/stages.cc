@@ -7,6 +7,7 @@
 #include "aot/pass_error.h"
 #include "ir/error.h"
 #include "ir/verify.h"
+#include "reference/footprint.h"
 #include "reference/inputs.h"
 #include "reference/interpreter.h"
 
@@ -24,10 +25,15 @@ std::vector<reference::Value> outputs_of(const ir::Module& module,
 }  // namespace
 
 CaseReference case_reference(const ir::Module& annotated, std::uint64_t input_seed,
-                             reference::PlanCache* plans) {
+                             reference::PlanCache* plans, std::uint64_t memory_budget) {
   CaseReference ref;
   try {
     ir::verify(annotated);
+    // Before any tensor is allocated: a graph over the budget is refused, not run out of memory.
+    if (auto why = reference::over_memory_budget(annotated, memory_budget)) {
+      ref.invalid = Verdict{Stage::kAnnotated, InvalidInput{*why}};
+      return ref;
+    }
     ref.inputs = reference::make_inputs(annotated.main(), input_seed);
     ref.expected = outputs_of(annotated, ref.inputs, plans);
   } catch (const ir::Error& e) {
@@ -88,7 +94,7 @@ bool reference_and_stages(const ir::Module& annotated, const CaseOptions& option
                           reference::PlanCache* plans) {
   CaseReference computed;
   if (reference == nullptr) {
-    computed = case_reference(annotated, options.input_seed, plans);
+    computed = case_reference(annotated, options.input_seed, plans, options.memory_budget);
     reference = &computed;
   }
   if (reference->invalid) {

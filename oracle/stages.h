@@ -10,14 +10,16 @@
 #include "ir/module.h"
 #include "oracle/oracle.h"
 #include "oracle/verdict.h"
+#include "reference/footprint.h"
 #include "reference/interpreter.h"
 #include "reference/value.h"
 
 namespace aotfuzz::oracle {
 
 /// The reference side of a case: the verified annotated graph's inputs and expected outputs, or
-/// the invalid-input verdict (stage annotated) when it does not verify or evaluate. Computed once
-/// per graph and shared by the runs of several option sets.
+/// the invalid-input verdict (stage annotated) when it does not verify, does not fit
+/// `memory_budget` (reference::over_memory_budget, checked before anything is allocated) or does
+/// not evaluate. Computed once per graph and shared by the runs of several option sets.
 struct CaseReference {
   std::vector<reference::Value> inputs;
   std::vector<reference::Value> expected;
@@ -25,7 +27,8 @@ struct CaseReference {
 };
 /// `plans`, when given, keeps the evaluation plans for later evaluations of the same case.
 CaseReference case_reference(const ir::Module& annotated, std::uint64_t input_seed,
-                             reference::PlanCache* plans = nullptr);
+                             reference::PlanCache* plans = nullptr,
+                             std::uint64_t memory_budget = reference::kDefaultMemoryBudget);
 
 /// The first output of `actual` that differs from `expected` (bitwise, or by more than `ulp`
 /// units in the last place for floats) as a mismatch verdict of `stage`; nullopt when none does.

@@ -13,6 +13,7 @@
 #include "ir/printer.h"
 #include "ir/traversal.h"
 #include "ir/verify.h"
+#include "oracle/case_flow.h"
 #include "oracle/harness.h"
 #include "oracle/stages.h"
 #include "oracle/static_arity.h"
@@ -336,7 +337,7 @@ std::optional<PreparedCase> prepare_tvm_case(const ir::Module& original, const C
   c.defines.clear();
   c.warnings_as_errors = false;
   c.instead_of_pass = fidelity;
-  c.limits = options.limits;
+  c.limits = case_limits(annotated, options);
   // TVM's own AoT tests build with gcc.
   c.compiler = options.compiler.value_or(CompilerKind::kGcc);
   c.toolchain = options.toolchain;

@@ -219,6 +219,41 @@ TEST(CommandLine, FmtOfADirectorySaysItIsADirectory) {
   EXPECT_EQ(r.stderr_text.find("@main"), std::string::npos) << r.stderr_text;
 }
 
+TEST(CommandLine, AGraphOverTheMemoryBudgetIsInvalidInputForEveryCommandBeforeAllocating) {
+  oracle::TempDir dir("aotfuzz-cli-test");
+  const std::string big = dir.file("big.relay").string();
+  // 1 GiB in, 1 GiB out: over the default budget, and refused before either is allocated.
+  std::ofstream(big) << "def @main(%x: Tensor[(268435456), float32]) {\n  add(%x, %x)\n}\n";
+  const oracle::RunResult run = run_aotfuzz({"run", big}, 30);
+  EXPECT_EQ(run.exit_code, 2) << run.stdout_text << run.stderr_text;
+  EXPECT_NE(run.stdout_text.find("invalid-input at annotated: the graph's tensors need 2048 MiB"),
+            std::string::npos)
+      << run.stdout_text;
+  expect_one_line_usage_error({"compile", big, "--emit", "c"}, "memory budget");
+  expect_one_line_usage_error({"compile", big, "--emit", "partitioned"}, "memory budget");
+  // A budget raised by the flag lets the static stages through (nothing is allocated there).
+  const oracle::RunResult raised =
+      run_aotfuzz({"compile", big, "--emit", "partitioned", "--memory-budget", "4096"}, 30);
+  EXPECT_EQ(raised.exit_code, 0) << raised.stderr_text;
+}
+
+TEST(CommandLine, KnobsForHugeTensorsGiveACampaignWithoutFindingsThatEndsOnTime) {
+  oracle::TempDir dir("aotfuzz-cli-test");
+  const std::string stats = dir.file("stats.json").string();
+  const oracle::RunResult r = run_aotfuzz(
+      {"fuzz", "--cases", "6", "--seed", "1", "--jobs", "1", "--findings",
+       dir.file("findings").string(), "--stats", stats, "--knob", "min_rank=3", "--knob",
+       "max_rank=3", "--knob", "min_dim=1024", "--knob", "max_dim=1024", "--knob",
+       "max_tensor_elements=1048576", "--knob", "max_ops=3", "--memory-budget", "10"},
+      300);
+  EXPECT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  std::ifstream in(stats);
+  const auto j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["findings"]["unique"], 0) << j.dump();
+  EXPECT_EQ(j["cases"].get<int>() + j["over_budget"].get<int>(), 6) << j.dump();
+  EXPECT_GT(j["over_budget"].get<int>(), 0) << "4 MiB tensors: some graphs pass 10 MiB";
+}
+
 // Output paths under a regular file: unwritable even for root, who ignores permissions.
 class UnwritableOutput : public ::testing::Test {
  protected:

@@ -16,6 +16,7 @@
 #include "ir/structural.h"
 #include "ir/traversal.h"
 #include "ir/verify.h"
+#include "reference/footprint.h"
 #include "tests/generator/shapes.h"
 
 namespace aotfuzz::generator {
@@ -403,6 +404,26 @@ TEST(GraphBuilder, ShapesRespectRankAndDimLimitsAndBroadcastOnlyWhenAllowed) {
     graphs_with_several_shapes += shapes.size() > 1;
   }
   EXPECT_GE(graphs_with_several_shapes, 50);
+}
+
+TEST(GraphBuilder, LargeDimensionsAreHalvedUntilATensorFitsMaxTensorElements) {
+  const GenPolicy huge = with({{"min_rank", "3"},
+                               {"max_rank", "3"},
+                               {"min_dim", "1024"},
+                               {"max_dim", "1024"},
+                               {"max_tensor_elements", "100000"}});
+  for (std::uint64_t seed = 0; seed < 20; ++seed) {
+    const ir::Module m = gen(huge, seed);
+    for (const auto& t : tensor_types(m)) {
+      EXPECT_LE(t->num_elements(), 100000) << ir::type_to_string(t);
+      EXPECT_EQ(t->shape().size(), 3u);
+    }
+    EXPECT_LE(reference::tensor_bytes_needed(m), reference::kDefaultMemoryBudget);
+  }
+  // Shapes that fit are the ones drawn: the default policy's graphs do not change with the knob.
+  for (std::uint64_t seed = 0; seed < 20; ++seed) {
+    EXPECT_TRUE(ir::structural_equal(gen({}, seed), gen(with({{"max_tensor_elements", "1000"}}), seed)));
+  }
 }
 
 TEST(GraphBuilder, PlacementKnobsDecideWhereOpsGo) {
