@@ -1,11 +1,14 @@
 // Atomic finding bundles and their discovery on resume.
 #include "fuzz/bundle.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <system_error>
@@ -95,11 +98,11 @@ std::string replay_command(const std::string& relay_path, const oracle::CaseOpti
   return "aotfuzz run " + relay_path + " " + oracle::replay_flags(options);
 }
 
-BundleWriteResult write_bundle(const fs::path& findings_dir, const Bundle& b) {
+BundleWriteResult write_bundle(const fs::path& findings_dir, const Bundle& b, bool replace) {
   BundleWriteResult result;
   result.dir = findings_dir / bundle_dir_name(b.signature);
   fs::create_directories(findings_dir);
-  if (fs::exists(result.dir)) return result;
+  if (!replace && fs::exists(result.dir)) return result;
 
   std::string templ =
       (findings_dir / (std::string(kTempPrefix) + std::to_string(::getpid()) + "-XXXXXX")).string();
@@ -177,6 +180,21 @@ BundleWriteResult write_bundle(const fs::path& findings_dir, const Bundle& b) {
                   fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
                       fs::perms::others_read | fs::perms::others_exec,
                   ec);
+  if (replace && fs::exists(result.dir)) {
+    // One atomic exchange: a reader, or a kill at any moment, sees the old bundle or the new
+    // one, never neither. The old one then lies in the temporary directory, removed here or,
+    // after a kill, by the next campaign (remove_stale_temps).
+    if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, result.dir.c_str(), RENAME_EXCHANGE) != 0) {
+      const int err = errno;
+      std::error_code ignored;
+      fs::remove_all(tmp, ignored);
+      throw std::system_error(err, std::generic_category(), "exchange " + result.dir.string());
+    }
+    std::error_code ignored;
+    fs::remove_all(tmp, ignored);
+    result.written = true;
+    return result;
+  }
   fs::rename(tmp, result.dir, ec);
   if (ec) {
     std::error_code ignored;
@@ -186,6 +204,37 @@ BundleWriteResult write_bundle(const fs::path& findings_dir, const Bundle& b) {
   }
   result.written = true;
   return result;
+}
+
+std::vector<fs::path> incomplete_bundles(const fs::path& findings_dir) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  if (!fs::is_directory(findings_dir, ec)) return out;
+  for (auto it = fs::directory_iterator(findings_dir, ec); !ec && it != fs::directory_iterator();
+       it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.empty() || name[0] == '.' || !it->is_directory()) continue;
+    std::ifstream in(it->path() / "verdict.json");
+    if (!in) continue;
+    auto j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (!j.is_object()) continue;
+    const auto info = j.find("info");
+    if (info == j.end() || !info->is_object()) continue;
+    const auto red = info->find("reduction");
+    if (red != info->end() && red->is_object() && red->value("complete", true) == false) {
+      out.push_back(it->path());
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string read_text_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::system_error(errno, std::generic_category(), "cannot read " + path.string());
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 std::set<std::string> load_bundle_signatures(const fs::path& findings_dir) {

@@ -55,8 +55,17 @@ struct BundleWriteResult {
 /// reduced.svg (when Graphviz `dot` is installed) and replay.txt (the one-line command). It is
 /// built in `findings_dir/.tmp-<pid>-XXXXXX` and renamed into place, so a killed campaign never
 /// leaves a partial bundle. Creates `findings_dir` if needed. Throws std::system_error when the
-/// directory cannot be written.
-BundleWriteResult write_bundle(const std::filesystem::path& findings_dir, const Bundle& bundle);
+/// directory cannot be written. With `replace`, an existing bundle of the signature is swapped
+/// for the new one atomically (a reduced bundle replacing the unreduced one written first).
+BundleWriteResult write_bundle(const std::filesystem::path& findings_dir, const Bundle& bundle,
+                               bool replace = false);
+
+/// The bundles in `findings_dir` whose reduction has not ended (verdict.json's
+/// info.reduction.complete is false: the campaign was killed or stopped while reducing).
+std::vector<std::filesystem::path> incomplete_bundles(const std::filesystem::path& findings_dir);
+
+/// The whole file at `path`; throws std::system_error when it cannot be read.
+std::string read_text_file(const std::filesystem::path& path);
 
 /// The signatures of the complete bundles in `findings_dir` (read from their verdict.json), for
 /// resuming a campaign. Removes temporary directories left by processes that no longer run.

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -15,12 +16,14 @@
 
 #include "fuzz/bundle.h"
 #include "fuzz/campaign_report.h"
+#include "fuzz/replay.h"
 #include "oracle/case_flow.h"
 #include "oracle/executor.h"
 #include "oracle/tvm_driver.h"
 #include "reference/footprint.h"
 #include "generator/builder.h"
 #include "generator/stats.h"
+#include "ir/parser.h"
 #include "ir/rng.h"
 #include "ir/traversal.h"
 
@@ -61,7 +64,12 @@ class Runner {
 
   CampaignResult run() {
     t0_ = Clock::now();
-    if (!opt_.findings_dir.empty()) result_.preexisting = load_bundle_signatures(opt_.findings_dir);
+    if (!opt_.findings_dir.empty()) {
+      result_.preexisting = load_bundle_signatures(opt_.findings_dir);
+      if (opt_.reduce) {
+        for (const auto& dir : incomplete_bundles(opt_.findings_dir)) resume_reduction(dir);
+      }
+    }
     const int jobs = std::max(1, opt_.jobs);
     std::vector<std::thread> threads;
     for (int t = 0; t < jobs; ++t) threads.emplace_back([this] { worker(); });
@@ -387,8 +395,24 @@ class Runner {
       publish(std::move(f));
       return;
     }
-    ir::Module reduced = spec.module;
-    if (opt_.reduce) {
+    // The finding is on disk before reduction starts: a kill at any later moment leaves this
+    // bundle (the original graph, marked not fully reduced), which the next campaign on the
+    // directory reduces further.
+    f.reduction.before = f.reduction.after = module_size(spec.module);
+    f.flags = oracle::replay_flags(o);
+    try {
+      auto w = write_finding(spec, sig, o, spec.module, f.reduction, /*complete=*/!opt_.reduce,
+                             /*replace=*/false);
+      f.bundle_dir = w.dir.string();
+      f.bundle_written = w.written;
+      f.replay = replay_command((w.dir / "reduced.relay").string(), o);
+    } catch (const std::exception& e) {
+      f.error = e.what();
+      f.replay = gen_command(opt_, spec.gen_seed) + " | aotfuzz run /dev/stdin " + f.flags;
+      publish(std::move(f));
+      return;
+    }
+    if (opt_.reduce && f.bundle_written) {
       o = canonical_options(spec, sig);
       ReduceOptions ro;
       ro.jobs = opt_.reduce_jobs > 0 ? opt_.reduce_jobs : std::max(1, opt_.jobs);
@@ -399,56 +423,101 @@ class Runner {
         // The fixed pipeline fails too (a real bug as well?): keep the signature only.
         f.reduction = reduce(spec.module, same_signature(o, sig), ro);
       }
-      reduced = f.reduction.module;
+      const ir::Module reduced = f.reduction.module;
       f.reduction.module = ir::Module();
-    } else {
-      f.reduction.module = ir::Module();
-      f.reduction.before = f.reduction.after = module_size(spec.module);
-    }
-    f.flags = oracle::replay_flags(o);
-    try {
-      Bundle b;
-      b.signature = sig;
-      b.options = o;
-      b.original = spec.module;
-      b.original_verdict = oracle::run_case(spec.module, o).verdict;
-      b.reduced = reduced;
-      b.reduced_result = oracle::run_case(reduced, o);
-      b.header.push_back("origin: aotfuzz fuzz --seed " + std::to_string(opt_.seed) + ", case " +
-                         std::to_string(spec.index) +
-                         " (graph: " + gen_command(opt_, spec.gen_seed) + ")");
-      const auto& red = f.reduction;
-      b.header.push_back("reduced: ops " + std::to_string(red.before.ops) + " -> " +
-                         std::to_string(red.after.ops) + ", inputs " +
-                         std::to_string(red.before.inputs) + " -> " +
-                         std::to_string(red.after.inputs) + ", " + std::to_string(red.steps) +
-                         " steps" + (red.minimal ? " (1-minimal)" : ""));
-      if (const auto fixed = oracle::fixed_options(o)) {
-        b.extra_replays.emplace_back(oracle::replay_flags(*fixed),
-                                     oracle::signature(oracle::run_case(reduced, *fixed).verdict));
+      f.flags = oracle::replay_flags(o);
+      const bool interrupted = opt_.stop != nullptr && opt_.stop->load();
+      try {
+        auto w = write_finding(spec, sig, o, reduced, f.reduction, !interrupted, /*replace=*/true);
+        f.replay = replay_command((w.dir / "reduced.relay").string(), o);
+      } catch (const std::exception& e) {
+        f.error = e.what();
       }
+    }
+    publish(std::move(f));
+  }
+
+  // Reduces further a bundle an earlier campaign left not fully reduced (killed or stopped), from
+  // its best graph so far, and replaces it.
+  void resume_reduction(const std::filesystem::path& dir) {
+    if (opt_.stop != nullptr && opt_.stop->load()) return;
+    try {
+      std::ifstream in(dir / "verdict.json");
+      const auto j = nlohmann::json::parse(in);
+      const std::string sig = j.at("signature").get<std::string>();
+      const oracle::CaseOptions o = parse_case_flags(j.at("flags").get<std::string>());
+      CaseSpec spec;
+      spec.module = ir::parse_module(read_text_file(dir / "original.relay"));
+      spec.options = o;
+      spec.index = j.at("info").value("case", std::uint64_t{0});
+      spec.gen_seed = j.at("info").value("gen_seed", std::uint64_t{0});
+      const ir::Module best = ir::parse_module(read_text_file(dir / "reduced.relay"));
+      log("resuming the reduction of " + sig + " (" + dir.string() + ")");
+      ReduceOptions ro;
+      ro.jobs = opt_.reduce_jobs > 0 ? opt_.reduce_jobs : std::max(1, opt_.jobs);
+      ro.time_limit = opt_.reduce_time;
+      ro.stop = opt_.stop;
+      ReduceResult red = reduce(best, finding_predicate(o, sig), ro);
+      red.before = module_size(spec.module);
+      const ir::Module reduced = red.module;
+      const bool interrupted = opt_.stop != nullptr && opt_.stop->load();
+      const nlohmann::json prior = j.at("info");
+      write_finding(spec, sig, o, reduced, red, !interrupted, /*replace=*/true, &prior);
+      log("reduced " + sig + ": ops " + std::to_string(red.before.ops) + " -> " +
+          std::to_string(red.after.ops));
+    } catch (const std::exception& e) {
+      log("cannot resume the reduction in " + dir.string() + ": " + e.what());
+    }
+  }
+
+  // The bundle of a finding: `reduced` (the original graph itself before reduction) under
+  // options `o`, with `complete` saying whether its reduction has ended.
+  // `prior`: the info of the bundle being resumed (its origin and campaign), else this campaign's.
+  BundleWriteResult write_finding(const CaseSpec& spec, const std::string& sig,
+                                  const oracle::CaseOptions& o, const ir::Module& reduced,
+                                  const ReduceResult& red, bool complete, bool replace,
+                                  const nlohmann::json* prior = nullptr) {
+    Bundle b;
+    b.signature = sig;
+    b.options = o;
+    b.original = spec.module;
+    b.original_verdict = oracle::run_case(spec.module, o).verdict;
+    b.reduced = reduced;
+    b.reduced_result = oracle::run_case(reduced, o);
+    const std::string origin =
+        prior != nullptr && prior->contains("origin")
+            ? (*prior)["origin"].get<std::string>()
+            : "aotfuzz fuzz --seed " + std::to_string(opt_.seed) + ", case " +
+                  std::to_string(spec.index) + " (graph: " + gen_command(opt_, spec.gen_seed) + ")";
+    b.header.push_back("origin: " + origin);
+    b.header.push_back(
+        "reduced: ops " + std::to_string(red.before.ops) + " -> " + std::to_string(red.after.ops) +
+        ", inputs " + std::to_string(red.before.inputs) + " -> " +
+        std::to_string(red.after.inputs) + ", " + std::to_string(red.steps) + " steps" +
+        (red.minimal ? " (1-minimal)" : "") + (complete ? "" : " (not fully reduced)"));
+    if (const auto fixed = oracle::fixed_options(o)) {
+      b.extra_replays.emplace_back(oracle::replay_flags(*fixed),
+                                   oracle::signature(oracle::run_case(reduced, *fixed).verdict));
+    }
+    if (prior != nullptr) {
+      b.info = *prior;
+    } else {
       b.info = {
+          {"origin", origin},
           {"campaign_seed", opt_.seed},
           {"case", spec.index},
           {"shard", std::to_string(opt_.shard.index) + "/" + std::to_string(opt_.shard.count)},
           {"gen_seed", spec.gen_seed},
           {"gen_command", gen_command(opt_, spec.gen_seed)},
-          {"original_flags", oracle::replay_flags(spec.options)},
-          {"reduction",
-           {{"steps", red.steps},
-            {"minimal", red.minimal},
-            {"steps_per_pass", red.steps_per_pass},
-            {"before", to_json(red.before)},
-            {"after", to_json(red.after)}}}};
-      auto w = write_bundle(opt_.findings_dir, b);
-      f.bundle_dir = w.dir.string();
-      f.bundle_written = w.written;
-      f.replay = replay_command((w.dir / "reduced.relay").string(), o);
-    } catch (const std::exception& e) {
-      f.error = e.what();
-      f.replay = gen_command(opt_, spec.gen_seed) + " | aotfuzz run /dev/stdin " + f.flags;
+          {"original_flags", oracle::replay_flags(spec.options)}};
     }
-    publish(std::move(f));
+    b.info["reduction"] = {{"steps", red.steps},
+                           {"minimal", red.minimal},
+                           {"complete", complete},
+                           {"steps_per_pass", red.steps_per_pass},
+                           {"before", to_json(red.before)},
+                           {"after", to_json(red.after)}};
+    return write_bundle(opt_.findings_dir, b, replace);
   }
 
   void publish(Finding f) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -13,6 +14,7 @@
 #include "fuzz/campaign.h"
 #include "fuzz/campaign_report.h"
 #include "fuzz/replay.h"
+#include "ir/parser.h"
 #include "ir/printer.h"
 #include "ir/structural.h"
 #include "oracle/tempdir.h"
@@ -191,6 +193,52 @@ TEST(Campaign, FindingIsBundledAtomicallyAndAResumedCampaignAddsNoDuplicate) {
   EXPECT_EQ(second.exit_code(), 1);
   EXPECT_EQ(entries(findings), std::set<std::string>{"arity_codegen_kernel"});
   EXPECT_EQ(fs::last_write_time(bundle / "verdict.json"), before);
+}
+
+TEST(Campaign, AFindingIsOnDiskBeforeItsReductionAndTheNextCampaignFinishesIt) {
+  oracle::TempDir dir("aotfuzz-campaign-test");
+  const fs::path findings = dir.file("findings");
+  const fs::path bundle = findings / "arity_codegen_kernel";
+  CampaignOptions o = with_9036_bug(in_process(1, 60));
+  o.findings_dir = findings;
+  // Stopped the moment the finding is announced, before its reduction could take a step.
+  std::atomic<bool> stop{false};
+  o.stop = &stop;
+  bool bundle_before_reduction = false;
+  CampaignCallbacks cb;
+  cb.on_log = [&](const std::string& line) {
+    if (line.rfind("new finding", 0) == 0) stop = true;
+  };
+  cb.on_finding = [&](const Finding&) { bundle_before_reduction = fs::exists(bundle); };
+  CampaignResult first = run_campaign(o, cb);
+  ASSERT_EQ(first.findings.size(), 1u) << format_summary(first, o);
+  EXPECT_TRUE(bundle_before_reduction);
+  EXPECT_EQ(incomplete_bundles(findings), std::vector<fs::path>{bundle});
+  const std::string unfinished = test_support::read_text((bundle / "reduced.relay").string());
+  EXPECT_NE(unfinished.find("(not fully reduced)"), std::string::npos) << unfinished;
+  // Still a valid, replayable bundle: its replay line gives the signature.
+  auto lines = parse_replay_lines(unfinished, "reduced.relay");
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines[0].expected, "arity:codegen:kernel");
+
+  // The next campaign on the directory finishes the reduction and replaces the bundle.
+  stop = false;
+  o.stop = nullptr;
+  std::vector<std::string> logs;
+  CampaignCallbacks cb2;
+  cb2.on_log = [&](const std::string& line) { logs.push_back(line); };
+  CampaignResult second = run_campaign(o, cb2);
+  EXPECT_TRUE(second.findings.empty());
+  EXPECT_TRUE(incomplete_bundles(findings).empty());
+  EXPECT_EQ(entries(findings), std::set<std::string>{"arity_codegen_kernel"});
+  const std::string done = test_support::read_text((bundle / "reduced.relay").string());
+  EXPECT_EQ(done.find("(not fully reduced)"), std::string::npos) << done;
+  EXPECT_NE(done.find("// origin: aotfuzz fuzz --seed 1, case"), std::string::npos) << done;
+  EXPECT_LE(ir::parse_module(done).main()->body_order().size(),
+            ir::parse_module(unfinished).main()->body_order().size());
+  bool resumed = false;
+  for (const auto& l : logs) resumed |= l.rfind("resuming the reduction of", 0) == 0;
+  EXPECT_TRUE(resumed);
 }
 
 TEST(Bundles, LeftoversOfKilledCampaignsAreNeitherBundlesNorKept) {
