@@ -19,6 +19,7 @@
 #include "fuzz/replay.h"
 #include "oracle/case_flow.h"
 #include "oracle/executor.h"
+#include "oracle/tempdir.h"
 #include "oracle/tvm_driver.h"
 #include "reference/footprint.h"
 #include "generator/builder.h"
@@ -64,6 +65,9 @@ class Runner {
 
   CampaignResult run() {
     t0_ = Clock::now();
+    if (const int n = oracle::remove_stale_temp_dirs(); n > 0) {
+      log("removed " + std::to_string(n) + " temporary directories of runs that no longer exist");
+    }
     if (!opt_.findings_dir.empty()) {
       result_.preexisting = load_bundle_signatures(opt_.findings_dir);
       if (opt_.reduce) {

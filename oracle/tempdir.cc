@@ -2,9 +2,12 @@
 #include "oracle/tempdir.h"
 
 #include <stdlib.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <system_error>
 #include <utility>
 #include <vector>
@@ -18,13 +21,21 @@ std::filesystem::path temp_root() {
 }
 
 TempDir::TempDir(std::string_view prefix) {
-  std::string templ = (temp_root() / (std::string(prefix) + "-XXXXXX")).string();
+  // The pid in the name lets a later run tell a dead process's leftovers from a live one's.
+  std::string templ =
+      (temp_root() / (std::string(prefix) + "-" + std::to_string(::getpid()) + "-XXXXXX")).string();
   std::vector<char> buf(templ.begin(), templ.end());
   buf.push_back('\0');
   if (::mkdtemp(buf.data()) == nullptr) {
     throw std::system_error(errno, std::generic_category(), "mkdtemp(" + templ + ")");
   }
   path_ = std::filesystem::absolute(std::filesystem::path(buf.data()));
+}
+
+TempDir TempDir::adopt(std::filesystem::path path) {
+  TempDir t(AdoptTag{});
+  t.path_ = std::move(path);
+  return t;
 }
 
 TempDir::~TempDir() { remove(); }
@@ -61,6 +72,43 @@ void TempDir::remove() noexcept {
     std::filesystem::remove_all(path_, ec);
   }
   path_.clear();
+}
+
+std::optional<pid_t> temp_dir_owner(std::string_view name) {
+  // <prefix>-<pid>-XXXXXX
+  if (name.rfind("aotfuzz", 0) != 0 || name.size() < 9) return std::nullopt;
+  const std::size_t last = name.rfind('-');
+  if (last == std::string_view::npos || name.size() - last - 1 != 6 || last == 0) {
+    return std::nullopt;
+  }
+  const std::size_t before = name.rfind('-', last - 1);
+  if (before == std::string_view::npos || before + 1 >= last) return std::nullopt;
+  pid_t pid = 0;
+  const auto digits = name.substr(before + 1, last - before - 1);
+  const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), pid);
+  if (ec != std::errc() || ptr != digits.data() + digits.size() || pid <= 0) return std::nullopt;
+  return pid;
+}
+
+int remove_stale_temp_dirs() {
+  int removed = 0;
+  std::error_code ec;
+  const auto root = temp_root();
+  for (auto it = std::filesystem::directory_iterator(root, ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    const auto owner = temp_dir_owner(name);
+    if (!owner || *owner == ::getpid()) continue;
+    struct stat st {};
+    if (::lstat(it->path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid()) {
+      continue;
+    }
+    if (::kill(*owner, 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to judge
+    TempDir leftover = TempDir::adopt(it->path());
+    leftover.remove();
+    ++removed;
+  }
+  return removed;
 }
 
 }  // namespace aotfuzz::oracle

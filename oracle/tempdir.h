@@ -1,7 +1,10 @@
 // RAII unique temporary directory (mkdtemp), removed recursively unless kept.
 #pragma once
 
+#include <sys/types.h>
+
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -10,8 +13,8 @@ namespace aotfuzz::oracle {
 /// The directory temporary files go under: $TMPDIR when set and non-empty, else /tmp.
 std::filesystem::path temp_root();
 
-/// A fresh directory `<temp_root()>/<prefix>-XXXXXX`, created mode 0700 and removed with all its
-/// contents on destruction unless keep() was called. Movable, not copyable.
+/// A fresh directory `<temp_root()>/<prefix>-<pid>-XXXXXX`, created mode 0700 and removed with
+/// all its contents on destruction unless keep() was called. Movable, not copyable.
 class TempDir {
  public:
   /// Creates the directory; throws std::system_error when it cannot be created.
@@ -35,9 +38,22 @@ class TempDir {
   /// Removes the directory now (unless kept); errors are ignored, as in the destructor.
   void remove() noexcept;
 
+  /// Takes charge of an existing directory (removed on destruction like one made here).
+  static TempDir adopt(std::filesystem::path path);
+
  private:
+  struct AdoptTag {};
+  explicit TempDir(AdoptTag) {}
   std::filesystem::path path_;
   bool keep_ = false;
 };
+
+/// The pid in the name of a TempDir of this project (`aotfuzz...-<pid>-XXXXXX`), else nullopt.
+std::optional<pid_t> temp_dir_owner(std::string_view name);
+
+/// Removes the TempDirs under temp_root() that processes no longer running left behind (killed
+/// with SIGKILL, or a second Ctrl-C): ours only (same user), never a live process's. Returns how
+/// many were removed. Campaigns call it when they start.
+int remove_stale_temp_dirs();
 
 }  // namespace aotfuzz::oracle

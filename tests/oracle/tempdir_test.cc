@@ -1,5 +1,6 @@
 // Tests of TempDir: unique, under $TMPDIR, removed recursively unless kept, movable.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 
@@ -67,6 +68,34 @@ TEST(TempDir, MovingTransfersOwnership) {
   EXPECT_TRUE(fs::exists(where));
   c.remove();
   EXPECT_FALSE(fs::exists(where));
+}
+
+TEST(TempDir, NamesCarryTheOwnersPid) {
+  test_support::ScopedTmpdir tmp;
+  TempDir a("aotfuzz-case");
+  EXPECT_EQ(temp_dir_owner(a.path().filename().string()), ::getpid()) << a.path();
+  EXPECT_FALSE(temp_dir_owner("aotfuzz-case-XXXXXX").has_value());
+  EXPECT_FALSE(temp_dir_owner("other-12-abcdef").has_value());
+  EXPECT_FALSE(temp_dir_owner("aotfuzz-case-12-abc").has_value());
+}
+
+TEST(TempDir, LeftoversOfDeadRunsAreRemovedAndLiveOnesKept) {
+  test_support::ScopedTmpdir tmp;
+  // A pid above the kernel's pid_max: never a running process.
+  const fs::path dead = tmp.path() / "aotfuzz-case-999999999-abcdef";
+  const fs::path dead_cc = tmp.path() / "aotfuzz-cc-999999998-ghijkl";
+  fs::create_directories(dead / "sub");
+  write_file((dead / "sub" / "main.c").string(), "int main(void) { return 0; }\n");
+  fs::create_directories(dead_cc);
+  TempDir live("aotfuzz-case");
+  const fs::path alien = tmp.path() / "someone-else-999999999-abcdef";
+  fs::create_directories(alien);
+  EXPECT_EQ(remove_stale_temp_dirs(), 2);
+  EXPECT_FALSE(fs::exists(dead));
+  EXPECT_FALSE(fs::exists(dead_cc));
+  EXPECT_TRUE(fs::exists(live.path()));
+  EXPECT_TRUE(fs::exists(alien));
+  EXPECT_EQ(remove_stale_temp_dirs(), 0);
 }
 
 TEST(TempDir, AnUnusableTmpdirThrows) {
