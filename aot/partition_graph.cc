@@ -88,16 +88,20 @@ class Partitioner {
   }
 
   ir::Expr run() {
-    // A begin that is not among its region's inputs takes an output of its own region: TVM's
-    // Partitioner ICHECK-fails on it (GetArgIdx == -1), and outlining would revisit the region.
+    // A begin that is not among its region's inputs takes an output of its own region. TVM's
+    // Partitioner (a post-order rewrite) reaches that inner end first and starts CreateFunction
+    // for the region, which rewrites the region's outputs, reaches the same end again before it
+    // is memoised and re-enters CreateFunction: it recurses until the stack overflows (the
+    // ICHECK on GetArgIdx behind it is never reached).
     for (const ir::Region* r : live_regions_) {
       for (const auto& node : r->nodes) {
         if (is_begin(node.get()) && !input_index_.contains(node.get())) {
           throw PassError(kPassName, PassError::Kind::kRejectedInput,
                           "@" + caller_ + ": " + ir::describe(*node) +
                               " is not an input of region " + std::to_string(r->id) +
-                              ": it takes an output of its own region (merge the regions first; "
-                              "TVM v0.8 ICHECK-failed here)");
+                              ": it takes an output of its own region (TVM v0.8 re-enters "
+                              "CreateFunction for the region here and recurses until its stack "
+                              "overflows)");
         }
       }
     }
