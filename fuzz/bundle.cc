@@ -2,7 +2,6 @@
 #include "fuzz/bundle.h"
 
 #include <fcntl.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -17,6 +16,7 @@
 #include "ir/dot.h"
 #include "ir/printer.h"
 #include "oracle/process.h"
+#include "oracle/tempdir.h"
 #include "oracle/toolchain.h"
 
 namespace aotfuzz::fuzz {
@@ -49,28 +49,19 @@ std::string values_text(const std::string& what, const std::vector<reference::Va
   return out;
 }
 
-// The pid in `.tmp-<pid>-XXXXXX`, or 0.
-pid_t temp_owner(const std::string& name) {
-  if (name.rfind(kTempPrefix, 0) != 0) return 0;
-  std::size_t pos = kTempPrefix.size();
-  std::size_t end = name.find('-', pos);
-  if (end == std::string::npos || end == pos) return 0;
-  std::string digits = name.substr(pos, end - pos);
-  if (digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 9) return 0;
-  return static_cast<pid_t>(std::stol(digits));
-}
-
-void remove_stale_temps(const fs::path& dir) {
+// Calls `fn(dir, verdict)` for each bundle directory of `findings_dir` with a readable
+// verdict.json object (temporary and hidden directories skipped).
+template <class Fn>
+void for_each_bundle(const fs::path& findings_dir, Fn fn) {
   std::error_code ec;
-  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator();
+  for (auto it = fs::directory_iterator(findings_dir, ec); !ec && it != fs::directory_iterator();
        it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    const pid_t owner = temp_owner(name);
-    if (owner <= 0) continue;
-    if (owner == ::getpid()) continue;
-    if (::kill(owner, 0) == 0 || errno != ESRCH) continue;  // still running (or not ours)
-    std::error_code ignored;
-    fs::remove_all(it->path(), ignored);
+    if (name.empty() || name[0] == '.' || !it->is_directory()) continue;
+    std::ifstream in(it->path() / "verdict.json");
+    if (!in) continue;
+    const auto j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (j.is_object()) fn(it->path(), j);
   }
 }
 
@@ -183,7 +174,7 @@ BundleWriteResult write_bundle(const fs::path& findings_dir, const Bundle& b, bo
   if (replace && fs::exists(result.dir)) {
     // One atomic exchange: a reader, or a kill at any moment, sees the old bundle or the new
     // one, never neither. The old one then lies in the temporary directory, removed here or,
-    // after a kill, by the next campaign (remove_stale_temps).
+    // after a kill, by the next campaign (load_bundle_signatures).
     if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, result.dir.c_str(), RENAME_EXCHANGE) != 0) {
       const int err = errno;
       std::error_code ignored;
@@ -208,23 +199,14 @@ BundleWriteResult write_bundle(const fs::path& findings_dir, const Bundle& b, bo
 
 std::vector<fs::path> incomplete_bundles(const fs::path& findings_dir) {
   std::vector<fs::path> out;
-  std::error_code ec;
-  if (!fs::is_directory(findings_dir, ec)) return out;
-  for (auto it = fs::directory_iterator(findings_dir, ec); !ec && it != fs::directory_iterator();
-       it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (name.empty() || name[0] == '.' || !it->is_directory()) continue;
-    std::ifstream in(it->path() / "verdict.json");
-    if (!in) continue;
-    auto j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-    if (!j.is_object()) continue;
-    const auto info = j.find("info");
-    if (info == j.end() || !info->is_object()) continue;
+  for_each_bundle(findings_dir, [&](const fs::path& dir, const nlohmann::json& verdict) {
+    const auto info = verdict.find("info");
+    if (info == verdict.end() || !info->is_object()) return;
     const auto red = info->find("reduction");
     if (red != info->end() && red->is_object() && red->value("complete", true) == false) {
-      out.push_back(it->path());
+      out.push_back(dir);
     }
-  }
+  });
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -241,18 +223,12 @@ std::set<std::string> load_bundle_signatures(const fs::path& findings_dir) {
   std::set<std::string> out;
   std::error_code ec;
   if (!fs::is_directory(findings_dir, ec)) return out;
-  remove_stale_temps(findings_dir);
-  for (auto it = fs::directory_iterator(findings_dir, ec); !ec && it != fs::directory_iterator();
-       it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (name.empty() || name[0] == '.' || !it->is_directory()) continue;
-    std::ifstream in(it->path() / "verdict.json");
-    if (!in) continue;
-    auto j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-    if (j.is_object() && j.contains("signature") && j["signature"].is_string()) {
-      out.insert(j["signature"].get<std::string>());
+  oracle::remove_stale_temp_dirs(findings_dir, kTempPrefix);
+  for_each_bundle(findings_dir, [&](const fs::path&, const nlohmann::json& verdict) {
+    if (verdict.contains("signature") && verdict["signature"].is_string()) {
+      out.insert(verdict["signature"].get<std::string>());
     }
-  }
+  });
   return out;
 }
 

@@ -26,6 +26,7 @@
 #include "generator/stats.h"
 #include "ir/parser.h"
 #include "ir/rng.h"
+#include "ir/structural.h"
 #include "ir/traversal.h"
 
 namespace aotfuzz::fuzz {
@@ -485,9 +486,12 @@ class Runner {
     b.signature = sig;
     b.options = o;
     b.original = spec.module;
-    b.original_verdict = oracle::run_case(spec.module, o).verdict;
     b.reduced = reduced;
     b.reduced_result = oracle::run_case(reduced, o);
+    // Before reduction the two are one graph: run it once.
+    b.original_verdict = ir::structural_equal(reduced, spec.module)
+                             ? b.reduced_result.verdict
+                             : oracle::run_case(spec.module, o).verdict;
     const std::string origin =
         prior != nullptr && prior->contains("origin")
             ? (*prior)["origin"].get<std::string>()

@@ -210,8 +210,6 @@ struct Stream {
   bool* truncated = nullptr;
 };
 
-// Polls the open streams (and the pidfd if any) until `until`, reading as data arrives. Returns
-// true when the child is known to have ended.
 // Resident bytes of `pid` (its statm), 0 when unknown.
 std::uint64_t resident_bytes_of(pid_t pid) {
   const std::string path = "/proc/" + std::to_string(pid) + "/statm";
@@ -227,9 +225,9 @@ std::uint64_t resident_bytes_of(pid_t pid) {
   return resident * static_cast<std::uint64_t>(page > 0 ? page : 4096);
 }
 
-// Waits for the child to end (watch_child) or the streams to close, reading both streams, until
-// `until`. True when the child ended. With `max_resident` set, the child's resident memory is
-// sampled every few milliseconds; passing it stops the wait with `over_memory` set.
+// Polls the open streams (and the pidfd if any) until `until`, reading as data arrives. Returns
+// true when the child is known to have ended. With `max_resident` set, the child's resident
+// memory is sampled every few milliseconds; passing it stops the wait with `over_memory` set.
 bool pump(std::array<Stream, 2>& streams, int pidfd, pid_t pid, Clock::time_point until,
           std::size_t cap, bool watch_child, std::uint64_t max_resident = 0,
           bool* over_memory = nullptr) {

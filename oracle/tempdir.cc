@@ -74,9 +74,9 @@ void TempDir::remove() noexcept {
   path_.clear();
 }
 
-std::optional<pid_t> temp_dir_owner(std::string_view name) {
-  // <prefix>-<pid>-XXXXXX
-  if (name.rfind("aotfuzz", 0) != 0 || name.size() < 9) return std::nullopt;
+std::optional<pid_t> temp_dir_owner(std::string_view name, std::string_view prefix) {
+  // <prefix>...-<pid>-XXXXXX
+  if (name.rfind(prefix, 0) != 0) return std::nullopt;
   const std::size_t last = name.rfind('-');
   if (last == std::string_view::npos || name.size() - last - 1 != 6 || last == 0) {
     return std::nullopt;
@@ -90,14 +90,13 @@ std::optional<pid_t> temp_dir_owner(std::string_view name) {
   return pid;
 }
 
-int remove_stale_temp_dirs() {
+int remove_stale_temp_dirs(const std::filesystem::path& dir, std::string_view prefix) {
   int removed = 0;
   std::error_code ec;
-  const auto root = temp_root();
-  for (auto it = std::filesystem::directory_iterator(root, ec);
+  for (auto it = std::filesystem::directory_iterator(dir, ec);
        !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    const auto owner = temp_dir_owner(name);
+    const auto owner = temp_dir_owner(name, prefix);
     if (!owner || *owner == ::getpid()) continue;
     struct stat st {};
     if (::lstat(it->path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid()) {

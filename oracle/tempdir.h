@@ -48,12 +48,15 @@ class TempDir {
   bool keep_ = false;
 };
 
-/// The pid in the name of a TempDir of this project (`aotfuzz...-<pid>-XXXXXX`), else nullopt.
-std::optional<pid_t> temp_dir_owner(std::string_view name);
+/// The pid in a temporary directory's name `<prefix>...-<pid>-XXXXXX` (a TempDir's, or a bundle
+/// being built, `.tmp-<pid>-XXXXXX`), else nullopt.
+std::optional<pid_t> temp_dir_owner(std::string_view name, std::string_view prefix = "aotfuzz");
 
-/// Removes the TempDirs under temp_root() that processes no longer running left behind (killed
-/// with SIGKILL, or a second Ctrl-C): ours only (same user), never a live process's. Returns how
-/// many were removed. Campaigns call it when they start.
-int remove_stale_temp_dirs();
+/// Removes the directories under `dir` named as temp_dir_owner reads that processes no longer
+/// running left behind (killed with SIGKILL, or a second Ctrl-C): the user's own only, never a
+/// live process's. Returns how many were removed. Campaigns call it when they start, for
+/// temp_root() and for their findings directory.
+int remove_stale_temp_dirs(const std::filesystem::path& dir = temp_root(),
+                           std::string_view prefix = "aotfuzz");
 
 }  // namespace aotfuzz::oracle

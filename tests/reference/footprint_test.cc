@@ -5,24 +5,14 @@
 #include <gtest/gtest.h>
 
 #include "ir/parser.h"
+#include "tests/support/modules.h"
 
 namespace aotfuzz::reference {
 namespace {
 
 TEST(Footprint, CountsParametersAndOpResultsButNotAnnotations) {
   // Three 400-byte inputs and three 400-byte adds; the annotations hold nothing of their own.
-  const ir::Module m = ir::parse_module(R"(
-def @main(%x: Tensor[(10, 10), float32], %w0: Tensor[(10, 10), float32], %w1: Tensor[(10, 10), float32]) {
-  %0 = annotation.compiler_begin(%x, compiler="ccompiler");
-  %1 = annotation.compiler_begin(%w0, compiler="ccompiler");
-  %2 = add(%0, %1);
-  %3 = annotation.compiler_end(%2, compiler="ccompiler");
-  %4 = annotation.compiler_begin(%3, compiler="ccompiler");
-  %5 = annotation.compiler_begin(%w1, compiler="ccompiler");
-  %6 = add(%4, %5);
-  %7 = annotation.compiler_end(%6, compiler="ccompiler");
-  add(%3, %7)
-})");
+  const ir::Module m = test_support::seed_9036();
   EXPECT_EQ(tensor_bytes_needed(m), 6u * 400u);
 }
 
