@@ -1,8 +1,10 @@
 // MergeCompilerRegions: TVM v0.8's RegionMerger and MergeAnnotations, iterative.
 //
 // Requires: a module that passes ir::verify() (checked only with verify_input). Ensures: regions
-// are merged in TVM's order, or PassError reports a cyclic region or merge; the output passes
-// ir::verify() (guarded_pass checks it); the input is left unchanged.
+// are merged in TVM's order, or PassError reports where TVM's merger recurses forever (a region
+// whose processing reaches the region again); the output, which may hold a cyclic region for
+// PartitionGraph to refuse, passes ir::verify() (guarded_pass checks it); the input is left
+// unchanged.
 #include "aot/merge_compiler_regions.h"
 
 #include <algorithm>
@@ -61,7 +63,9 @@ class Merger {
     // Sized for the body: the walk's map never rehashes and its order never regrows.
     NestedWalk walk(order_.size());
     walk.walk(body_, *this);
-    if (find_region_cycle(walk.order(), regions_)) reject_cycle();
+    // No cycle check here: TVM's merger has none. A merged region that is cyclic is refused
+    // where TVM's behaviour is decided, by PartitionGraph, which first splits ends on tuples and
+    // rebuilds the regions (a region joined only through such a tuple is not cyclic there).
     bool internal_pair = false;
     for (const ir::Expr& node : walk.order()) {
       if (is_begin(node.get())) {

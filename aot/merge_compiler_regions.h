@@ -1,6 +1,7 @@
-// MergeCompilerRegions as TVM v0.8 implements it (src/relay/transforms/merge_compiler_regions.cc),
-// plus the one deliberate difference: a merge that would make a region cyclic through a node
-// outside every region (TVM v0.8 recursed forever) is refused with PassError.
+// MergeCompilerRegions as TVM v0.8 implements it (src/relay/transforms/merge_compiler_regions.cc).
+// Like TVM's, it does not check for cycles: a merge that makes a region cyclic through a node
+// outside every region is left for PartitionGraph, which refuses the region if it is still
+// cyclic after splitting ends on tuples (where TVM v0.8 recurses forever).
 #pragma once
 
 #include <string>
@@ -22,10 +23,8 @@ namespace aotfuzz::aot {
 ///
 /// Honours Bug::kMergeAcrossTargets (ignore restriction sets) and Bug::kMergeSiblings (also merge
 /// regions of the same target that share a parent region). Throws ir::VerifyError on invalid
-/// input and PassError(kRejectedInput) when a region is, or would become, cyclic: some output of
-/// it reaches one of its inputs through a node outside it (regions of target `default` count as
-/// host nodes here, since PartitionGraph strips them), or TVM's visiting order would re-enter a
-/// region it is still processing.
+/// input and PassError(kRejectedInput) only where TVM's visiting order re-enters a region it is
+/// still processing (TVM recurses forever there).
 ir::Module merge_compiler_regions(const ir::Module& module, const Options& options);
 
 /// The merge on one function body (no verification of the body beyond its regions); `where`

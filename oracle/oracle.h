@@ -43,6 +43,9 @@ struct CaseOptions {
   RunLimits limits;
   /// Skip compiling and running (stages and static checks only).
   bool in_process_only = false;
+  /// Check every pass's module against TVM v0.8's rules (oracle/structure.h; CLI
+  /// --no-structure turns it off).
+  bool check_structure = true;
   /// Keep the temporary directory (its path is in CaseResult::work_dir).
   bool keep_files = false;
   /// What compiles the graph: the builtin pipeline, or TVM (the builtin pipeline then gives the

@@ -10,6 +10,7 @@
 #include "reference/footprint.h"
 #include "reference/inputs.h"
 #include "reference/interpreter.h"
+#include "oracle/structure.h"
 
 namespace aotfuzz::oracle {
 namespace {
@@ -59,9 +60,39 @@ std::optional<Verdict> compare_outputs(const std::vector<reference::Value>& expe
   return std::nullopt;
 }
 
+namespace {
+
+// The module a pass took: the stage before its own (a disabled pass's stage repeats its input).
+const ir::Module& input_of(const aot::Stages& stages, aot::Stage stage) {
+  return stages.at(static_cast<aot::Stage>(static_cast<unsigned>(stage) - 1));
+}
+
+const aot::PassInfo& pass_of(aot::Stage stage) {
+  for (const auto& row : aot::pass_table()) {
+    if (row.stage == stage) return row;
+  }
+  throw std::logic_error("no pass outputs stage " + std::string(aot::stage_name(stage)));
+}
+
+// check_structure, with a failure of the reference itself reported as the harness's (never a
+// finding against the pipeline).
+std::optional<Verdict> structure_verdict(const aot::PassInfo& pass, const ir::Module& input,
+                                         const ir::Module* output, const std::string& refusal,
+                                         const aot::Options& options) {
+  try {
+    return check_structure(pass, input, output, refusal, options);
+  } catch (const std::exception& e) {
+    return Verdict{pass.stage, ToolchainError{"the reference " + std::string(pass.name) +
+                                              " pass failed (a harness bug): " + e.what()}};
+  }
+}
+
+}  // namespace
+
 std::optional<Verdict> run_stages(const ir::Module& annotated, aot::Options options,
                                   const CaseReference& reference, std::uint32_t ulp,
-                                  aot::Stages& stages, reference::PlanCache* plans) {
+                                  aot::Stages& stages, reference::PlanCache* plans,
+                                  bool check_structure) {
   // The reference verified the input; the passes verify their outputs (PassError kBrokenOutput).
   options.verify_input = false;
   std::optional<Verdict> verdict;
@@ -74,14 +105,25 @@ std::optional<Verdict> run_stages(const ir::Module& annotated, aot::Options opti
       verdict = Verdict{pass.stage, PipelineError{"interpreting the output of " +
                                                   std::string(pass.name) + ": " + e.what()}};
     }
+    if (!verdict && check_structure) {
+      verdict = structure_verdict(pass, input_of(stages, pass.stage), &output, "", options);
+    }
     return !verdict;
   };
   try {
     aot::run_pipeline(annotated, options, stages, check_stage);
   } catch (const aot::PassError& e) {
-    return e.kind() == aot::PassError::Kind::kRejectedInput
-               ? Verdict{*stages.failed, InvalidInput{e.what()}}
-               : Verdict{*stages.failed, PipelineError{e.what()}};
+    if (e.kind() != aot::PassError::Kind::kRejectedInput) {
+      return Verdict{*stages.failed, PipelineError{e.what()}};
+    }
+    if (check_structure) {
+      const aot::Stage stage = *stages.failed;
+      if (auto v = structure_verdict(pass_of(stage), input_of(stages, stage), nullptr, e.what(),
+                                     options)) {
+        return v;
+      }
+    }
+    return Verdict{*stages.failed, InvalidInput{e.what()}};
   } catch (const ir::Error& e) {
     const aot::Stage stage = *stages.failed;
     return Verdict{stage, PipelineError{std::string(aot::stage_name(stage)) + ": " + e.what()}};
@@ -102,8 +144,9 @@ bool reference_and_stages(const ir::Module& annotated, const CaseOptions& option
     return false;
   }
   aot::Stages stages;
-  const std::optional<Verdict> v =
-      run_stages(annotated, options.aot, *reference, options.max_ulp, stages, plans);
+  const std::optional<Verdict> v = run_stages(annotated, options.aot, *reference,
+                                              options.max_ulp, stages, plans,
+                                              options.check_structure);
   // After run_stages, which reads them: a reference computed here is not needed any more.
   if (reference == &computed) {
     r.inputs = std::move(computed.inputs);

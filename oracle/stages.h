@@ -42,10 +42,13 @@ std::optional<Verdict> compare_outputs(const std::vector<reference::Value>& expe
 /// compared with reference.expected. `stages` receives every stage reached (a skipped or failed
 /// stage repeats the last good module). Returns the first verdict: invalid input (a pass refused
 /// the graph), pipeline error (a pass broke its output or threw) or mismatch; nullopt when every
-/// stage agrees. `plans`, when given, is used for every stage's evaluation.
+/// stage agrees. `plans`, when given, is used for every stage's evaluation. With
+/// `check_structure`, each pass that agrees on values is then checked against its reference pass
+/// (oracle/structure.h), and a refusal is a structure verdict unless the reference refuses too.
 std::optional<Verdict> run_stages(const ir::Module& annotated, aot::Options options,
                                   const CaseReference& reference, std::uint32_t ulp,
-                                  aot::Stages& stages, reference::PlanCache* plans = nullptr);
+                                  aot::Stages& stages, reference::PlanCache* plans = nullptr,
+                                  bool check_structure = true);
 
 /// Steps 1 and 2 of every case, into `r`: the reference (`*reference` when given, computed from
 /// `annotated` and options.input_seed otherwise) into r.inputs and r.expected, then run_stages

@@ -1,8 +1,6 @@
 // prepare_tvm_case: TVM compiles, the builtin pipeline supplies expectations, one judge.
 #include "oracle/tvm_case.h"
 
-#include <dtl/dtl.hpp>
-
 #include <algorithm>
 #include <map>
 #include <sstream>
@@ -15,6 +13,7 @@
 #include "ir/verify.h"
 #include "oracle/case_flow.h"
 #include "oracle/harness.h"
+#include "oracle/module_diff.h"
 #include "oracle/stages.h"
 #include "oracle/static_arity.h"
 #include "oracle/tvm_driver.h"
@@ -77,14 +76,6 @@ std::map<std::string, int> external_arities(const std::optional<ir::Module>& tvm
 
 // A module's text with its functions in name order: TVM prints an IRModule's functions in the
 // order of its map, which means nothing.
-std::string print_by_name(const ir::Module& module) {
-  std::vector<std::pair<std::string, ir::Function>> functions = module.functions();
-  std::sort(functions.begin(), functions.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
-  ir::Module sorted;
-  for (auto& [name, fn] : functions) sorted.add(name, fn);
-  return ir::print_module(sorted);
-}
 
 }  // namespace
 
@@ -165,23 +156,6 @@ nlohmann::json tvm_graph_json(const ir::Function& main) {
   return {{"params", params}, {"nodes", nodes}, {"result", index.at(main->body().get())}};
 }
 
-std::string unified_diff(const std::string& a, const std::string& b, const std::string& a_name,
-                         const std::string& b_name) {
-  if (a == b) return "";
-  auto lines = [](const std::string& text) {
-    std::vector<std::string> out;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) out.push_back(line);
-    return out;
-  };
-  dtl::Diff<std::string, std::vector<std::string>> diff(lines(a), lines(b));
-  diff.compose();
-  diff.composeUnifiedHunks();
-  std::ostringstream out;
-  out << "--- " << a_name << "\n+++ " << b_name << "\n";
-  diff.printUnifiedFormat(out);
-  return out.str();
-}
 
 std::optional<PreparedCase> prepare_tvm_case(const ir::Module& original, const CaseOptions& options,
                                              CaseResult& r) {

@@ -40,8 +40,4 @@ ir::Module flatten_tuple_params(const ir::Module& annotated);
 /// "shape", "dtype"}], "nodes": [...], "result": i}, nodes in post order, params first.
 nlohmann::json tvm_graph_json(const ir::Function& main);
 
-/// A unified diff of two texts (three lines of context), empty when they are equal.
-std::string unified_diff(const std::string& a, const std::string& b, const std::string& a_name,
-                         const std::string& b_name);
-
 }  // namespace aotfuzz::oracle

@@ -14,7 +14,7 @@ using json = nlohmann::json;
 constexpr std::array<std::string_view, kNumVerdictKinds> kKindNames = {
     "pass",    "mismatch",      "arity",          "input-clobbered", "output-unwritten", "crash",
     "timeout", "compile-error", "pipeline-error", "invalid-input",   "toolchain-error",
-    "sut-error", "sut-crash", "fidelity"};
+    "sut-error", "sut-crash", "fidelity", "structure"};
 constexpr std::array<std::string_view, kNumCalleeKinds> kCalleeNames = {"kernel", "external",
                                                                         "executor", "entry"};
 constexpr std::array<std::string_view, 2> kEvidenceNames = {"static", "dynamic"};
@@ -203,6 +203,8 @@ std::string summary(const Verdict& verdict) {
           return head + " (" + d.compiler + "): " + one_line(d.diagnostics);
         } else if constexpr (std::is_same_v<T, Fidelity>) {
           return head + ": the builtin pipeline's module differs from the system under test's";
+        } else if constexpr (std::is_same_v<T, Structure>) {
+          return head + ": the module differs from what TVM v0.8's rules give";
         } else {
           return head + ": " + one_line(d.message);
         }
@@ -255,7 +257,7 @@ nlohmann::json to_json(const Verdict& verdict) {
                              std::is_same_v<T, SutCrash>) {
           j["message"] = d.message;
           if constexpr (std::is_same_v<T, SutError>) j["where"] = d.where;
-        } else if constexpr (std::is_same_v<T, Fidelity>) {
+        } else if constexpr (std::is_same_v<T, Fidelity> || std::is_same_v<T, Structure>) {
           j["diff"] = d.diff;
         }
       },
@@ -324,6 +326,9 @@ Verdict from_json(const nlohmann::json& j) {
       break;
     case VerdictKind::kFidelity:
       v.detail = Fidelity{r.get<std::string>("diff")};
+      break;
+    case VerdictKind::kStructure:
+      v.detail = Structure{r.get<std::string>("diff")};
       break;
   }
   return v;

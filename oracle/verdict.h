@@ -32,8 +32,9 @@ enum class VerdictKind {
   kSutError,
   kSutCrash,
   kFidelity,
+  kStructure,
 };
-inline constexpr int kNumVerdictKinds = 14;
+inline constexpr int kNumVerdictKinds = 15;
 
 /// The stage a verdict is attributed to (the first one that diverged); the pipeline driver owns
 /// the list (annotated, one per pass of aot/passes.def, codegen, run).
@@ -58,7 +59,7 @@ enum class ArityEvidence {
 
 /// "pass", "mismatch", "arity", "input-clobbered", "output-unwritten", "crash", "timeout",
 /// "compile-error", "pipeline-error", "invalid-input", "toolchain-error", "sut-error", "sut-crash",
-/// "fidelity".
+/// "fidelity", "structure".
 std::string_view verdict_kind_name(VerdictKind kind);
 std::optional<VerdictKind> parse_verdict_kind(std::string_view name);
 /// "annotated", the passes' names ("merge", "partition", "fuse"), "codegen", "run".
@@ -179,11 +180,20 @@ struct Fidelity {
   bool operator==(const Fidelity&) const = default;
 };
 
+/// A pass's module differs from what TVM v0.8's rules give for the same input (the reference
+/// passes, reference/tvm_passes.h), or one of the two refuses the input and the other does not:
+/// a unified diff of the two modules' text, or the refusal and the module of the other side.
+/// The outputs may be right: this is the structural oracle (docs/design.md).
+struct Structure {
+  std::string diff;
+  bool operator==(const Structure&) const = default;
+};
+
 /// The payload; alternative i is the VerdictKind with value i.
 using VerdictDetail =
     std::variant<Pass, Mismatch, Arity, InputClobbered, OutputUnwritten, Crash, Timeout,
                  CompileError, PipelineError, InvalidInput, ToolchainError, SutError, SutCrash,
-                 Fidelity>;
+                 Fidelity, Structure>;
 static_assert(std::variant_size_v<VerdictDetail> == kNumVerdictKinds);
 
 /// One verdict: what happened and the stage it is attributed to.

@@ -95,6 +95,16 @@ CrashSite crash_site_for(const oracle::Verdict& verdict) {
         default:
           return CrashSite::crash_on_pipeline_error_codegen;
       }
+    case VerdictKind::kStructure:
+      switch (verdict.stage) {
+        case Stage::kMerge:
+          return CrashSite::crash_on_structure_merge;
+        case Stage::kPartition:
+          return CrashSite::crash_on_structure_partition;
+        // Fuse, and a pass without sites of its own (docs/adding-a-pass.md).
+        default:
+          return CrashSite::crash_on_structure_fuse;
+      }
     case VerdictKind::kPass:
     case VerdictKind::kInvalidInput:
     case VerdictKind::kToolchainError:

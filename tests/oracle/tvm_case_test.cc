@@ -7,6 +7,7 @@
 #include "ir/printer.h"
 #include "ir/verify.h"
 #include "oracle/case_flow.h"
+#include "oracle/module_diff.h"
 #include "oracle/oracle.h"
 #include "oracle/tvm_case.h"
 #include "oracle/tvm_driver.h"

@@ -1,0 +1,72 @@
+#include "oracle/structure.h"
+
+#include "oracle/module_diff.h"
+#include "reference/tvm_passes.h"
+
+namespace aotfuzz::oracle {
+namespace {
+
+ir::Module reference_merge(const ir::Module& input, const aot::Options&) {
+  return reference::merge_compiler_regions(input);
+}
+ir::Module reference_partition(const ir::Module& input, const aot::Options& options) {
+  return reference::partition_graph(input, options.mod_name);
+}
+ir::Module reference_fuse(const ir::Module& input, const aot::Options& options) {
+  return reference::fuse_ops(input, options.max_fuse_depth);
+}
+
+// The reference of each pass of aot/passes.def, by the pass's CLI name.
+struct ReferenceRow {
+  std::string_view pass;
+  ReferencePass run;
+};
+constexpr ReferenceRow kReferencePasses[] = {
+    {"merge", reference_merge},
+    {"partition", reference_partition},
+    {"fuse", reference_fuse},
+};
+
+}  // namespace
+
+ReferencePass reference_pass(std::string_view pass_name) {
+  for (const ReferenceRow& row : kReferencePasses) {
+    if (row.pass == pass_name) return row.run;
+  }
+  return nullptr;
+}
+
+std::optional<Verdict> check_structure(const aot::PassInfo& pass, const ir::Module& input,
+                                       const ir::Module* output, const std::string& refusal,
+                                       const aot::Options& options) {
+  const ReferencePass run = reference_pass(pass.name);
+  if (run == nullptr) return std::nullopt;
+  const std::string pipeline_name = "pipeline/" + std::string(pass.module_name);
+  const std::string reference_name = "tvm-v0.8-rules/" + std::string(pass.module_name);
+  std::optional<ir::Module> expected;
+  std::string tvm_refusal;
+  try {
+    expected = run(input, options);
+  } catch (const reference::TvmRefuses& e) {
+    tvm_refusal = e.what();
+  }
+  if (!expected) {
+    if (output == nullptr) return std::nullopt;
+    return Verdict{pass.stage, Structure{"the pipeline's " + std::string(pass.name) +
+                                         " gives a module where " + tvm_refusal +
+                                         "\n--- " + pipeline_name + "\n" +
+                                         print_by_name(*output)}};
+  }
+  const std::string want = print_by_name(*expected);
+  if (output == nullptr) {
+    return Verdict{pass.stage, Structure{"the pipeline's " + std::string(pass.name) +
+                                         " refuses the input (" + refusal +
+                                         ") where TVM v0.8's rules give a module\n+++ " +
+                                         reference_name + "\n" + want}};
+  }
+  std::string diff = unified_diff(print_by_name(*output), want, pipeline_name, reference_name);
+  if (diff.empty()) return std::nullopt;
+  return Verdict{pass.stage, Structure{std::move(diff)}};
+}
+
+}  // namespace aotfuzz::oracle
