@@ -205,6 +205,9 @@ void add_pipeline_flags(CLI::App* app, PipelineFlags& f, bool toolchain) {
   app->add_option("--input-seed", f.input_seed, "Seed of the input tensors")
       ->transform(unsigned_decimal(0));
   app->add_option("--ulp", f.ulp, "Tolerated float difference in ulps (default 0: bitwise)");
+  add_flag_pair(app, "structure", f.structure,
+                "Check every pass's module against TVM v0.8's rules (the reference passes; "
+                "default on)");
   app->add_flag("--no-run", f.no_run,
                 "Stages and static checks only, nothing compiled or run (--sut tvm: TVM "
                 "partitions, the modules are compared, nothing is built)");
@@ -290,6 +293,7 @@ oracle::CaseOptions case_options(const PipelineFlags& f) {
   o.memory_budget = f.memory_budget_mib >= (std::uint64_t{1} << 44) ? UINT64_MAX
                                                                    : f.memory_budget_mib << 20;
   o.in_process_only = f.no_run;
+  o.check_structure = f.structure;
   if (f.sut == "tvm" && o.aot.bugs.any()) {
     throw CommandError(
         kBadInput, "--inject changes the builtin pipeline only; it has no meaning with --sut tvm");

@@ -74,6 +74,7 @@ struct PipelineFlags {
   std::uint64_t input_seed = 1;
   std::uint32_t ulp = 0;
   bool no_run = false;
+  bool structure = true;
   std::string sut = "builtin";
   std::string tvm_home;  ///< empty: $AOTFUZZ_TVM_HOME
   std::string tvm_fixed_home;

@@ -149,6 +149,12 @@ oracle::CaseOptions parse_case_flags(std::string_view flags) {
     } else if (flag == "--no-run") {
       no_value();
       o.in_process_only = true;
+    } else if (flag == "--structure") {
+      no_value();
+      o.check_structure = true;
+    } else if (flag == "--no-structure") {
+      no_value();
+      o.check_structure = false;
     } else if (flag == "--sut") {
       std::string v = value();
       auto kind = oracle::parse_sut_kind(v);

@@ -51,6 +51,7 @@ std::string replay_flags(const CaseOptions& o) {
     if (o.aot.bugs.on(row.bug)) f += " --inject " + std::string(row.name);
   }
   if (o.in_process_only) f += " --no-run";
+  if (!o.check_structure) f += " --no-structure";
   if (o.sut.kind == SutKind::kTvm) f += " --sut tvm --tvm-home " + shell_quote(o.sut.tvm_home);
   return f;
 }

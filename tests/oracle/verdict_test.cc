@@ -34,6 +34,7 @@ std::vector<Verdict> examples() {
                                         "codegen_c"}},
       Verdict{Stage::kPartition, SutCrash{"the TVM driver was killed by SIGSEGV"}},
       Verdict{Stage::kPartition, Fidelity{"--- builtin/partitioned\n+++ tvm/partitioned\n"}},
+      Verdict{Stage::kFuse, Structure{"--- pipeline/fused\n+++ tvm-v0.8-rules/fused\n"}},
   };
 }
 
@@ -89,6 +90,7 @@ TEST(Verdict, SignaturesNameKindStageAndCalleeKind) {
   EXPECT_EQ(signature(all[11]), "sut-error:codegen:codegen_c");
   EXPECT_EQ(signature(all[12]), "sut-crash:partition");
   EXPECT_EQ(signature(all[13]), "fidelity:partition");
+  EXPECT_EQ(signature(all[14]), "structure:fuse");
 }
 
 TEST(Verdict, SignaturesContainNoDigitsFromSeedsIndicesOrAddresses) {
