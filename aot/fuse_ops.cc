@@ -60,7 +60,7 @@ bool in_graph(const ir::ExprNode& node) {
   return node.kind() != ir::ExprKind::kGlobalVar && node.kind() != ir::ExprKind::kFunction;
 }
 
-ForwardGraph build_graph(const ir::Function& fn) {
+ForwardGraph build_graph(const ir::Function& fn, const BugSet& bugs) {
   ForwardGraph g;
   const std::vector<ir::Expr>& order = fn->body_order();
   g.index.reserve(order.size() + fn->params().size());
@@ -118,7 +118,8 @@ ForwardGraph build_graph(const ir::Function& fn) {
       } else if (const auto* tgi = ir::as<ir::TupleGetItemNode>(node)) {
         bool all_tensors = true;
         for (const auto& t : tgi->tuple()->type()->fields()) all_tensors &= t->is_tensor();
-        if (all_tensors) {
+        // Injected bug kFuseStopsAtTupleGetItem: every projection is opaque.
+        if (all_tensors && !bugs.on(Bug::kFuseStopsAtTupleGetItem)) {
           g.pattern[i] = kInjective;
           edge(tgi->tuple(), self, kInjective);
         } else {
@@ -463,8 +464,9 @@ std::uint64_t fnv1a(const std::string& s) {
 
 }  // namespace
 
-ir::Expr fuse_ops_in_function(const ir::Function& function, int max_fuse_depth) {
-  ForwardGraph graph = build_graph(function);
+ir::Expr fuse_ops_in_function(const ir::Function& function, int max_fuse_depth,
+                              const BugSet& bugs) {
+  ForwardGraph graph = build_graph(function, bugs);
   Partitioner partitioner(graph, max_fuse_depth);
   return FuseMutator(graph, partitioner).run(function);
 }
@@ -482,7 +484,7 @@ ir::Module fuse_ops(const ir::Module& module, const Options& options) {
         out.add(name, fn);
         continue;
       }
-      ir::Expr body = fuse_ops_in_function(fn, options.max_fuse_depth);
+      ir::Expr body = fuse_ops_in_function(fn, options.max_fuse_depth, options.bugs);
       out.add(name, body == fn->body()
                         ? fn
                         : ir::FunctionNode::make(fn->params(), body, fn->attrs(), nullptr));

@@ -34,7 +34,7 @@ ir::Module fuse_ops(const ir::Module& module, const Options& options);
 
 /// FuseOps on one function; returns the new body.
 ir::Expr fuse_ops_in_function(const ir::Function& function,
-                              int max_fuse_depth = kDefaultMaxFuseDepth);
+                              int max_fuse_depth = kDefaultMaxFuseDepth, const BugSet& bugs = {});
 
 /// TVM's readable kernel name before mangling: "fused" then "_<op>" for every op call of the
 /// primitive function's body in post order (arguments left to right), e.g. "fused_add_add".

@@ -61,6 +61,15 @@ class Merger {
 
   ir::Expr run() {
     // Sized for the body: the walk's map never rehashes and its order never regrows.
+    if (bugs_.on(Bug::kMergeVisitOrder)) {
+      // Injected bug: each region is processed at its last end, walking backwards, before its
+      // parents are; the walk below then finds every region processed.
+      for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
+        if (!is_end(it->get())) continue;
+        const ir::Region* region = regions_.region_of(it->get());
+        if (!processed_[find(region->id)]) process(*it);
+      }
+    }
     NestedWalk walk(order_.size());
     walk.walk(body_, *this);
     // No cycle check here: TVM's merger has none. A merged region that is cyclic is refused

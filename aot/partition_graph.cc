@@ -257,7 +257,10 @@ class Partitioner {
       call_args.push_back(std::move(arg));
     }
     meta.args.clear();
-    std::string name = outlined_name(options_.mod_name, region.target, caller_, region.id);
+    // Injected bug kPartitionNumbering: functions are numbered in creation order.
+    const int number =
+        options_.bugs.on(Bug::kPartitionNumbering) ? created_++ : region.id;
+    std::string name = outlined_name(options_.mod_name, region.target, caller_, number);
     if (!taken_names_.insert(name).second) {
       throw PassError(kPassName, PassError::Kind::kRejectedInput,
                       "global function @" + name + " already exists (outlining region " +
@@ -300,6 +303,7 @@ class Partitioner {
   // the output (the end's argument).
   ir::NodeMap<ir::Expr> out_;
   std::vector<Outlined> outlined_;  // by region id
+  int created_ = 0;                  // Bug::kPartitionNumbering only
   std::vector<Task> tasks_;
   std::vector<ir::Expr> rets_;
   ir::NodeSet ret_seen_;

@@ -15,7 +15,9 @@
 #include "fuzz/replay.h"
 #include "ir/dot.h"
 #include "ir/printer.h"
+#include "oracle/module_diff.h"
 #include "oracle/process.h"
+#include "oracle/structure.h"
 #include "oracle/tempdir.h"
 #include "oracle/toolchain.h"
 
@@ -144,6 +146,23 @@ BundleWriteResult write_bundle(const fs::path& findings_dir, const Bundle& b, bo
                                        : values_text("output", r.actual));
     fs::create_directory(tmp / "c");
     for (const auto& [name, text] : r.files) write_text(tmp / "c" / name, text);
+    if (const auto* structure = std::get_if<oracle::Structure>(&r.verdict.detail)) {
+      // The two modules in full next to their diff: what the pipeline made of the stage's
+      // input, and what TVM v0.8's rules make of it.
+      write_text(tmp / "structure.diff", structure->diff);
+      const oracle::Stage stage = r.verdict.stage;
+      const std::string module_name(
+          aot::module_stage_names().at(static_cast<std::size_t>(stage)));
+      if (r.stages && r.stages->failed != stage) {
+        write_text(tmp / ("pipeline-" + module_name + ".relay"),
+                   oracle::print_by_name(r.stages->at(stage)));
+      }
+      if (r.stages) {
+        if (auto want = oracle::reference_stage_module(stage, *r.stages, b.options.aot)) {
+          write_text(tmp / ("tvm-rules-" + module_name + ".relay"), oracle::print_by_name(*want));
+        }
+      }
+    }
 
     write_text(tmp / "original.dot", ir::to_dot(b.original));
     const std::string dot = ir::to_dot(b.reduced);

@@ -36,6 +36,21 @@ ReferencePass reference_pass(std::string_view pass_name) {
   return nullptr;
 }
 
+std::optional<ir::Module> reference_stage_module(aot::Stage stage, const aot::Stages& stages,
+                                                 const aot::Options& options) {
+  for (const auto& row : aot::pass_table()) {
+    if (row.stage != stage) continue;
+    const ReferencePass run = reference_pass(row.name);
+    if (run == nullptr) return std::nullopt;
+    try {
+      return run(stages.at(static_cast<aot::Stage>(static_cast<unsigned>(stage) - 1)), options);
+    } catch (const reference::TvmRefuses&) {
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<Verdict> check_structure(const aot::PassInfo& pass, const ir::Module& input,
                                        const ir::Module* output, const std::string& refusal,
                                        const aot::Options& options) {

@@ -30,4 +30,9 @@ std::optional<Verdict> check_structure(const aot::PassInfo& pass, const ir::Modu
                                        const ir::Module* output, const std::string& refusal,
                                        const aot::Options& options);
 
+/// What the reference pass of `stage` gives on that stage's input in `stages` (for bundles of
+/// structure findings): nullopt when the stage has no reference pass or TVM's rules refuse.
+std::optional<ir::Module> reference_stage_module(aot::Stage stage, const aot::Stages& stages,
+                                                 const aot::Options& options);
+
 }  // namespace aotfuzz::oracle
