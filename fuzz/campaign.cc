@@ -305,9 +305,9 @@ class Runner {
       s.pipeline_us += static_cast<std::uint64_t>(r.pipeline_time.count());
       s.compile_us += static_cast<std::uint64_t>(r.compile_time.count());
       s.run_us += static_cast<std::uint64_t>(r.run_time.count());
-      if (is_campaign_finding(r.verdict, opt_)) ++s.finding_cases;
+      if (is_campaign_finding(r.verdict, spec.merge_safe)) ++s.finding_cases;
     }
-    if (!is_campaign_finding(r.verdict, opt_)) {
+    if (!is_campaign_finding(r.verdict, spec.merge_safe)) {
       complete(k);
       return;
     }
@@ -575,9 +575,9 @@ class Runner {
 
 }  // namespace
 
-bool is_campaign_finding(const oracle::Verdict& verdict, const CampaignOptions& options) {
+bool is_campaign_finding(const oracle::Verdict& verdict, bool merge_safe) {
   if (oracle::is_finding(verdict)) return true;
-  return verdict.kind() == oracle::VerdictKind::kInvalidInput && options.policy.merge_safe;
+  return verdict.kind() == oracle::VerdictKind::kInvalidInput && merge_safe;
 }
 
 Predicate finding_predicate(const oracle::CaseOptions& options, const std::string& signature) {

@@ -95,10 +95,10 @@ struct CampaignOptions {
 };
 
 /// Whether a case's verdict is a finding of this campaign: oracle::is_finding, and also an
-/// invalid-input verdict when the policy is merge_safe (the default): such generated graphs are
-/// valid input by construction, so rejecting one is a bug (e.g. a merge that makes a cyclic
-/// region out of regions TVM would not merge).
-bool is_campaign_finding(const oracle::Verdict& verdict, const CampaignOptions& options);
+/// invalid-input verdict when the case's policy was merge_safe: such generated graphs are valid
+/// input by construction, so refusing one is a bug. Without merge_safe a refusal TVM's rules do
+/// not make is a structure verdict already.
+bool is_campaign_finding(const oracle::Verdict& verdict, bool merge_safe);
 
 /// The predicate a finding is reduced with: run_case(m, options) gives `signature`, and, when
 /// there is a system without the bug (bugs injected, or a fixed TVM: oracle::fixed_options), the
@@ -113,6 +113,9 @@ struct CaseSpec {
   std::uint64_t gen_seed = 0;
   ir::Module module;
   oracle::CaseOptions options;
+  /// The case's policy had merge_safe (swarm drops it for some cases): its graph must not be
+  /// refused, so a refusal is a finding.
+  bool merge_safe = true;
 };
 
 /// The generator seed of case `index` of campaign `seed` (a 64-bit mix of both).

@@ -58,6 +58,7 @@ CaseSpec make_case(const CampaignOptions& options, std::uint64_t index) {
   generator::GenPolicy policy =
       options.swarm ? generator::swarm(options.policy, rng) : options.policy;
   s.module = generator::generate(policy, rng);
+  s.merge_safe = policy.merge_safe;
 
   // Every draw happens whatever is fixed, so fixing one option leaves the others unchanged.
   ir::Rng orng(s.gen_seed ^ kOptionStream);

@@ -372,6 +372,8 @@ GenPolicy swarm(const GenPolicy& base, Decisions& decisions) {
       }
     }
   }
+  // Last, so the knobs above are drawn as before.
+  if (out.merge_safe && decisions.chance(kMergeUnsafeShare)) out.merge_safe = false;
   return out;
 }
 

@@ -123,7 +123,8 @@ struct GenPolicy {
 
   // --- safety ----------------------------------------------------------------------------------
   /// Never build a host path between two regions that MergeCompilerRegions would merge (it would
-  /// make a cyclic region, which the pipeline must reject). Off to test that rejection.
+  /// make a cyclic region, which TVM refuses). Off to test that refusal (swarm turns it off for
+  /// a share of its policies).
   bool merge_safe = true;
 };
 
@@ -150,7 +151,9 @@ GenPolicy with_size(GenPolicy policy, int ops);
 /// feature probability, each weighted target/dtype/op) is independently switched off with
 /// probability 1/2. Features off in `base` stay off; every weight list keeps one entry, and the
 /// targets keep a compiled (non-`default`) one when `base` has one: no policy leaves every
-/// region to the host.
+/// region to the host. One policy in kMergeUnsafeShare also drops `merge_safe`, so campaigns see
+/// graphs TVM must refuse and the structural oracle judges the refusals.
+inline constexpr double kMergeUnsafeShare = 0.125;
 GenPolicy swarm(const GenPolicy& base, ir::Rng& rng);
 GenPolicy swarm(const GenPolicy& base, Decisions& decisions);
 
