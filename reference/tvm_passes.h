@@ -15,6 +15,11 @@
 
 namespace aotfuzz::reference {
 
+/// The largest function body (in nodes) the reference passes take: their recursion gets a stack
+/// sized to the graph, which this bounds. Larger graphs throw std::length_error; the oracle does
+/// not check them structurally.
+inline constexpr std::size_t kMaxReferenceNodes = 200000;
+
 /// TVM v0.8 gives no module for this input; what() says what TVM does instead.
 class TvmRefuses : public ir::Error {
  public:

@@ -1,9 +1,12 @@
 #include "reference/user_functions.h"
 
+#include "reference/tvm_passes.h"
+
 #include <pthread.h>
 
 #include <exception>
 #include <stdexcept>
+#include <string>
 
 namespace aotfuzz::reference {
 
@@ -30,7 +33,12 @@ namespace {
 
 // Graphs this small fit any thread's stack (a few frames of a few hundred bytes per node).
 constexpr std::size_t kInPlaceNodes = 2000;
-constexpr std::size_t kStackBytesPerNode = 2048;
+// AddressSanitizer's frames are several times larger.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr std::size_t kStackBytesPerNode = 16384;
+#else
+constexpr std::size_t kStackBytesPerNode = 4096;
+#endif
 
 struct Job {
   const std::function<void()>* work;
@@ -50,6 +58,11 @@ void* run_job(void* arg) {
 }  // namespace
 
 void with_stack_for(std::size_t nodes, const std::function<void()>& work) {
+  if (nodes > kMaxReferenceNodes) {
+    throw std::length_error("the reference passes take graphs of at most " +
+                            std::to_string(kMaxReferenceNodes) + " nodes, this one has " +
+                            std::to_string(nodes));
+  }
   if (nodes <= kInPlaceNodes) {
     work();
     return;

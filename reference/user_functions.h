@@ -19,7 +19,7 @@ ir::Module map_user_functions(
 
 /// Runs `work` on a thread whose stack fits a recursive walk of `nodes` nodes: the reference
 /// passes recurse over the graph as TVM's visitors do, which the caller's stack may not hold for
-/// long graphs.
+/// long graphs. Throws std::length_error above kMaxReferenceNodes.
 void with_stack_for(std::size_t nodes, const std::function<void()>& work);
 
 }  // namespace aotfuzz::reference
