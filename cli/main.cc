@@ -21,6 +21,7 @@ constexpr aotfuzz::cli::Registrar kCommands[] = {
     aotfuzz::cli::register_reduce,
     aotfuzz::cli::register_replay,
     aotfuzz::cli::register_check,
+    aotfuzz::cli::register_findings,
     aotfuzz::cli::register_bench,
 };
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -17,6 +18,7 @@
 #include "fuzz/bundle.h"
 #include "fuzz/campaign_report.h"
 #include "fuzz/replay.h"
+#include "fuzz/status_files.h"
 #include "oracle/case_flow.h"
 #include "oracle/executor.h"
 #include "oracle/tempdir.h"
@@ -75,23 +77,33 @@ class Runner {
         for (const auto& dir : incomplete_bundles(opt_.findings_dir)) resume_reduction(dir);
       }
     }
+    start_time_ = std::time(nullptr);
+    if (!opt_.findings_dir.empty()) status_.emplace(opt_.findings_dir);
     const int jobs = std::max(1, opt_.jobs);
     std::vector<std::thread> threads;
     for (int t = 0; t < jobs; ++t) threads.emplace_back([this] { worker(); });
     {
       std::unique_lock lock(mu_);
+      auto next_status = Clock::now() + opt_.status_interval;
+      const auto wait = std::min(cb_.progress_interval, opt_.status_interval);
       while (finished_workers_ < jobs) {
-        cv_.wait_for(lock, cb_.progress_interval);
+        cv_.wait_for(lock, wait);
         if (finished_workers_ >= jobs) break;
         if (opt_.stop != nullptr && opt_.stop->load()) {
           result_.interrupted = true;
           stopping_ = true;
         }
         if (deadline_passed()) stopping_ = true;
-        if (cb_.on_progress) {
-          Progress p = snapshot_locked();
+        const bool status_due = status_ && Clock::now() >= next_status;
+        if (cb_.on_progress || status_due) {
+          const Progress p = snapshot_locked();
+          const CampaignStats stats = stats_;
           lock.unlock();
-          cb_.on_progress(p);
+          if (cb_.on_progress) cb_.on_progress(p);
+          if (status_due) {
+            write_status(p, stats);
+            next_status = Clock::now() + opt_.status_interval;
+          }
           lock.lock();
         }
       }
@@ -101,7 +113,12 @@ class Runner {
     result_.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0_);
     result_.stats = stats_;
     result_.batched = batched_;
-    if (cb_.on_progress) cb_.on_progress(snapshot_locked());
+    const Progress last = snapshot_locked();
+    if (cb_.on_progress) cb_.on_progress(last);
+    if (status_) {
+      write_status(last, stats_);
+      record_hits();
+    }
     return std::move(result_);
   }
 
@@ -117,7 +134,44 @@ class Runner {
     p.finding_cases = stats_.finding_cases;
     p.unique_signatures = claimed_.size() + result_.known_seen.size();
     p.toolchain_errors = stats_.count(oracle::VerdictKind::kToolchainError);
+    for (int k = 0; k < oracle::kNumVerdictKinds; ++k) {
+      p.verdicts[static_cast<std::size_t>(k)] = stats_.count(static_cast<oracle::VerdictKind>(k));
+    }
+    p.last_new_finding_s = last_new_finding_s_;
     return p;
+  }
+
+  // The status files: a failure to write them is logged once and never stops the campaign.
+  void write_status(const Progress& p, const CampaignStats& stats) {
+    StatusSnapshot s;
+    s.progress = p;
+    s.stats = stats;
+    s.seed = opt_.seed;
+    s.jobs = opt_.jobs;
+    s.start_time = start_time_;
+    s.now = std::time(nullptr);
+    s.last_new_finding =
+        p.last_new_finding_s < 0 ? 0 : start_time_ + static_cast<std::time_t>(p.last_new_finding_s);
+    try {
+      status_->update(s);
+    } catch (const std::exception& e) {
+      if (!status_failed_) log(std::string("cannot write the status files: ") + e.what());
+      status_failed_ = true;
+    }
+  }
+
+  // Each bundle of a signature this campaign saw gets its hits in seen.json.
+  void record_hits() {
+    const std::time_t now = std::time(nullptr);
+    for (const auto& [sig, hits] : result_.signature_hits) {
+      const std::filesystem::path dir = opt_.findings_dir / bundle_dir_name(sig);
+      if (!std::filesystem::exists(dir / "verdict.json")) continue;
+      try {
+        record_seen(dir, hits, now);
+      } catch (const std::exception& e) {
+        log("cannot update " + (dir / "seen.json").string() + ": " + e.what());
+      }
+    }
   }
 
   void worker() {
@@ -305,7 +359,10 @@ class Runner {
       s.pipeline_us += static_cast<std::uint64_t>(r.pipeline_time.count());
       s.compile_us += static_cast<std::uint64_t>(r.compile_time.count());
       s.run_us += static_cast<std::uint64_t>(r.run_time.count());
-      if (is_campaign_finding(r.verdict, spec.merge_safe)) ++s.finding_cases;
+      if (is_campaign_finding(r.verdict, spec.merge_safe)) {
+        ++s.finding_cases;
+        ++result_.signature_hits[oracle::signature(r.verdict)];
+      }
     }
     if (!is_campaign_finding(r.verdict, spec.merge_safe)) {
       complete(k);
@@ -533,6 +590,7 @@ class Runner {
     {
       std::lock_guard lock(mu_);
       result_.findings.push_back(f);
+      last_new_finding_s_ = elapsed_s();
     }
     if (cb_.on_finding) cb_.on_finding(f);
   }
@@ -570,6 +628,10 @@ class Runner {
   oracle::CompilerKind batch_compiler_ = oracle::CompilerKind::kTcc;
   std::map<std::string, std::uint64_t> claimed_;
   CampaignResult result_;
+  double last_new_finding_s_ = -1;
+  std::time_t start_time_ = 0;
+  std::optional<StatusFiles> status_;  // with a findings directory
+  bool status_failed_ = false;
   std::mutex out_mu_;  // serializes callbacks
 };
 

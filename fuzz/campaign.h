@@ -80,8 +80,12 @@ struct CampaignOptions {
   PipelineChoice fixed;
   /// mod_name, injected bugs, compiler, sanitize, ulp, num_args checks, input seed, limits.
   oracle::CaseOptions base;
-  /// Where bundles go; empty: findings are reported but not reduced nor written.
+  /// Where bundles go; empty: findings are reported but not reduced nor written. The campaign
+  /// also keeps fuzzer_stats and plot_data there, and each bundle's seen.json
+  /// (fuzz/status_files.h).
   std::filesystem::path findings_dir;
+  /// How often fuzzer_stats and plot_data are rewritten.
+  std::chrono::milliseconds status_interval{5000};
   bool reduce = true;
   /// Time limit of one finding's reduction.
   std::chrono::milliseconds reduce_time{120'000};
@@ -183,6 +187,8 @@ struct CampaignResult {
   std::vector<Finding> findings;
   /// Signatures seen again that bundles from an earlier run already hold.
   std::set<std::string> known_seen;
+  /// Finding cases by signature (every case, not only the first of each).
+  std::map<std::string, std::uint64_t> signature_hits;
   /// Signatures of the bundles present at the start.
   std::set<std::string> preexisting;
   std::chrono::milliseconds elapsed{0};
@@ -205,6 +211,10 @@ struct Progress {
   std::uint64_t finding_cases = 0;
   std::size_t unique_signatures = 0;
   std::uint64_t toolchain_errors = 0;
+  /// Cases by verdict kind (all stages).
+  std::array<std::uint64_t, oracle::kNumVerdictKinds> verdicts{};
+  /// Seconds into the campaign of its last new unique finding; negative when none yet.
+  double last_new_finding_s = -1;
 };
 
 /// Observers of a running campaign.

@@ -174,8 +174,20 @@ std::string format_progress(const Progress& p) {
                 p.elapsed_s, static_cast<unsigned long long>(p.cases), rate,
                 static_cast<unsigned long long>(p.finding_cases), p.unique_signatures);
   std::string out = buf;
-  if (p.toolchain_errors > 0)
-    out += "  " + std::to_string(p.toolchain_errors) + " toolchain errors";
+  // Every verdict kind seen but pass, e.g. "[invalid-input 94, structure 3]".
+  std::string kinds;
+  for (int k = 1; k < oracle::kNumVerdictKinds; ++k) {
+    const std::uint64_t n = p.verdicts[static_cast<std::size_t>(k)];
+    if (n == 0) continue;
+    if (!kinds.empty()) kinds += ", ";
+    kinds += std::string(oracle::verdict_kind_name(static_cast<oracle::VerdictKind>(k))) + " " +
+             std::to_string(n);
+  }
+  if (!kinds.empty()) out += "  [" + kinds + "]";
+  if (p.last_new_finding_s >= 0) {
+    std::snprintf(buf, sizeof buf, "  last new %.0fs ago", p.elapsed_s - p.last_new_finding_s);
+    out += buf;
+  }
   return out;
 }
 

@@ -162,7 +162,8 @@ TEST(Campaign, FindingIsBundledAtomicallyAndAResumedCampaignAddsNoDuplicate) {
   EXPECT_EQ(f.signature, "arity:codegen:kernel");
   EXPECT_TRUE(f.bundle_written);
   EXPECT_EQ(first.exit_code(), 1);
-  EXPECT_EQ(entries(findings), std::set<std::string>{"arity_codegen_kernel"});
+  EXPECT_EQ(entries(findings),
+            (std::set<std::string>{"arity_codegen_kernel", "fuzzer_stats", "plot_data"}));
   const fs::path bundle = findings / "arity_codegen_kernel";
   EXPECT_EQ(f.bundle_dir, bundle.string());
   for (const char* name : {"original.relay", "reduced.relay", "verdict.json", "inputs.txt",
@@ -191,7 +192,8 @@ TEST(Campaign, FindingIsBundledAtomicallyAndAResumedCampaignAddsNoDuplicate) {
   EXPECT_TRUE(second.findings.empty());
   EXPECT_EQ(second.known_seen, std::set<std::string>{"arity:codegen:kernel"});
   EXPECT_EQ(second.exit_code(), 1);
-  EXPECT_EQ(entries(findings), std::set<std::string>{"arity_codegen_kernel"});
+  EXPECT_EQ(entries(findings),
+            (std::set<std::string>{"arity_codegen_kernel", "fuzzer_stats", "plot_data"}));
   EXPECT_EQ(fs::last_write_time(bundle / "verdict.json"), before);
 }
 
@@ -230,7 +232,8 @@ TEST(Campaign, AFindingIsOnDiskBeforeItsReductionAndTheNextCampaignFinishesIt) {
   CampaignResult second = run_campaign(o, cb2);
   EXPECT_TRUE(second.findings.empty());
   EXPECT_TRUE(incomplete_bundles(findings).empty());
-  EXPECT_EQ(entries(findings), std::set<std::string>{"arity_codegen_kernel"});
+  EXPECT_EQ(entries(findings),
+            (std::set<std::string>{"arity_codegen_kernel", "fuzzer_stats", "plot_data"}));
   const std::string done = test_support::read_text((bundle / "reduced.relay").string());
   EXPECT_EQ(done.find("(not fully reduced)"), std::string::npos) << done;
   EXPECT_NE(done.find("// origin: aotfuzz fuzz --seed 1, case"), std::string::npos) << done;

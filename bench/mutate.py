@@ -1,0 +1,225 @@
+#!/usr/bin/env python3
+"""Mutation score of the oracle and generator over the pipeline under test (aot/).
+
+Applies single-edit mutants to source files (relational and logical operators, off-by-one,
+flipped booleans, dropped statements), rebuilds the CLI incrementally, runs a fixed-budget default
+campaign per mutant and prints killed / survived / equivalent / did-not-build per file, with the
+diff of every survivor. A mutant is killed when the campaign reports a finding (exit 1).
+
+Equivalent mutants are marked by hand in a reviewed list (--equivalents): one line per mutant,
+`path:line:operator  # why it cannot change behaviour`; they are reported apart and left out of
+the score. The source file is restored after every mutant, also on Ctrl-C.
+
+    bench/mutate.py --build-dir build/release --files aot/fuse_ops.cc --time 60 --max-mutants 100
+
+Not a CI test: at 60 s a mutant, 100 mutants take about two hours on two cores.
+"""
+import argparse
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+# Operators: (name, pattern, replacement). Each match on a line gives one mutant.
+OPERATORS = [
+    ("lt-to-le", r"(?<=\s)<(?=\s)", "<="),
+    ("le-to-lt", r"(?<=\s)<=(?=\s)", "<"),
+    ("gt-to-ge", r"(?<=\s)>(?=\s)", ">="),
+    ("ge-to-gt", r"(?<=\s)>=(?=\s)", ">"),
+    ("eq-to-ne", r"(?<=\s)==(?=\s)", "!="),
+    ("ne-to-eq", r"(?<=\s)!=(?=\s)", "=="),
+    ("and-to-or", r"(?<=\s)&&(?=\s)", "||"),
+    ("or-to-and", r"(?<=\s)\|\|(?=\s)", "&&"),
+    ("plus-one-dropped", r"\s\+\s1\b", ""),
+    ("minus-one-dropped", r"\s-\s1\b", ""),
+    ("true-to-false", r"\btrue\b", "false"),
+    ("false-to-true", r"\bfalse\b", "true"),
+    ("not-dropped", r"(?<=[(\s])!(?=[a-z_(])", ""),
+]
+# Statements whose removal is a mutant: calls and assignments, not declarations or control flow.
+STATEMENT = re.compile(r"^(\s*)(?!return\b|break\b|continue\b|throw\b|case\b|default\b)"
+                       r"[a-z_][\w.\->\[\]:]*(\(.*\)|\s*[-+|&]?=\s.*);\s*$")
+DECLARATION = re.compile(r"^\s*(const\s+)?(auto|int|bool|std::|ir::|unsigned|char|double|"
+                         r"Group|GraphNode|Edge)\b")
+
+
+def code_lines(text):
+    """Yields (index, line) of lines that are code (not comments, preprocessor or blank)."""
+    in_block = False
+    for i, line in enumerate(text.split("\n")):
+        stripped = line.strip()
+        if in_block:
+            in_block = "*/" not in stripped
+            continue
+        if stripped.startswith("/*"):
+            in_block = "*/" not in stripped
+            continue
+        if not stripped or stripped.startswith("//") or stripped.startswith("#"):
+            continue
+        yield i, line
+
+
+def mutants_of(path, text):
+    out = []
+    for i, line in code_lines(text):
+        code = line.split("//", 1)[0]
+        if '"' in code:
+            code_part = re.sub(r'"(\\.|[^"\\])*"', lambda m: " " * len(m.group(0)), code)
+        else:
+            code_part = code
+        for name, pattern, repl in OPERATORS:
+            for m in re.finditer(pattern, code_part):
+                new = line[:m.start()] + repl + line[m.end():]
+                out.append({"path": path, "line": i + 1, "operator": name,
+                            "column": m.start() + 1, "old": line, "new": new})
+        if STATEMENT.match(code) and not DECLARATION.match(code):
+            indent = re.match(r"\s*", line).group(0)
+            out.append({"path": path, "line": i + 1, "operator": "statement-dropped",
+                        "column": len(indent) + 1, "old": line, "new": indent + ";"})
+    return out
+
+
+def mutant_id(m):
+    return "%s:%d:%d:%s" % (m["path"], m["line"], m["column"], m["operator"])
+
+
+def load_equivalents(path):
+    marks = {}
+    if not path or not os.path.exists(path):
+        return marks
+    with open(path) as f:
+        for n, raw in enumerate(f, 1):
+            line = raw.split("#", 1)
+            key = line[0].strip()
+            if not key:
+                continue
+            if len(line) < 2 or not line[1].strip():
+                sys.exit("%s:%d: an equivalent mutant needs a reason after '#'" % (path, n))
+            marks[key] = line[1].strip()
+    return marks
+
+
+def run(argv, timeout, cwd=None):
+    try:
+        p = subprocess.run(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           timeout=timeout, text=True)
+        return p.returncode, p.stdout
+    except subprocess.TimeoutExpired as e:
+        return None, (e.stdout or "") if isinstance(e.stdout, str) else ""
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--repo", default=".", help="repository root (default .)")
+    ap.add_argument("--build-dir", default="build/release", help="a configured build directory")
+    ap.add_argument("--files", nargs="+",
+                    default=["aot/merge_compiler_regions.cc", "aot/partition_graph.cc",
+                             "aot/fuse_ops.cc"], help="source files to mutate")
+    ap.add_argument("--time", type=float, default=60, help="seconds of campaign per mutant")
+    ap.add_argument("--seed", type=int, default=1, help="campaign seed")
+    ap.add_argument("--jobs", type=int, default=2, help="campaign workers")
+    ap.add_argument("--max-mutants", type=int, default=0, help="sample this many (0: all)")
+    ap.add_argument("--sample-seed", type=int, default=1, help="seed of the sample")
+    ap.add_argument("--equivalents", default="bench/mutation_equivalents.txt",
+                    help="reviewed list of equivalent mutants")
+    ap.add_argument("--list", action="store_true", help="list the mutants and exit")
+    ap.add_argument("--json", help="write the results here")
+    a = ap.parse_args()
+    if a.time <= 0 or a.jobs < 1 or a.max_mutants < 0:
+        ap.error("--time must be > 0, --jobs >= 1, --max-mutants >= 0")
+    repo = os.path.abspath(a.repo)
+    build = os.path.join(repo, a.build_dir) if not os.path.isabs(a.build_dir) else a.build_dir
+    if not os.path.exists(os.path.join(build, "build.ninja")):
+        sys.exit("mutate.py: %s is not a configured ninja build directory" % build)
+    cli = os.path.join(build, "cli", "aotfuzz")
+    equivalents = load_equivalents(os.path.join(repo, a.equivalents))
+
+    all_mutants = []
+    for path in a.files:
+        with open(os.path.join(repo, path)) as f:
+            all_mutants += mutants_of(path, f.read())
+    mutants = all_mutants
+    if a.max_mutants and len(mutants) > a.max_mutants:
+        idx = sorted(random.Random(a.sample_seed).sample(range(len(mutants)), a.max_mutants))
+        mutants = [mutants[i] for i in idx]
+    print("mutate.py: %d mutants of %s (%d in total), sample seed %d, campaign seed %d, %gs each"
+          % (len(mutants), " ".join(a.files), len(all_mutants), a.sample_seed, a.seed, a.time))
+    if a.list:
+        for m in mutants:
+            print(mutant_id(m) + ": " + m["new"].strip())
+        return 0
+
+    originals = {}
+    for path in a.files:
+        with open(os.path.join(repo, path)) as f:
+            originals[path] = f.read()
+    results = []
+    try:
+        for n, m in enumerate(mutants, 1):
+            key = mutant_id(m)
+            short = "%s:%d:%s" % (m["path"], m["line"], m["operator"])
+            lines = originals[m["path"]].split("\n")
+            lines[m["line"] - 1] = m["new"]
+            with open(os.path.join(repo, m["path"]), "w") as f:
+                f.write("\n".join(lines))
+            t0 = time.time()
+            code, out = run(["ninja", "-C", build, "cli/aotfuzz"], timeout=900)
+            if code != 0:
+                outcome = "did-not-build"
+            else:
+                with tempfile.TemporaryDirectory(prefix="aotfuzz-mutant-") as findings:
+                    code, out = run([cli, "fuzz", "--time", str(a.time), "--seed", str(a.seed),
+                                     "-j", str(a.jobs), "--no-reduce", "--stop-after-findings", "1",
+                                     "--findings", findings], timeout=a.time + 120)
+                if code == 1:
+                    outcome = "killed"
+                elif code == 0:
+                    outcome = "equivalent" if (key in equivalents or short in equivalents) \
+                        else "survived"
+                else:
+                    outcome = "error"  # a crash of the harness itself, or a hang: look at it
+            signature = ""
+            for line in out.split("\n"):
+                if line.startswith("aotfuzz: new finding "):
+                    signature = line.split()[3]
+                    break
+            results.append(dict(m, id=key, outcome=outcome, signature=signature,
+                                seconds=round(time.time() - t0, 1)))
+            print("[%d/%d] %-13s %s %s" % (n, len(mutants), outcome, key, signature), flush=True)
+            with open(os.path.join(repo, m["path"]), "w") as f:
+                f.write(originals[m["path"]])
+    finally:
+        for path, text in originals.items():
+            with open(os.path.join(repo, path), "w") as f:
+                f.write(text)
+        run(["ninja", "-C", build, "cli/aotfuzz"], timeout=900)
+
+    print("\n%-34s %7s %7s %8s %10s %13s %6s" % ("file", "mutants", "killed", "survived",
+                                                "equivalent", "did-not-build", "score"))
+    for path in a.files + ["total"]:
+        rs = [r for r in results if path == "total" or r["path"] == path]
+        count = {k: sum(1 for r in rs if r["outcome"] == k)
+                 for k in ("killed", "survived", "equivalent", "did-not-build", "error")}
+        judged = count["killed"] + count["survived"]
+        score = "%.0f%%" % (100.0 * count["killed"] / judged) if judged else "-"
+        print("%-34s %7d %7d %8d %10d %13d %6s" % (path, len(rs), count["killed"],
+                                                   count["survived"], count["equivalent"],
+                                                   count["did-not-build"], score))
+    survivors = [r for r in results if r["outcome"] in ("survived", "error")]
+    if survivors:
+        print("\nsurvivors (mark equivalent ones in %s with a reason):" % a.equivalents)
+        for r in survivors:
+            print("%s (%s)\n  - %s\n  + %s" % (r["id"], r["outcome"], r["old"].strip(),
+                                               r["new"].strip()))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(results, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

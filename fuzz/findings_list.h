@@ -1,0 +1,45 @@
+// What a findings directory holds, across the campaigns that wrote into it: one summary per
+// bundle, for `aotfuzz findings DIR` (list, --rerun, --json).
+#pragma once
+
+#include <ctime>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fuzz/replay.h"
+#include "fuzz/status_files.h"
+
+namespace aotfuzz::fuzz {
+
+struct BundleSummary {
+  std::string signature;
+  std::filesystem::path dir;
+  /// seen.json; a bundle of an older campaign without one counts its verdict.json's time as
+  /// first and last seen and one hit.
+  SeenRecord seen;
+  /// Ops of the reduced graph (verdict.json's info.reduction.after.ops), -1 when unknown.
+  int reduced_ops = -1;
+  /// The reduction ended (a killed campaign leaves it to the next one).
+  bool reduction_complete = true;
+  std::string replay;
+  /// After rerun(): whether the reduced graph still gives the bundle's verdict.
+  std::optional<bool> reproduces;
+  std::string rerun_detail;
+};
+
+/// The bundles of `dir` (subdirectories with a verdict.json), by signature. Throws
+/// std::system_error when `dir` cannot be read.
+std::vector<BundleSummary> list_bundles(const std::filesystem::path& dir);
+
+/// Replays `bundle`'s reduced.relay against its header's replay lines with the current build,
+/// sets `reproduces`, and records the result in its seen.json ("rerun": {"time", "reproduces"}).
+void rerun_bundle(BundleSummary& bundle, const ReplayOverride& override = {});
+
+/// One line per bundle and a header, for humans.
+std::string findings_table(const std::vector<BundleSummary>& bundles);
+nlohmann::json to_json(const std::vector<BundleSummary>& bundles);
+
+}  // namespace aotfuzz::fuzz

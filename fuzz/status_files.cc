@@ -1,0 +1,152 @@
+#include "fuzz/status_files.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <system_error>
+
+#include "fuzz/bundle.h"
+#include "oracle/verdict.h"
+
+namespace aotfuzz::fuzz {
+
+namespace fs = std::filesystem;
+
+void write_file_atomically(const fs::path& path, const std::string& text) {
+  const fs::path tmp = path.parent_path() / ("." + path.filename().string() + ".tmp-" +
+                                             std::to_string(::getpid()));
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) {
+      std::error_code ignored;
+      fs::remove(tmp, ignored);
+      throw std::system_error(errno ? errno : EIO, std::generic_category(),
+                              "cannot write " + tmp.string());
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    std::error_code ignored;
+    fs::remove(tmp, ignored);
+    throw std::system_error(ec, "cannot rename to " + path.string());
+  }
+}
+
+namespace {
+
+double rate(const StatusSnapshot& s) {
+  return s.progress.elapsed_s > 0 ? static_cast<double>(s.progress.cases) / s.progress.elapsed_s
+                                  : 0.0;
+}
+
+}  // namespace
+
+std::string fuzzer_stats_text(const StatusSnapshot& s) {
+  std::ostringstream out;
+  auto line = [&](const std::string& key, const std::string& value) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%-24s: ", key.c_str());
+    out << buf << value << "\n";
+  };
+  char r[32];
+  std::snprintf(r, sizeof r, "%.2f", rate(s));
+  line("start_time", std::to_string(s.start_time));
+  line("last_update", std::to_string(s.now));
+  line("run_time", std::to_string(static_cast<long long>(s.progress.elapsed_s)));
+  line("fuzzer_pid", std::to_string(::getpid()));
+  line("seed", std::to_string(s.seed));
+  line("jobs", std::to_string(s.jobs));
+  line("cases_done", std::to_string(s.progress.cases));
+  line("cases_per_sec", r);
+  line("finding_cases", std::to_string(s.progress.finding_cases));
+  line("unique_signatures", std::to_string(s.progress.unique_signatures));
+  line("last_new_finding", std::to_string(s.last_new_finding));
+  line("toolchain_errors", std::to_string(s.progress.toolchain_errors));
+  for (int k = 0; k < oracle::kNumVerdictKinds; ++k) {
+    const auto kind = static_cast<oracle::VerdictKind>(k);
+    const std::uint64_t n = s.stats.count(kind);
+    if (n > 0) line("verdicts_" + std::string(oracle::verdict_kind_name(kind)), std::to_string(n));
+  }
+  const std::pair<const char*, std::uint64_t> phases[] = {
+      {"generation", s.stats.generation_us}, {"passes", s.stats.passes_us},
+      {"codegen", s.stats.codegen_us},       {"compile", s.stats.compile_us},
+      {"run", s.stats.run_us},               {"waiting", s.stats.waiting_us}};
+  double total = 0;
+  for (const auto& [name, us] : phases) total += static_cast<double>(us);
+  for (const auto& [name, us] : phases) {
+    char share[32];
+    std::snprintf(share, sizeof share, "%.1f", total > 0 ? 100.0 * us / total : 0.0);
+    line(std::string("time_share_") + name, share);
+  }
+  return out.str();
+}
+
+const char* const kPlotDataHeader =
+    "# unix_time, relative_time, cases, cases_per_sec, unique_signatures, finding_cases, "
+    "multi_output_cases, fused_tuple_param_cases, structure_cases";
+
+std::string plot_data_row(const StatusSnapshot& s) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%lld, %lld, %llu, %.2f, %zu, %llu, %llu, %llu, %llu",
+                static_cast<long long>(s.now), static_cast<long long>(s.progress.elapsed_s),
+                static_cast<unsigned long long>(s.progress.cases), rate(s),
+                s.progress.unique_signatures,
+                static_cast<unsigned long long>(s.progress.finding_cases),
+                static_cast<unsigned long long>(s.stats.cases_with_multi_output_region),
+                static_cast<unsigned long long>(s.stats.cases_with_fused_tuple_param),
+                static_cast<unsigned long long>(s.stats.count(oracle::VerdictKind::kStructure)));
+  return buf;
+}
+
+StatusFiles::StatusFiles(fs::path dir) : dir_(std::move(dir)) {
+  std::ifstream in(dir_ / "plot_data");
+  std::string line;
+  while (std::getline(in, line)) {
+    // Rows of earlier campaigns; a torn last line (impossible with atomic writes, but a file may
+    // come from elsewhere) is dropped.
+    if (line.empty() || line[0] == '#' || std::count(line.begin(), line.end(), ',') != 8) continue;
+    plot_ += line + "\n";
+  }
+}
+
+void StatusFiles::update(const StatusSnapshot& s) {
+  fs::create_directories(dir_);
+  plot_ += plot_data_row(s) + "\n";
+  write_file_atomically(dir_ / "plot_data", std::string(kPlotDataHeader) + "\n" + plot_);
+  write_file_atomically(dir_ / "fuzzer_stats", fuzzer_stats_text(s));
+}
+
+SeenRecord read_seen(const fs::path& bundle_dir) {
+  SeenRecord r;
+  try {
+    const auto j = nlohmann::json::parse(read_text_file(bundle_dir / "seen.json"));
+    r.first_seen = j.at("first_seen").get<std::time_t>();
+    r.last_seen = j.at("last_seen").get<std::time_t>();
+    r.hits = j.at("hits").get<std::uint64_t>();
+    r.campaigns = j.at("campaigns").get<std::uint64_t>();
+  } catch (const std::exception&) {
+    return SeenRecord{};
+  }
+  return r;
+}
+
+void record_seen(const fs::path& bundle_dir, std::uint64_t hits, std::time_t now) {
+  SeenRecord r = read_seen(bundle_dir);
+  if (r.first_seen == 0) r.first_seen = now;
+  r.last_seen = now;
+  r.hits += hits;
+  r.campaigns += 1;
+  const nlohmann::json j = {{"first_seen", r.first_seen},
+                            {"last_seen", r.last_seen},
+                            {"hits", r.hits},
+                            {"campaigns", r.campaigns}};
+  write_file_atomically(bundle_dir / "seen.json", j.dump(2) + "\n");
+}
+
+}  // namespace aotfuzz::fuzz

@@ -1,0 +1,72 @@
+// Files a monitor reads while a campaign runs (docs/fuzzing.md, "Watching a campaign"), in the
+// findings directory, each replaced atomically (written aside, then renamed) so a reader or a
+// kill -9 never sees half of one: `fuzzer_stats` (key : value lines, as AFL++'s) and `plot_data`
+// (one comma-separated row per interval, kept across the campaigns that write into the
+// directory). Also each bundle's `seen.json`: when and how often its signature was seen.
+#pragma once
+
+#include <cstdint>
+#include <ctime>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "fuzz/campaign.h"
+
+namespace aotfuzz::fuzz {
+
+/// Writes `text` to `path` through a temporary file in the same directory and a rename. Throws
+/// std::system_error when it cannot.
+void write_file_atomically(const std::filesystem::path& path, const std::string& text);
+
+/// What the status files say about a running campaign.
+struct StatusSnapshot {
+  Progress progress;
+  CampaignStats stats;
+  std::uint64_t seed = 0;
+  int jobs = 1;
+  std::time_t start_time = 0;
+  std::time_t now = 0;
+  /// Unix time of the last new unique finding of this campaign, 0 when none yet.
+  std::time_t last_new_finding = 0;
+};
+
+/// `fuzzer_stats`: start_time, last_update, run_time, fuzzer_pid, seed, jobs, cases_done,
+/// cases_per_sec, finding_cases, unique_signatures, last_new_finding, toolchain_errors,
+/// verdicts_<kind> for every kind seen, and time_share_<phase> (percent) for generation,
+/// passes, codegen, compile, run and waiting.
+std::string fuzzer_stats_text(const StatusSnapshot& s);
+
+/// The header line of `plot_data`.
+extern const char* const kPlotDataHeader;
+/// One row of `plot_data`: unix_time, relative_time, cases, cases_per_sec, unique_signatures,
+/// finding_cases, multi_output_cases, fused_tuple_param_cases, structure_cases.
+std::string plot_data_row(const StatusSnapshot& s);
+
+/// The status files of one campaign in `dir`: the rows already in `dir/plot_data` (earlier
+/// campaigns) are kept, and each update rewrites both files atomically.
+class StatusFiles {
+ public:
+  explicit StatusFiles(std::filesystem::path dir);
+  /// Rewrites fuzzer_stats and plot_data with a new row. Throws std::system_error.
+  void update(const StatusSnapshot& s);
+
+ private:
+  std::filesystem::path dir_;
+  std::string plot_;
+};
+
+/// A bundle's seen.json: {"first_seen", "last_seen" (unix times), "hits" (finding cases),
+/// "campaigns" (runs that saw it)}; fresh counts when absent or unreadable.
+struct SeenRecord {
+  std::time_t first_seen = 0;
+  std::time_t last_seen = 0;
+  std::uint64_t hits = 0;
+  std::uint64_t campaigns = 0;
+};
+SeenRecord read_seen(const std::filesystem::path& bundle_dir);
+/// Adds one campaign's `hits` at `now` to `bundle_dir/seen.json` (atomically).
+void record_seen(const std::filesystem::path& bundle_dir, std::uint64_t hits, std::time_t now);
+
+}  // namespace aotfuzz::fuzz
