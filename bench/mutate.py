@@ -63,9 +63,34 @@ def code_lines(text):
         yield i, line
 
 
+def bug_code_lines(text):
+    """Indices of lines that only run with an injected bug (aot/bugs.def): a line naming a Bug::
+    switch, and the block such a line opens. Mutating them cannot change a campaign without
+    --inject, so they are left out."""
+    out = set()
+    depth = None
+    for i, line in enumerate(text.split("\n")):
+        code = line.split("//", 1)[0]
+        if depth is not None:
+            out.add(i)
+            depth += code.count("{") - code.count("}")
+            if depth <= 0:
+                depth = None
+            continue
+        if "Bug::" in code:
+            out.add(i)
+            opened = code.count("{") - code.count("}")
+            if opened > 0:
+                depth = opened
+    return out
+
+
 def mutants_of(path, text):
     out = []
+    skip = bug_code_lines(text)
     for i, line in code_lines(text):
+        if i in skip:
+            continue
         code = line.split("//", 1)[0]
         if '"' in code:
             code_part = re.sub(r'"(\\.|[^"\\])*"', lambda m: " " * len(m.group(0)), code)

@@ -23,6 +23,7 @@ Command register_check(CLI::App& parent) {
   struct Opts {
     std::string corpus = "corpus";
     std::string junit;
+    std::string sarif;
     int shards = 1;
     FuzzFlags fuzz;
   };
@@ -35,6 +36,9 @@ Command register_check(CLI::App& parent) {
       "check", "Pre-merge gate: replay the corpus, then fuzz a fixed-seed budget (JUnit report)");
   c.app->add_option("--corpus", opts->corpus, "Corpus directory to replay (default: corpus)");
   c.app->add_option("--junit", opts->junit, "Write a JUnit XML report");
+  c.app->add_option("--sarif", opts->sarif,
+                    "Write a SARIF 2.1.0 log: unmet expectations and findings, each with the "
+                    "command that replays it");
   c.app
       ->add_option("--shards", opts->shards,
                    "Split the fuzz budget into this many shards (one test case each)")
@@ -48,6 +52,7 @@ Command register_check(CLI::App& parent) {
                                         "' (run from the repository root or pass --corpus)");
     }
     if (!opts->junit.empty()) check_output_file(opts->junit, "--junit", "check");
+    if (!opts->sarif.empty()) check_output_file(opts->sarif, "--sarif", "check");
     if (!opts->fuzz.findings.empty()) check_output_dir(opts->fuzz.findings, "--findings", "check");
     const auto& stop = fuzz::install_interrupt_handler();
     std::printf("aotfuzz check: replaying %s\n", opts->corpus.c_str());
@@ -57,6 +62,7 @@ Command register_check(CLI::App& parent) {
     bool failed = false;
     for (const auto& r : replays) failed |= !r.ok();
     std::vector<fuzz::JUnitSuite> suites = {fuzz::replay_suite(replays)};
+    std::vector<fuzz::CampaignResult> campaigns;
     fuzz::JUnitSuite fuzz_suite;
     fuzz_suite.name = "fuzz";
     bool all_toolchain = opts->fuzz.time > 0;
@@ -68,12 +74,17 @@ Command register_check(CLI::App& parent) {
         fuzz::CampaignOptions o = campaign_options(app, f, /*seed_given=*/true);
         fuzz::CampaignResult r = run_campaign_with_output(o);
         fuzz_suite.cases.push_back(fuzz::fuzz_shard_case(r, o));
+        campaigns.push_back(r);
         failed |= r.exit_code() == kFinding;
         all_toolchain &= r.exit_code() == kInternal;
       }
       suites.push_back(fuzz_suite);
     } else {
       all_toolchain = false;
+    }
+    if (!opts->sarif.empty()) {
+      write_sarif(opts->sarif, replays, campaigns);
+      std::printf("aotfuzz check: wrote %s\n", opts->sarif.c_str());
     }
     if (!opts->junit.empty()) {
       write_junit(opts->junit, suites);

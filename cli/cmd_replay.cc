@@ -8,6 +8,7 @@
 #include "fuzz/junit.h"
 #include "fuzz/junit_suites.h"
 #include "fuzz/replay.h"
+#include "fuzz/sarif.h"
 
 namespace aotfuzz::cli {
 
@@ -42,6 +43,13 @@ std::vector<fuzz::FileReplay> replay_and_print(const std::vector<std::string>& p
   return results;
 }
 
+void write_sarif(const std::string& path, const std::vector<fuzz::FileReplay>& replays,
+                 const std::vector<fuzz::CampaignResult>& campaigns) {
+  std::ofstream out(path, std::ios::binary);
+  out << fuzz::sarif_log(AOTFUZZ_VERSION, replays, campaigns).dump(2) << "\n";
+  if (!out) throw CommandError(kInternal, "cannot write " + path);
+}
+
 void write_junit(const std::string& path, const std::vector<fuzz::JUnitSuite>& suites) {
   std::ofstream out(path, std::ios::binary);
   out << fuzz::junit_xml(suites);
@@ -52,6 +60,7 @@ Command register_replay(CLI::App& parent) {
   struct Opts {
     std::vector<std::string> paths;
     std::string junit;
+    std::string sarif;
     int jobs = 0;
     bool quiet = false;
     std::string sut, tvm_home;
@@ -64,6 +73,9 @@ Command register_replay(CLI::App& parent) {
   c.app->add_option("PATHS", opts->paths, "Files or directories (searched for *.relay)")
       ->required();
   c.app->add_option("--junit", opts->junit, "Write a JUnit XML report");
+  c.app->add_option("--sarif", opts->sarif,
+                    "Write a SARIF 2.1.0 log: one result per unmet expectation, at its file and "
+                    "line, with the command that replays it");
   c.app->add_option("--jobs,-j", opts->jobs, "Files replayed in parallel (default: cores)")
       ->check(jobs_range());
   c.app->add_flag("--quiet,-q", opts->quiet, "Print only failures and the total");
@@ -79,8 +91,10 @@ Command register_replay(CLI::App& parent) {
     }
     override.no_run = opts->no_run;
     if (!opts->junit.empty()) check_output_file(opts->junit, "--junit", "replay");
+    if (!opts->sarif.empty()) check_output_file(opts->sarif, "--sarif", "replay");
     auto results = replay_and_print(opts->paths, opts->jobs, opts->quiet, override);
     if (!opts->junit.empty()) write_junit(opts->junit, {fuzz::replay_suite(results)});
+    if (!opts->sarif.empty()) write_sarif(opts->sarif, results, {});
     for (const auto& r : results) {
       if (!r.ok()) return static_cast<int>(kFinding);
     }

@@ -1,0 +1,26 @@
+// SARIF 2.1.0 logs of what `aotfuzz replay` and `aotfuzz check` found, for code-scanning
+// dashboards: one result per unmet replay expectation (located at the file and line of its
+// `// replay:` line) and per campaign finding (located at its bundle's reduced.relay), each
+// message ending in the command that reproduces it.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "fuzz/campaign.h"
+#include "fuzz/replay.h"
+
+namespace aotfuzz::fuzz {
+
+/// The published schema's URI, written as the log's `$schema`.
+inline constexpr const char* kSarifSchema =
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
+
+/// A log with one run of the tool "aotfuzz" (`version`): results for every failed expectation of
+/// `replays` and every finding of `campaigns`. Paths are written as given (relative paths stay
+/// relative, resolved against the working directory, SARIF's `%SRCROOT%`).
+nlohmann::json sarif_log(const std::string& version, const std::vector<FileReplay>& replays,
+                         const std::vector<CampaignResult>& campaigns = {});
+
+}  // namespace aotfuzz::fuzz
