@@ -20,7 +20,8 @@ namespace {
 bool any_pipeline_flag(CLI::App* app) {
   for (const char* name :
        {"--merge", "--mod-name", "--api", "--interface", "--storage-reuse", "--check-num-args",
-        "--inject", "--cc", "--sanitize", "--input-seed", "--ulp"}) {
+        "--max-fuse-depth", "--inject", "--cc", "--sanitize", "--input-seed", "--ulp",
+        "--structure", "--no-structure"}) {
     if (given(app, name)) return true;
   }
   return false;

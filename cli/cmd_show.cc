@@ -46,7 +46,8 @@ Command register_show(CLI::App& parent) {
     const std::string text = read_file(opts->file);
     bool explicit_flags = false;
     for (const char* f :
-         {"--merge", "--mod-name", "--api", "--interface", "--storage-reuse", "--inject"}) {
+         {"--merge", "--mod-name", "--api", "--interface", "--storage-reuse", "--max-fuse-depth",
+          "--inject"}) {
       explicit_flags |= given(app, f);
     }
     try {

@@ -193,6 +193,10 @@ void add_pipeline_flags(CLI::App* app, PipelineFlags& f, bool toolchain) {
   add_flag_pair(app, "storage-reuse", f.storage_reuse,
                 "Reuse dead intermediates' storage (default on)");
   app->add_flag("--check-num-args", f.check_num_args, "Emit num_args checks in packed functions");
+  app->add_option("--max-fuse-depth", f.max_fuse_depth,
+                  "FuseOps' limit on nodes per fused function (TVM's relay.FuseOps.max_depth, "
+                  "default 256)")
+      ->check(CLI::Range(1, 1 << 20));
   app->add_option("--inject", f.inject, "Inject a bug from `aotfuzz bugs` (repeatable)");
   app->add_option("--memory-budget", f.memory_budget_mib,
                   "MiB of tensors a graph may need (inputs, intermediates, outputs; default " +
@@ -283,6 +287,7 @@ oracle::CaseOptions case_options(const PipelineFlags& f) {
   }
   o.aot.storage_reuse = f.storage_reuse;
   o.aot.check_num_args = f.check_num_args;
+  o.aot.max_fuse_depth = f.max_fuse_depth;
   if (!f.cc.empty()) o.compiler = oracle::parse_compiler_kind(f.cc);
   o.sanitize = f.sanitize;
   if (o.sanitize && o.compiler == oracle::CompilerKind::kTcc) {

@@ -66,6 +66,7 @@ struct PipelineFlags {
   std::string api = "packed";
   std::string interface = "packed";
   bool storage_reuse = true;
+  int max_fuse_depth = aot::kDefaultMaxFuseDepth;
   bool check_num_args = false;
   std::vector<std::string> inject;
   std::uint64_t memory_budget_mib = reference::kDefaultMemoryBudget >> 20;

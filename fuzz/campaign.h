@@ -47,6 +47,7 @@ struct PipelineChoice {
   std::optional<aot::Options::Api> api;
   std::optional<aot::Options::Interface> interface;
   std::optional<bool> storage_reuse;
+  std::optional<int> max_fuse_depth;
 };
 
 /// How cases are compiled and run.
@@ -126,7 +127,8 @@ struct CaseSpec {
 std::uint64_t case_seed(std::uint64_t seed, std::uint64_t index);
 /// Case `index`: the graph from Rng(case_seed) (swarm policy first, as `aotfuzz gen --swarm`
 /// does), then the pipeline options not fixed in `options.fixed` from a second stream: merge,
-/// api, interface (c only with the unpacked api), storage reuse.
+/// api, interface (c only with the unpacked api), storage reuse, and for one case in eight a
+/// FuseOps max depth of 2 to 4.
 CaseSpec make_case(const CampaignOptions& options, std::uint64_t index);
 /// `aotfuzz gen --seed <gen_seed> [--swarm] <knobs>` for a case (its origin).
 std::string gen_command(const CampaignOptions& options, std::uint64_t gen_seed);

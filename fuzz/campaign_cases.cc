@@ -66,6 +66,10 @@ CaseSpec make_case(const CampaignOptions& options, std::uint64_t index) {
   const bool unpacked = orng.chance(0.5);
   const bool c_interface = orng.chance(0.5);
   const bool reuse = orng.chance(0.75);
+  // Drawn after the others, so they stay what they were. A small relay.FuseOps.max_depth for one
+  // case in eight: FuseOps' size limit is otherwise never reached by graphs of a few ops.
+  const bool small_depth = orng.chance(0.125);
+  const int depth = 2 + static_cast<int>(orng.below(3));
   using Api = aot::Options::Api;
   using Interface = aot::Options::Interface;
   const auto& fixed = options.fixed;
@@ -85,6 +89,11 @@ CaseSpec make_case(const CampaignOptions& options, std::uint64_t index) {
         o.aot.api == Api::kUnpacked && c_interface ? Interface::kC : Interface::kPacked;
   }
   o.aot.storage_reuse = fixed.storage_reuse.value_or(reuse);
+  if (fixed.max_fuse_depth) {
+    o.aot.max_fuse_depth = *fixed.max_fuse_depth;
+  } else if (small_depth) {
+    o.aot.max_fuse_depth = depth;
+  }
   s.options = std::move(o);
   return s;
 }

@@ -124,6 +124,10 @@ oracle::CaseOptions parse_case_flags(std::string_view flags) {
     } else if (flag == "--no-storage-reuse") {
       no_value();
       o.aot.storage_reuse = false;
+    } else if (flag == "--max-fuse-depth") {
+      const auto v = parse_u64(flag, value());
+      if (v < 1 || v > (1u << 20)) throw ReplayError("--max-fuse-depth: 1 to 1048576");
+      o.aot.max_fuse_depth = static_cast<int>(v);
     } else if (flag == "--check-num-args") {
       no_value();
       o.aot.check_num_args = true;

@@ -16,8 +16,12 @@ namespace aotfuzz::fuzz {
 namespace fs = std::filesystem;
 
 void write_file_atomically(const fs::path& path, const std::string& text) {
-  const fs::path tmp = path.parent_path() / ("." + path.filename().string() + ".tmp-" +
-                                             std::to_string(::getpid()));
+  // Appended piecewise: GCC 12 warns falsely (-Wrestrict) on "." + string at -O3.
+  std::string name = ".";
+  name += path.filename().string();
+  name += ".tmp-";
+  name += std::to_string(::getpid());
+  const fs::path tmp = path.parent_path() / name;
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     out << text;

@@ -44,6 +44,9 @@ std::string replay_flags(const CaseOptions& o) {
   f += o.aot.interface == aot::Options::Interface::kPacked ? " --interface packed"
                                                            : " --interface c";
   f += o.aot.storage_reuse ? " --storage-reuse" : " --no-storage-reuse";
+  if (o.aot.max_fuse_depth != aot::kDefaultMaxFuseDepth) {
+    f += " --max-fuse-depth " + std::to_string(o.aot.max_fuse_depth);
+  }
   if (o.compiler) f += " --cc " + std::string(compiler_kind_name(*o.compiler));
   if (o.sanitize) f += " --sanitize";
   if (o.input_seed != 1) f += " --input-seed " + std::to_string(o.input_seed);

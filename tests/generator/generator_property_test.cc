@@ -68,7 +68,8 @@ TEST(GeneratorProperty, EveryDecodedByteStringVerifies) {
         const ir::Module m = decode(policy, bytes.data(), bytes.size());
         ir::verify(m);
         RC_ASSERT(testing::region_graph_is_acyclic(m));
-        RC_ASSERT(!testing::has_host_path_inside_merge_group(m));
+        // Swarm drops merge_safe for some policies (generator/policy.h, kMergeUnsafeShare).
+        if (policy.merge_safe) RC_ASSERT(!testing::has_host_path_inside_merge_group(m));
       },
       1500);
 }
