@@ -72,7 +72,7 @@ Command register_check(CLI::App& parent) {
       for (int i = 0; i < opts->shards && !stop.load(); ++i) {
         f.shard = std::to_string(i) + "/" + std::to_string(opts->shards);
         fuzz::CampaignOptions o = campaign_options(app, f, /*seed_given=*/true);
-        fuzz::CampaignResult r = run_campaign_with_output(o);
+        fuzz::CampaignResult r = run_campaign_with_output(o, f);
         fuzz_suite.cases.push_back(fuzz::fuzz_shard_case(r, o));
         campaigns.push_back(r);
         failed |= r.exit_code() == kFinding;

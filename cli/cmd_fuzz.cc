@@ -19,6 +19,9 @@
 #include "generator/policy.h"
 #include "ir/error.h"
 
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
 namespace aotfuzz::cli {
 
 namespace {
@@ -111,6 +114,12 @@ void add_fuzz_flags(CLI::App* app, FuzzFlags& f, bool full) {
       ->transform(unsigned_decimal(0));
   app->add_option("--findings", f.findings, "Findings directory (bundles; resumable)")
       ->multi_option_policy(last);
+  app->add_flag("--quiet,-q", f.quiet,
+                "No progress line, and only warnings and errors in the log (the findings and "
+                "the summary still print)");
+  app->add_option("--log-level", f.log_level,
+                  "Log level on stderr: trace, debug, info (default), warn, error, critical, off")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
   if (!full) return;
   app->add_option("--cases", f.cases, "Number of cases of this shard")
       ->transform(unsigned_decimal(1));
@@ -134,9 +143,17 @@ void add_fuzz_flags(CLI::App* app, FuzzFlags& f, bool full) {
 /// 10 s otherwise; findings and logs interleave cleanly with it.
 class ProgressPrinter {
  public:
-  ProgressPrinter() : tty_(::isatty(STDERR_FILENO) != 0) {}
+  ProgressPrinter(bool show_progress, spdlog::level::level_enum level)
+      : tty_(::isatty(STDERR_FILENO) != 0),
+        show_progress_(show_progress),
+        log_("aotfuzz", std::make_shared<spdlog::sinks::stderr_sink_mt>()) {
+    log_.set_pattern("%n: %v");
+    log_.set_level(level);
+    log_.flush_on(spdlog::level::trace);
+  }
 
   void progress(const fuzz::Progress& p) {
+    if (!show_progress_) return;
     std::lock_guard lock(mu_);
     if (tty_) {
       std::fprintf(stderr, "\r%s\033[K", fuzz::format_progress(p).c_str());
@@ -164,6 +181,14 @@ class ProgressPrinter {
     std::fflush(stream);
   }
 
+  /// A log line at `level`, below the progress line.
+  void log(spdlog::level::level_enum level, const std::string& text) {
+    if (!log_.should_log(level)) return;
+    std::lock_guard lock(mu_);
+    clear_locked();
+    log_.log(level, level >= spdlog::level::warn ? "warning: " + text : text);
+  }
+
   void finish() {
     std::lock_guard lock(mu_);
     if (tty_ && dirty_) std::fprintf(stderr, "\n");
@@ -179,18 +204,26 @@ class ProgressPrinter {
     }
   }
   bool tty_;
+  bool show_progress_;
+  spdlog::logger log_;
   bool dirty_ = false;
   bool stdout_closed_ = false;
   double next_plain_ = 10;
   std::mutex mu_;
 };
 
-fuzz::CampaignResult run_campaign_with_output(fuzz::CampaignOptions options) {
+fuzz::CampaignResult run_campaign_with_output(fuzz::CampaignOptions options,
+                                              const FuzzFlags& flags) {
   options.stop = &fuzz::install_interrupt_handler();
-  ProgressPrinter printer;
+  const auto level = flags.log_level.empty()
+                         ? (flags.quiet ? spdlog::level::warn : spdlog::level::info)
+                         : spdlog::level::from_str(flags.log_level);
+  ProgressPrinter printer(!flags.quiet, level);
   fuzz::CampaignCallbacks cb;
   cb.on_progress = [&](const fuzz::Progress& p) { printer.progress(p); };
-  cb.on_log = [&](const std::string& s) { printer.line(stderr, "aotfuzz: " + s); };
+  cb.on_log = [&](fuzz::LogLevel l, const std::string& s) {
+    printer.log(l == fuzz::LogLevel::kWarning ? spdlog::level::warn : spdlog::level::info, s);
+  };
   cb.on_finding = [&](const fuzz::Finding& f) {
     std::string text =
         "finding: " + f.signature + " (case " + std::to_string(f.case_index) + "): " + f.summary;
@@ -233,7 +266,7 @@ Command register_fuzz(CLI::App& parent) {
     fuzz::CampaignOptions o = campaign_options(app, *f, given(app, "--seed"));
     if (!f->findings.empty()) check_output_dir(f->findings, "--findings", "fuzz");
     if (!f->stats.empty()) check_output_file(f->stats, "--stats", "fuzz");
-    fuzz::CampaignResult r = run_campaign_with_output(o);
+    fuzz::CampaignResult r = run_campaign_with_output(o, *f);
     if (!f->stats.empty()) {
       std::ofstream out(f->stats);
       out << fuzz::to_json(r, o).dump(2) << "\n";

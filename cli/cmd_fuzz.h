@@ -30,10 +30,15 @@ struct FuzzFlags {
   double reduce_time = 120;
   std::string stats;
   bool single_case = false;
+  /// No progress line, and the log level warn unless --log-level says otherwise.
+  bool quiet = false;
+  /// spdlog's level names: trace, debug, info, warn, error, critical, off.
+  std::string log_level;
   PipelineFlags flags;
 };
 
-/// Registers the campaign flags on `app`: --time, --jobs, --seed, --findings, and with `full`
+/// Registers the campaign flags on `app`: --time, --jobs, --seed, --findings, --quiet,
+/// --log-level, and with `full`
 /// also --cases, --stop-after-findings, --shard, --knob, --size, --swarm, --reduce, --reduce-time, --stats and the
 /// pipeline flags.
 void add_fuzz_flags(CLI::App* app, FuzzFlags& flags, bool full);
@@ -47,9 +52,11 @@ bool given(CLI::App* app, const std::string& name);
 /// is resolved once. Throws CommandError on bad flags or a missing compiler.
 fuzz::CampaignOptions campaign_options(CLI::App* app, FuzzFlags flags, bool seed_given);
 
-/// Runs a campaign with SIGINT/SIGTERM handling, the progress line on stderr, findings and
-/// their replay lines on stdout, and the summary on stdout.
-fuzz::CampaignResult run_campaign_with_output(fuzz::CampaignOptions options);
+/// Runs a campaign with SIGINT/SIGTERM handling, the progress line and the log (spdlog, at the
+/// level of `flags`) on stderr, findings and their replay lines on stdout, and the summary on
+/// stdout.
+fuzz::CampaignResult run_campaign_with_output(fuzz::CampaignOptions options,
+                                              const FuzzFlags& flags);
 
 /// Replays the .relay files under `paths` on `jobs` threads (0: all cores), printing a status
 /// line per file (only failures when `quiet`), the failures' details and a total (in

@@ -78,7 +78,11 @@ class Runner {
       }
     }
     start_time_ = std::time(nullptr);
-    if (!opt_.findings_dir.empty()) status_.emplace(opt_.findings_dir);
+    if (!opt_.findings_dir.empty()) {
+      status_.emplace(opt_.findings_dir);
+      // A first row at time 0: a monitor sees the campaign at once, and its plot starts there.
+      write_status(snapshot_locked(), stats_);
+    }
     const int jobs = std::max(1, opt_.jobs);
     std::vector<std::thread> threads;
     for (int t = 0; t < jobs; ++t) threads.emplace_back([this] { worker(); });
@@ -155,7 +159,7 @@ class Runner {
     try {
       status_->update(s);
     } catch (const std::exception& e) {
-      if (!status_failed_) log(std::string("cannot write the status files: ") + e.what());
+      if (!status_failed_) warn(std::string("cannot write the status files: ") + e.what());
       status_failed_ = true;
     }
   }
@@ -169,7 +173,7 @@ class Runner {
       try {
         record_seen(dir, hits, now);
       } catch (const std::exception& e) {
-        log("cannot update " + (dir / "seen.json").string() + ": " + e.what());
+        warn("cannot update " + (dir / "seen.json").string() + ": " + e.what());
       }
     }
   }
@@ -259,7 +263,7 @@ class Runner {
           std::lock_guard lock(mu_);
           ++stats_.generator_errors;
         }
-        log("generator failed on case " + std::to_string(index) + ": " + e.what());
+        warn("generator failed on case " + std::to_string(index) + ": " + e.what());
         continue;
       }
       it.gen_us = micros_since(t0);
@@ -398,7 +402,7 @@ class Runner {
           std::lock_guard lock(mu_);
           result_.harness_problems.push_back(problem);
         }
-        log("harness problem, not a finding: " + problem);
+        warn("harness problem, not a finding: " + problem);
       }
     }
     if (mine) {
@@ -528,7 +532,7 @@ class Runner {
       log("reduced " + sig + ": ops " + std::to_string(red.before.ops) + " -> " +
           std::to_string(red.after.ops));
     } catch (const std::exception& e) {
-      log("cannot resume the reduction in " + dir.string() + ": " + e.what());
+      warn("cannot resume the reduction in " + dir.string() + ": " + e.what());
     }
   }
 
@@ -600,12 +604,14 @@ class Runner {
       std::lock_guard lock(mu_);
       result_.harness_problems.push_back(problem);
     }
-    log("harness problem, not a finding: " + problem);
+    warn("harness problem, not a finding: " + problem);
   }
 
-  void log(const std::string& line) {
+  void log(const std::string& line) { log(LogLevel::kInfo, line); }
+  void warn(const std::string& line) { log(LogLevel::kWarning, line); }
+  void log(LogLevel level, const std::string& line) {
     std::lock_guard out(out_mu_);
-    if (cb_.on_log) cb_.on_log(line);
+    if (cb_.on_log) cb_.on_log(level, line);
   }
 
   static constexpr std::uint64_t kFirstBatchCases = 4;

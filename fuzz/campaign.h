@@ -219,6 +219,10 @@ struct Progress {
   double last_new_finding_s = -1;
 };
 
+/// How much a log line of a campaign matters: warnings are about the environment or the
+/// harness (files that cannot be written, a generator failure), info about the campaign's work.
+enum class LogLevel { kInfo, kWarning };
+
 /// Observers of a running campaign.
 struct CampaignCallbacks {
   /// Called on the calling thread every `progress_interval`, and once at the end.
@@ -228,8 +232,8 @@ struct CampaignCallbacks {
   std::function<void(const Finding&)> on_finding;
   /// Every case once run (calls are serialized; for tests and tracing).
   std::function<void(const CaseSpec&, const oracle::CaseResult&)> on_case;
-  /// Informational lines ("new signature ... at case k; reducing") (calls are serialized).
-  std::function<void(const std::string&)> on_log;
+  /// Log lines: info ("new finding ... at case k") and warnings (calls are serialized).
+  std::function<void(LogLevel, const std::string&)> on_log;
 };
 
 /// Runs a campaign until its budget is spent or `options.stop` is set. Throws CampaignError on

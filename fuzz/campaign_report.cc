@@ -70,10 +70,8 @@ nlohmann::json phases_json(const CampaignResult& r, const CampaignOptions& o) {
 
 }  // namespace
 
-nlohmann::json to_json(const CampaignResult& r, const CampaignOptions& o) {
+nlohmann::json stats_json(const CampaignStats& s) {
   using nlohmann::json;
-  const auto& s = r.stats;
-  const double secs = std::max(1e-9, r.elapsed.count() / 1000.0);
   json verdicts = json::object();
   // Every stage of the pipeline, even one nothing was attributed to: the keys are the stage list.
   json stages = json::object();
@@ -93,48 +91,10 @@ nlohmann::json to_json(const CampaignResult& r, const CampaignOptions& o) {
     verdicts[std::string(oracle::verdict_kind_name(kind))] = {{"total", s.count(kind)},
                                                               {"stages", per_stage}};
   }
-  json findings = json::array();
-  for (const auto& f : r.findings) {
-    findings.push_back({{"signature", f.signature},
-                        {"case", f.case_index},
-                        {"gen_seed", f.gen_seed},
-                        {"summary", f.summary},
-                        {"flags", f.flags},
-                        {"bundle", f.bundle_dir},
-                        {"replay", f.replay},
-                        {"found_after_s", f.found_after_s},
-                        {"reduction",
-                         {{"steps", f.reduction.steps},
-                          {"minimal", f.reduction.minimal},
-                          {"elapsed_s", f.reduction.elapsed.count() / 1000.0},
-                          {"before", to_json(f.reduction.before)},
-                          {"after", to_json(f.reduction.after)}}}});
-  }
-  std::vector<std::string> injected;
-  for (const auto& row : aot::bug_table()) {
-    if (o.base.aot.bugs.on(row.bug)) injected.emplace_back(row.name);
-  }
-  const double n = std::max<double>(1, static_cast<double>(s.cases));
   return {
-      {"seed", o.seed},
-      {"shard", std::to_string(o.shard.index) + "/" + std::to_string(o.shard.count)},
-      {"jobs", o.jobs},
-      {"swarm", o.swarm},
-      {"policy", generator::describe(o.policy)},
-      {"inject", injected},
-      {"elapsed_s", secs},
-      {"interrupted", r.interrupted},
       {"cases", s.cases},
-      {"cases_per_s", static_cast<double>(s.cases) / secs},
-      {"generator_errors", s.generator_errors},
-      {"over_budget", s.over_budget},
       {"verdicts", verdicts},
       {"stages", stages},
-      {"findings",
-       {{"cases", s.finding_cases},
-        {"unique", r.unique_signatures()},
-        {"new", findings},
-        {"known", r.known_seen}}},
       {"features",
        {{"ops", s.ops},
         {"inputs", s.inputs},
@@ -157,6 +117,52 @@ nlohmann::json to_json(const CampaignResult& r, const CampaignOptions& o) {
         {"api_unpacked", s.api_unpacked},
         {"interface_c", s.interface_c},
         {"storage_reuse", s.storage_reuse_on}}},
+  };
+}
+
+nlohmann::json to_json(const CampaignResult& r, const CampaignOptions& o) {
+  using nlohmann::json;
+  const auto& s = r.stats;
+  const double secs = std::max(1e-9, r.elapsed.count() / 1000.0);
+  json findings = json::array();
+  for (const auto& f : r.findings) {
+    findings.push_back({{"signature", f.signature},
+                        {"case", f.case_index},
+                        {"gen_seed", f.gen_seed},
+                        {"summary", f.summary},
+                        {"flags", f.flags},
+                        {"bundle", f.bundle_dir},
+                        {"replay", f.replay},
+                        {"found_after_s", f.found_after_s},
+                        {"reduction",
+                         {{"steps", f.reduction.steps},
+                          {"minimal", f.reduction.minimal},
+                          {"elapsed_s", f.reduction.elapsed.count() / 1000.0},
+                          {"before", to_json(f.reduction.before)},
+                          {"after", to_json(f.reduction.after)}}}});
+  }
+  std::vector<std::string> injected;
+  for (const auto& row : aot::bug_table()) {
+    if (o.base.aot.bugs.on(row.bug)) injected.emplace_back(row.name);
+  }
+  const double n = std::max<double>(1, static_cast<double>(s.cases));
+  json j = {
+      {"seed", o.seed},
+      {"shard", std::to_string(o.shard.index) + "/" + std::to_string(o.shard.count)},
+      {"jobs", o.jobs},
+      {"swarm", o.swarm},
+      {"policy", generator::describe(o.policy)},
+      {"inject", injected},
+      {"elapsed_s", secs},
+      {"interrupted", r.interrupted},
+      {"cases_per_s", static_cast<double>(s.cases) / secs},
+      {"generator_errors", s.generator_errors},
+      {"over_budget", s.over_budget},
+      {"findings",
+       {{"cases", s.finding_cases},
+        {"unique", r.unique_signatures()},
+        {"new", findings},
+        {"known", r.known_seen}}},
       {"mean_time_us",
        {{"pipeline", static_cast<double>(s.pipeline_us) / n},
         {"compile", static_cast<double>(s.compile_us) / n},
@@ -165,6 +171,8 @@ nlohmann::json to_json(const CampaignResult& r, const CampaignOptions& o) {
       {"phases", phases_json(r, o)},
       {"harness_problems", r.harness_problems},
   };
+  j.update(stats_json(s));
+  return j;
 }
 
 std::string format_progress(const Progress& p) {

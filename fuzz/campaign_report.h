@@ -9,6 +9,10 @@
 
 namespace aotfuzz::fuzz {
 
+/// cases, verdicts (per kind: total and per stage), stages (totals), features (generated graph
+/// features) and options (pipeline options drawn): the parts of the --stats JSON that the
+/// campaign records of a findings directory also hold (status_files.h).
+nlohmann::json stats_json(const CampaignStats& stats);
 /// The --stats JSON: options, counts per verdict kind and stage, throughput, features, findings.
 nlohmann::json to_json(const CampaignResult& result, const CampaignOptions& options);
 

@@ -19,6 +19,8 @@ std::time_t file_time(const fs::path& path) {
   return ::stat(path.c_str(), &st) == 0 ? st.st_mtime : 0;
 }
 
+}  // namespace
+
 std::string utc(std::time_t t) {
   if (t == 0) return "-";
   char buf[32];
@@ -27,8 +29,6 @@ std::string utc(std::time_t t) {
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
 }
-
-}  // namespace
 
 std::vector<BundleSummary> list_bundles(const fs::path& dir) {
   std::vector<BundleSummary> out;
@@ -44,6 +44,7 @@ std::vector<BundleSummary> list_bundles(const fs::path& dir) {
       const auto j = nlohmann::json::parse(read_text_file(verdict));
       b.signature = j.value("signature", "");
       b.replay = j.value("replay", "");
+      if (j.contains("verdict")) b.verdict_summary = j.at("verdict").value("summary", "");
       const auto& reduction = j.at("info").at("reduction");
       b.reduction_complete = reduction.value("complete", true);
       b.reduced_ops = reduction.at("after").value("ops", -1);

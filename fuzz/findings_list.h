@@ -25,6 +25,8 @@ struct BundleSummary {
   /// The reduction ended (a killed campaign leaves it to the next one).
   bool reduction_complete = true;
   std::string replay;
+  /// The reduced graph's verdict, one line (verdict.json's verdict.summary).
+  std::string verdict_summary;
   /// After rerun(): whether the reduced graph still gives the bundle's verdict.
   std::optional<bool> reproduces;
   std::string rerun_detail;
@@ -37,6 +39,9 @@ std::vector<BundleSummary> list_bundles(const std::filesystem::path& dir);
 /// Replays `bundle`'s reduced.relay against its header's replay lines with the current build,
 /// sets `reproduces`, and records the result in its seen.json ("rerun": {"time", "reproduces"}).
 void rerun_bundle(BundleSummary& bundle, const ReplayOverride& override = {});
+
+/// "2026-12-02T01:07:43Z"; "-" for 0.
+std::string utc(std::time_t t);
 
 /// One line per bundle and a header, for humans.
 std::string findings_table(const std::vector<BundleSummary>& bundles);

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -9,6 +10,7 @@
 #include <system_error>
 
 #include "fuzz/bundle.h"
+#include "fuzz/campaign_report.h"
 #include "oracle/verdict.h"
 
 namespace aotfuzz::fuzz {
@@ -108,6 +110,68 @@ std::string plot_data_row(const StatusSnapshot& s) {
   return buf;
 }
 
+std::vector<PlotRow> parse_plot_data(const std::string& text) {
+  std::vector<PlotRow> rows;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    PlotRow r;
+    long long t = 0;
+    unsigned long long c = 0, u = 0, f = 0, m = 0, ft = 0, st = 0;
+    char tail = 0;
+    if (std::sscanf(line.c_str(), "%lld, %lf, %llu, %lf, %llu, %llu, %llu, %llu, %llu %c", &t,
+                    &r.relative_time, &c, &r.cases_per_sec, &u, &f, &m, &ft, &st, &tail) != 9) {
+      continue;
+    }
+    r.unix_time = static_cast<std::time_t>(t);
+    r.cases = c;
+    r.unique_signatures = u;
+    r.finding_cases = f;
+    r.multi_output_cases = m;
+    r.fused_tuple_param_cases = ft;
+    r.structure_cases = st;
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+nlohmann::json campaign_record(const StatusSnapshot& s) {
+  nlohmann::json j = stats_json(s.stats);
+  j.update({{"start_time", s.start_time},
+            {"last_update", s.now},
+            {"seed", s.seed},
+            {"jobs", s.jobs},
+            {"elapsed_s", s.progress.elapsed_s},
+            {"cases_per_s", rate(s)},
+            {"finding_cases", s.progress.finding_cases},
+            {"unique_signatures", s.progress.unique_signatures},
+            {"last_new_finding", s.last_new_finding}});
+  return j;
+}
+
+std::vector<nlohmann::json> read_campaign_records(const fs::path& dir) {
+  std::vector<nlohmann::json> records;
+  std::error_code ec;
+  fs::directory_iterator it(dir / "campaigns", ec);
+  if (ec) return records;
+  for (const auto& entry : it) {
+    const fs::path& p = entry.path();
+    if (p.extension() != ".json" || p.filename().string().front() == '.') continue;
+    try {
+      auto j = nlohmann::json::parse(read_text_file(p));
+      if (j.is_object() && j.contains("start_time")) records.push_back(std::move(j));
+    } catch (const std::exception&) {
+      // Not a record of ours: the report shows the others.
+    }
+  }
+  std::sort(records.begin(), records.end(), [](const auto& a, const auto& b) {
+    return std::make_pair(a.value("start_time", 0LL), a.dump()) <
+           std::make_pair(b.value("start_time", 0LL), b.dump());
+  });
+  return records;
+}
+
 StatusFiles::StatusFiles(fs::path dir) : dir_(std::move(dir)) {
   std::ifstream in(dir_ / "plot_data");
   std::string line;
@@ -124,6 +188,11 @@ void StatusFiles::update(const StatusSnapshot& s) {
   plot_ += plot_data_row(s) + "\n";
   write_file_atomically(dir_ / "plot_data", std::string(kPlotDataHeader) + "\n" + plot_);
   write_file_atomically(dir_ / "fuzzer_stats", fuzzer_stats_text(s));
+  fs::create_directories(dir_ / "campaigns");
+  write_file_atomically(dir_ / "campaigns" /
+                            (std::to_string(s.start_time) + "-" + std::to_string(::getpid()) +
+                             ".json"),
+                        campaign_record(s).dump(2) + "\n");
 }
 
 SeenRecord read_seen(const fs::path& bundle_dir) {

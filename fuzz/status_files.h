@@ -2,13 +2,15 @@
 // findings directory, each replaced atomically (written aside, then renamed) so a reader or a
 // kill -9 never sees half of one: `fuzzer_stats` (key : value lines, as AFL++'s) and `plot_data`
 // (one comma-separated row per interval, kept across the campaigns that write into the
-// directory). Also each bundle's `seen.json`: when and how often its signature was seen.
+// directory), and a record of each campaign under `campaigns/`. Also each bundle's `seen.json`:
+// when and how often its signature was seen.
 #pragma once
 
 #include <cstdint>
 #include <ctime>
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -43,6 +45,26 @@ extern const char* const kPlotDataHeader;
 /// One row of `plot_data`: unix_time, relative_time, cases, cases_per_sec, unique_signatures,
 /// finding_cases, multi_output_cases, fused_tuple_param_cases, structure_cases.
 std::string plot_data_row(const StatusSnapshot& s);
+
+/// A campaign's record, `campaigns/<start_time>-<pid>.json` in the findings directory, rewritten
+/// with the status files: stats_json() of its statistics so far plus start_time, last_update,
+/// seed, jobs, elapsed_s, cases_per_s, finding_cases, unique_signatures and last_new_finding.
+/// `aotfuzz report` sums them over the campaigns that wrote into the directory.
+nlohmann::json campaign_record(const StatusSnapshot& s);
+/// The records under `dir/campaigns`, by start time; unreadable files are skipped.
+std::vector<nlohmann::json> read_campaign_records(const std::filesystem::path& dir);
+
+/// A row of `plot_data`, as plot_data_row() writes it.
+struct PlotRow {
+  std::time_t unix_time = 0;
+  double relative_time = 0;
+  std::uint64_t cases = 0;
+  double cases_per_sec = 0;
+  std::uint64_t unique_signatures = 0, finding_cases = 0, multi_output_cases = 0,
+                fused_tuple_param_cases = 0, structure_cases = 0;
+};
+/// The rows of a `plot_data` text; comments and malformed lines are skipped.
+std::vector<PlotRow> parse_plot_data(const std::string& text);
 
 /// The status files of one campaign in `dir`: the rows already in `dir/plot_data` (earlier
 /// campaigns) are kept, and each update rewrites both files atomically.

@@ -31,5 +31,31 @@ TEST(FuzzOutput, AClosedStdoutMovesFindingsAndTheSummaryToStderrAndKeepsTheExitC
   EXPECT_TRUE(std::filesystem::is_directory(findings));
 }
 
+TEST(FuzzOutput, QuietAndTheLogLevelSilenceTheLogButNotTheFindingsOrTheSummary) {
+  oracle::TempDir dir("aotfuzz-cli-test");
+  auto campaign = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"fuzz", "--cases", "20", "--jobs", "1", "--seed", "1",
+                                     "--inject", "tuple-arg-first-field", "--no-reduce",
+                                     "--findings", dir.file("f" + std::to_string(extra.size())).string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_aotfuzz(args);
+  };
+  const oracle::RunResult loud = campaign({});
+  EXPECT_EQ(loud.exit_code, 1) << loud.stderr_text;
+  EXPECT_NE(loud.stderr_text.find("aotfuzz: new finding arity:codegen:kernel"), std::string::npos)
+      << loud.stderr_text;
+  for (const std::vector<std::string>& extra :
+       {std::vector<std::string>{"--quiet"}, std::vector<std::string>{"--log-level", "warn"}}) {
+    const oracle::RunResult r = campaign(extra);
+    EXPECT_EQ(r.exit_code, 1) << extra[0] << "\n" << r.stderr_text;
+    EXPECT_EQ(r.stderr_text.find("new finding"), std::string::npos) << extra[0];
+    EXPECT_NE(r.stdout_text.find("finding: arity:codegen:kernel"), std::string::npos) << extra[0];
+    EXPECT_NE(r.stdout_text.find("aotfuzz fuzz: seed 1, shard"), std::string::npos) << extra[0];
+  }
+  const oracle::RunResult bad = run_aotfuzz({"fuzz", "--cases", "1", "--log-level", "loud"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(line_count(bad.stderr_text), 1) << bad.stderr_text;
+}
+
 }  // namespace
 }  // namespace aotfuzz::cli::test

@@ -163,7 +163,7 @@ TEST(Campaign, FindingIsBundledAtomicallyAndAResumedCampaignAddsNoDuplicate) {
   EXPECT_TRUE(f.bundle_written);
   EXPECT_EQ(first.exit_code(), 1);
   EXPECT_EQ(entries(findings),
-            (std::set<std::string>{"arity_codegen_kernel", "fuzzer_stats", "plot_data"}));
+            (std::set<std::string>{"arity_codegen_kernel", "campaigns", "fuzzer_stats", "plot_data"}));
   const fs::path bundle = findings / "arity_codegen_kernel";
   EXPECT_EQ(f.bundle_dir, bundle.string());
   for (const char* name : {"original.relay", "reduced.relay", "verdict.json", "inputs.txt",
@@ -193,7 +193,7 @@ TEST(Campaign, FindingIsBundledAtomicallyAndAResumedCampaignAddsNoDuplicate) {
   EXPECT_EQ(second.known_seen, std::set<std::string>{"arity:codegen:kernel"});
   EXPECT_EQ(second.exit_code(), 1);
   EXPECT_EQ(entries(findings),
-            (std::set<std::string>{"arity_codegen_kernel", "fuzzer_stats", "plot_data"}));
+            (std::set<std::string>{"arity_codegen_kernel", "campaigns", "fuzzer_stats", "plot_data"}));
   EXPECT_EQ(fs::last_write_time(bundle / "verdict.json"), before);
 }
 
@@ -208,7 +208,7 @@ TEST(Campaign, AFindingIsOnDiskBeforeItsReductionAndTheNextCampaignFinishesIt) {
   o.stop = &stop;
   bool bundle_before_reduction = false;
   CampaignCallbacks cb;
-  cb.on_log = [&](const std::string& line) {
+  cb.on_log = [&](LogLevel, const std::string& line) {
     if (line.rfind("new finding", 0) == 0) stop = true;
   };
   cb.on_finding = [&](const Finding&) { bundle_before_reduction = fs::exists(bundle); };
@@ -228,12 +228,12 @@ TEST(Campaign, AFindingIsOnDiskBeforeItsReductionAndTheNextCampaignFinishesIt) {
   o.stop = nullptr;
   std::vector<std::string> logs;
   CampaignCallbacks cb2;
-  cb2.on_log = [&](const std::string& line) { logs.push_back(line); };
+  cb2.on_log = [&](LogLevel, const std::string& line) { logs.push_back(line); };
   CampaignResult second = run_campaign(o, cb2);
   EXPECT_TRUE(second.findings.empty());
   EXPECT_TRUE(incomplete_bundles(findings).empty());
   EXPECT_EQ(entries(findings),
-            (std::set<std::string>{"arity_codegen_kernel", "fuzzer_stats", "plot_data"}));
+            (std::set<std::string>{"arity_codegen_kernel", "campaigns", "fuzzer_stats", "plot_data"}));
   const std::string done = test_support::read_text((bundle / "reduced.relay").string());
   EXPECT_EQ(done.find("(not fully reduced)"), std::string::npos) << done;
   EXPECT_NE(done.find("// origin: aotfuzz fuzz --seed 1, case"), std::string::npos) << done;

@@ -72,7 +72,8 @@ TEST(StatusFiles, PlotDataKeepsTheRowsOfEarlierCampaignsAndAddsOnePerUpdate) {
   // Written aside and renamed: no temporary file is left.
   std::set<std::string> names;
   for (const auto& e : fs::directory_iterator(dir.path())) names.insert(e.path().filename());
-  EXPECT_EQ(names, (std::set<std::string>{"fuzzer_stats", "plot_data"}));
+  EXPECT_EQ(names, (std::set<std::string>{"campaigns", "fuzzer_stats", "plot_data"}));
+  EXPECT_EQ(test_support::count_entries(dir.path() / "campaigns"), 1u);
 }
 
 TEST(StatusFiles, SeenRecordsAddUpAcrossCampaigns) {
@@ -102,7 +103,15 @@ TEST(StatusFiles, ACampaignWritesItsStatusFilesAndEachBundleCountsItsHits) {
   ASSERT_FALSE(r.findings.empty());
   const auto stats = lines_of(dir.path() / "fuzzer_stats");
   EXPECT_NE(std::find(stats.begin(), stats.end(), "cases_done              : 40"), stats.end());
-  EXPECT_GE(lines_of(dir.path() / "plot_data").size(), 2u);
+  // The header, a row at the start (no cases yet) and at least the final one.
+  const auto rows = parse_plot_data(read_text_file(dir.path() / "plot_data"));
+  ASSERT_GE(rows.size(), 2u);
+  EXPECT_EQ(rows.front().cases, 0u);
+  EXPECT_EQ(rows.back().cases, 40u);
+  const auto records = read_campaign_records(dir.path());
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].at("cases").get<std::uint64_t>(), 40u);
+  EXPECT_EQ(records[0].at("seed").get<std::uint64_t>(), 3u);
 
   const auto bundles = list_bundles(dir.path());
   ASSERT_EQ(bundles.size(), r.findings.size());

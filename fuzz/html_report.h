@@ -1,0 +1,47 @@
+// `aotfuzz report DIR`: one self-contained static HTML page for a findings directory, across all
+// the campaigns that wrote into it. Read from what campaigns leave there (status_files.h):
+// `plot_data` for the plots over time, `campaigns/*.json` for verdicts by kind and stage and the
+// generator's feature coverage, and the bundles (findings_list.h) with their reduced graphs'
+// pictures. The page has no script and loads nothing: plots and bars are inline SVG, and each
+// bundle's picture is its reduced.svg inlined.
+#pragma once
+
+#include <ctime>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "fuzz/findings_list.h"
+#include "fuzz/status_files.h"
+
+namespace aotfuzz::fuzz {
+
+struct ReportBundle {
+  BundleSummary summary;
+  /// The reduced graph's picture (reduced.svg from its `<svg` on), empty when the bundle has
+  /// none (graphviz was not installed) or it holds a script.
+  std::string svg;
+};
+
+/// Everything the page shows.
+struct ReportInput {
+  std::filesystem::path dir;
+  std::vector<PlotRow> plot;
+  std::vector<nlohmann::json> campaigns;
+  std::vector<ReportBundle> bundles;
+  /// When the page was made (unix time), printed in its header.
+  std::time_t generated = 0;
+};
+
+/// Reads `dir`. Throws std::system_error when `dir` cannot be read; missing parts (no plot_data,
+/// no campaign records, no bundles) leave theirs empty.
+ReportInput load_report_input(const std::filesystem::path& dir);
+
+/// The page. Deterministic for a given input.
+std::string render_report(const ReportInput& input);
+
+/// `text` with &, <, >, " and ' escaped for HTML text and attribute values.
+std::string html_escape(const std::string& text);
+
+}  // namespace aotfuzz::fuzz

@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""`aotfuzz report` in a real browser: three campaigns with injected bugs write into one findings
+directory, the page is rendered by headless Chromium, and the test checks that it loaded with no
+console message, that it loads nothing from outside, and that its screenshot shows the plots (the
+colours of their lines) and the bundles' pictures (the fill colour graphviz gives the first
+target's regions). Usage: report_in_browser.py AOTFUZZ CHROMIUM WORK_DIR
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+from PIL import Image
+
+AOTFUZZ, CHROMIUM, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
+
+# Each campaign's seed and flags; together their findings fill at least ten bundles. Without
+# the structural check, a buggy merge shows as PartitionGraph refusing what it made.
+CAMPAIGNS = [
+    (1, ["--inject", "tuple-arg-first-field", "--inject", "dropped-duplicate-output",
+         "--inject", "merge-visit-order"]),
+    (2, ["--inject", "swapped-output-order", "--inject", "reuse-live-storage",
+         "--inject", "fuse-stops-at-tuple-get-item"]),
+    (5, ["--inject", "stale-unpacked-arg", "--inject", "merge-siblings", "--no-structure"]),
+]
+MIN_BUNDLES = 10
+
+# Line colours of the three plots (fuzz/html_report.cc) and graphviz's fill for the regions of
+# the first target (ir/dot.cc's palette).
+PLOT_COLOURS = {"throughput": (0xd6, 0x27, 0x28), "unique findings": (0x1f, 0x77, 0xb4),
+                "multi-output cases": (0x2c, 0xa0, 0x2c)}
+REGION_FILL = (0x8d, 0xd3, 0xc7)
+
+
+def fail(message):
+    print("FAIL: " + message)
+    sys.exit(1)
+
+
+def run(argv, **kwargs):
+    return subprocess.run(argv, capture_output=True, text=True, timeout=600, **kwargs)
+
+
+def render(page, screenshot, height):
+    """Chromium's console messages while loading `page`, and its screenshot."""
+    profile = os.path.join(WORK, "profile")
+    shutil.rmtree(profile, ignore_errors=True)
+    r = run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+             "--user-data-dir=" + profile, "--enable-logging=stderr", "--v=0",
+             "--hide-scrollbars", "--window-size=1400,%d" % height,
+             "--screenshot=" + screenshot, "file://" + os.path.abspath(page)])
+    if not os.path.exists(screenshot):
+        fail("chromium made no screenshot (exit %d):\n%s" % (r.returncode, r.stderr))
+    return [line for line in r.stderr.splitlines() if ":CONSOLE" in line]
+
+
+def pixels_near(colours, colour, tolerance=12):
+    return sum(n for n, c in colours if all(abs(c[i] - colour[i]) <= tolerance for i in range(3)))
+
+
+def main():
+    shutil.rmtree(WORK, ignore_errors=True)
+    os.makedirs(WORK)
+    findings = os.path.join(WORK, "findings")
+
+    # The console check itself must see a console error when there is one.
+    bad = os.path.join(WORK, "bad.html")
+    with open(bad, "w") as f:
+        f.write("<!DOCTYPE html><body><script>console.error('planted')</script></body>")
+    if not any("planted" in line for line in render(bad, os.path.join(WORK, "bad.png"), 300)):
+        fail("the console check saw nothing on a page that logs an error")
+
+    for seed, flags in CAMPAIGNS:
+        r = run([AOTFUZZ, "fuzz", "--cases", "1500", "--seed", str(seed), "--jobs", "2",
+                 "--findings", findings] + flags)
+        if r.returncode != 1:
+            fail("campaign %d exited %d, not 1 (findings):\n%s" % (seed, r.returncode, r.stderr))
+    bundles = [d for d in os.listdir(findings)
+               if os.path.exists(os.path.join(findings, d, "verdict.json"))]
+    if len(bundles) < MIN_BUNDLES:
+        fail("the fixture has %d bundles, not %d: %s" % (len(bundles), MIN_BUNDLES, bundles))
+    if len(os.listdir(os.path.join(findings, "campaigns"))) != len(CAMPAIGNS):
+        fail("not one campaign record per campaign")
+
+    page = os.path.join(WORK, "report.html")
+    r = run([AOTFUZZ, "report", findings, "--out", page])
+    if r.returncode != 0:
+        fail("aotfuzz report exited %d: %s" % (r.returncode, r.stderr))
+    html = open(page).read()
+    rows = len(re.findall(r'<tr class="bundle"', html))
+    if rows != len(bundles):
+        fail("%d bundle rows for %d bundles" % (rows, len(bundles)))
+    outside = re.findall(r'(?:src|href)\s*=\s*"(?!#)[^"]*"|<script|<link|@import|url\(', html)
+    if outside:
+        fail("the page loads or runs something: %s" % outside[:5])
+
+    shot = os.path.join(WORK, "report.png")
+    console = render(page, shot, 9000)
+    if console:
+        fail("console messages while loading the page:\n" + "\n".join(console))
+    image = Image.open(shot).convert("RGB")
+    colours = image.getcolors(image.width * image.height)
+    for name, colour in PLOT_COLOURS.items():
+        n = pixels_near(colours, colour)
+        if n < 200:
+            fail("the %s plot shows %d pixels of its line colour" % (name, n))
+    fill = pixels_near(colours, REGION_FILL)
+    # A region box of a reduced graph's picture is some thousands of pixels at 360 px wide.
+    if fill < 1000 * MIN_BUNDLES // 2:
+        fail("the bundle pictures show only %d pixels of region fill" % fill)
+    print("ok: %d bundles from %d campaigns, %d console messages, region fill %d px"
+          % (len(bundles), len(CAMPAIGNS), len(console), fill))
+
+
+main()
