@@ -4,6 +4,30 @@
 
 namespace aotfuzz::aot::detail {
 
+namespace {
+
+// Injected bug kExternalBindsInTraversalOrder: the name each parameter reads, numbered by where
+// the body's post-order walk first meets it (parameters it never meets keep the rest, in order).
+// Only for tensor parameters, one C argument each.
+std::vector<std::string> names_in_traversal_order(const ir::Function& fn) {
+  const auto& params = fn->params();
+  std::vector<std::size_t> position(params.size(), params.size());
+  std::size_t next = 0;
+  for (const auto& node : fn->body_order()) {
+    for (std::size_t p = 0; p < params.size(); ++p) {
+      if (node.get() == params[p].get() && position[p] == params.size()) position[p] = next++;
+    }
+  }
+  for (auto& p : position) {
+    if (p == params.size()) p = next++;
+  }
+  std::vector<std::string> names;
+  for (std::size_t p : position) names.push_back("in" + std::to_string(p));
+  return names;
+}
+
+}  // namespace
+
 void emit_external(CWriter& w, const Callee& callee, const Options& options) {
   const std::size_t n_in = callee.inputs.size();
   const std::size_t n = n_in + callee.outputs.size();
@@ -16,6 +40,10 @@ void emit_external(CWriter& w, const Callee& callee, const Options& options) {
     (is_in ? in_names : out_names).push_back(name);
     if (i) params += ", ";
     params += (is_in ? "const " : "") + std::string(c_type(type->dtype())) + "* " + name;
+  }
+  if (options.bugs.on(Bug::kExternalBindsInTraversalOrder) &&
+      callee.fn->params().size() == n_in) {
+    in_names = names_in_traversal_order(callee.fn);
   }
   const std::string inner = callee.name + "_";
   const auto target = callee.fn->attrs().get_string("Compiler").value_or("?");
