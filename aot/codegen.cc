@@ -2,6 +2,8 @@
 // the generated files from the per-construct emitters.
 #include "aot/codegen.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <unordered_map>
 
 #include "aot/codegen_internal.h"
@@ -203,11 +205,20 @@ CSources generate_c(const ir::Module& fused, const Options& options) {
            std::to_string((plan.workspace_bytes + 7) / 8) + "];");
     w.line();
   }
-  for (const auto& c : table.callees) {
-    if (c.external) {
-      detail::emit_external(w, c, options);
+  std::vector<const detail::Callee*> definitions;
+  for (const auto& c : table.callees) definitions.push_back(&c);
+  if (options.bugs.on(Bug::kNondeterministicFunctionOrder) && !definitions.empty()) {
+    // Bug: the order depends on state outside the module, here the number of modules this
+    // thread built before (as a counter or a pointer-keyed container kept across builds would).
+    thread_local std::uint64_t builds = 0;
+    const auto shift = static_cast<std::ptrdiff_t>(builds++ % definitions.size());
+    std::rotate(definitions.begin(), definitions.begin() + shift, definitions.end());
+  }
+  for (const detail::Callee* c : definitions) {
+    if (c->external) {
+      detail::emit_external(w, *c, options);
     } else {
-      detail::emit_kernel(w, c, options);
+      detail::emit_kernel(w, *c, options);
     }
   }
   detail::emit_executor(w, plan, step_callees, options);

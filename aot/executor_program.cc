@@ -81,6 +81,11 @@ ExecutorProgram make_program(Plan&& plan, const std::vector<const detail::Callee
       }
     }
     for (auto& r : step.results) call.slots.push_back(take<kMove>(r));
+    if (!call.packed && !call.slots.empty() && options.bugs.on(Bug::kUnpackedExtraArg)) {
+      // Bug: one more argument than the callee declares (its last one again).
+      TensorRef extra = call.slots.back();
+      call.slots.push_back(std::move(extra));
+    }
     if (call.packed) {
       program.stack_size = std::max(
           {program.stack_size, call.slots.size(), callee.inputs.size() + callee.outputs.size()});

@@ -212,6 +212,9 @@ void add_pipeline_flags(CLI::App* app, PipelineFlags& f, bool toolchain) {
   add_flag_pair(app, "structure", f.structure,
                 "Check every pass's module against TVM v0.8's rules (the reference passes; "
                 "default on)");
+  add_flag_pair(app, "determinism", f.determinism,
+                "Generate the C twice (the second time from a copy of the module with fresh "
+                "nodes) and require the same bytes (default on)");
   app->add_flag("--no-run", f.no_run,
                 "Stages and static checks only, nothing compiled or run (--sut tvm: TVM "
                 "partitions, the modules are compared, nothing is built)");
@@ -299,6 +302,7 @@ oracle::CaseOptions case_options(const PipelineFlags& f) {
                                                                    : f.memory_budget_mib << 20;
   o.in_process_only = f.no_run;
   o.check_structure = f.structure;
+  o.check_determinism = f.determinism;
   if (f.sut == "tvm" && o.aot.bugs.any()) {
     throw CommandError(
         kBadInput, "--inject changes the builtin pipeline only; it has no meaning with --sut tvm");

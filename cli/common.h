@@ -76,6 +76,7 @@ struct PipelineFlags {
   std::uint32_t ulp = 0;
   bool no_run = false;
   bool structure = true;
+  bool determinism = true;
   std::string sut = "builtin";
   std::string tvm_home;  ///< empty: $AOTFUZZ_TVM_HOME
   std::string tvm_fixed_home;

@@ -48,6 +48,8 @@ struct PipelineChoice {
   std::optional<aot::Options::Interface> interface;
   std::optional<bool> storage_reuse;
   std::optional<int> max_fuse_depth;
+  /// The determinism oracle on every case (or none); else on one case in eight.
+  std::optional<bool> determinism;
 };
 
 /// How cases are compiled and run.

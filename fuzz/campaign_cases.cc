@@ -70,6 +70,8 @@ CaseSpec make_case(const CampaignOptions& options, std::uint64_t index) {
   // case in eight: FuseOps' size limit is otherwise never reached by graphs of a few ops.
   const bool small_depth = orng.chance(0.125);
   const int depth = 2 + static_cast<int>(orng.below(3));
+  // The determinism oracle generates the C twice, a tenth of a case's time: one case in eight.
+  const bool determinism = orng.chance(0.125);
   using Api = aot::Options::Api;
   using Interface = aot::Options::Interface;
   const auto& fixed = options.fixed;
@@ -94,6 +96,7 @@ CaseSpec make_case(const CampaignOptions& options, std::uint64_t index) {
   } else if (small_depth) {
     o.aot.max_fuse_depth = depth;
   }
+  o.check_determinism = fixed.determinism.value_or(determinism);
   s.options = std::move(o);
   return s;
 }

@@ -159,6 +159,12 @@ oracle::CaseOptions parse_case_flags(std::string_view flags) {
     } else if (flag == "--no-structure") {
       no_value();
       o.check_structure = false;
+    } else if (flag == "--determinism") {
+      no_value();
+      o.check_determinism = true;
+    } else if (flag == "--no-determinism") {
+      no_value();
+      o.check_determinism = false;
     } else if (flag == "--sut") {
       std::string v = value();
       auto kind = oracle::parse_sut_kind(v);

@@ -3,6 +3,9 @@
 
 #include "aot/codegen_error.h"
 #include "ir/error.h"
+#include "ir/parser.h"
+#include "ir/printer.h"
+#include "oracle/module_diff.h"
 #include "oracle/harness.h"
 #include "oracle/static_arity.h"
 #include "oracle/tvm_case.h"
@@ -88,6 +91,25 @@ RunLimits case_limits(const ir::Module& annotated, const CaseOptions& options) {
   return limits;
 }
 
+// The determinism oracle: the C of a copy of `fused` made through its text (equal, with fresh
+// nodes at other addresses) must be byte for byte the C already emitted. Output that depends on
+// addresses, hash orders or anything else outside the module is caught here.
+std::optional<Verdict> check_determinism(const ir::Module& fused, const aot::Options& cg,
+                                         const aot::CSources& first) {
+  const ir::Module copy = ir::parse_module(ir::print_module(fused), "fused.relay");
+  const aot::CSources second = aot::generate_c(copy, cg);
+  for (std::size_t i = 0; i < first.files.size(); ++i) {
+    const auto& [name, text] = first.files[i];
+    const std::string& again = i < second.files.size() ? second.files[i].second : std::string();
+    if (text != again) {
+      return Verdict{Stage::kCodegen,
+                     Nondeterministic{unified_diff(text, again, name + " (first)",
+                                                   name + " (second)")}};
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<PreparedCase> prepare_case(const ir::Module& annotated, const CaseOptions& options,
                                          CaseResult& r, const CaseReference* reference) {
   if (options.sut.kind == SutKind::kTvm) return prepare_tvm_case(annotated, options, r);
@@ -102,6 +124,11 @@ std::optional<PreparedCase> prepare_case(const ir::Module& annotated, const Case
   aot::CSources sources;
   try {
     sources = aot::generate_c(stages.output(), cg);
+    if (auto v = options.check_determinism ? check_determinism(stages.output(), cg, sources)
+                                           : std::nullopt) {
+      r.verdict = std::move(*v);
+      return std::nullopt;
+    }
     c.inputs = harness_inputs(annotated, r.inputs);
     c.harness_case = harness_code_c(annotated, cg, c.inputs);
   } catch (const aot::CodegenError& e) {

@@ -46,6 +46,9 @@ struct CaseOptions {
   /// Check every pass's module against TVM v0.8's rules (oracle/structure.h; CLI
   /// --no-structure turns it off).
   bool check_structure = true;
+  /// Generate the C a second time from a copy of the fused module with fresh nodes and require
+  /// the same bytes (the determinism oracle; CLI --no-determinism turns it off).
+  bool check_determinism = true;
   /// Keep the temporary directory (its path is in CaseResult::work_dir).
   bool keep_files = false;
   /// What compiles the graph: the builtin pipeline, or TVM (the builtin pipeline then gives the

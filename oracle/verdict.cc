@@ -14,7 +14,7 @@ using json = nlohmann::json;
 constexpr std::array<std::string_view, kNumVerdictKinds> kKindNames = {
     "pass",    "mismatch",      "arity",          "input-clobbered", "output-unwritten", "crash",
     "timeout", "compile-error", "pipeline-error", "invalid-input",   "toolchain-error",
-    "sut-error", "sut-crash", "fidelity", "structure"};
+    "sut-error", "sut-crash", "fidelity", "structure", "nondeterministic"};
 constexpr std::array<std::string_view, kNumCalleeKinds> kCalleeNames = {"kernel", "external",
                                                                         "executor", "entry"};
 constexpr std::array<std::string_view, 2> kEvidenceNames = {"static", "dynamic"};
@@ -205,6 +205,8 @@ std::string summary(const Verdict& verdict) {
           return head + ": the builtin pipeline's module differs from the system under test's";
         } else if constexpr (std::is_same_v<T, Structure>) {
           return head + ": the module differs from what TVM v0.8's rules give";
+        } else if constexpr (std::is_same_v<T, Nondeterministic>) {
+          return head + ": generating the C twice from one module gave different bytes";
         } else {
           return head + ": " + one_line(d.message);
         }
@@ -257,7 +259,8 @@ nlohmann::json to_json(const Verdict& verdict) {
                              std::is_same_v<T, SutCrash>) {
           j["message"] = d.message;
           if constexpr (std::is_same_v<T, SutError>) j["where"] = d.where;
-        } else if constexpr (std::is_same_v<T, Fidelity> || std::is_same_v<T, Structure>) {
+        } else if constexpr (std::is_same_v<T, Fidelity> || std::is_same_v<T, Structure> ||
+                             std::is_same_v<T, Nondeterministic>) {
           j["diff"] = d.diff;
         }
       },
@@ -329,6 +332,9 @@ Verdict from_json(const nlohmann::json& j) {
       break;
     case VerdictKind::kStructure:
       v.detail = Structure{r.get<std::string>("diff")};
+      break;
+    case VerdictKind::kNondeterministic:
+      v.detail = Nondeterministic{r.get<std::string>("diff")};
       break;
   }
   return v;

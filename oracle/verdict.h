@@ -33,8 +33,9 @@ enum class VerdictKind {
   kSutCrash,
   kFidelity,
   kStructure,
+  kNondeterministic,
 };
-inline constexpr int kNumVerdictKinds = 15;
+inline constexpr int kNumVerdictKinds = 16;
 
 /// The stage a verdict is attributed to (the first one that diverged); the pipeline driver owns
 /// the list (annotated, one per pass of aot/passes.def, codegen, run).
@@ -59,7 +60,7 @@ enum class ArityEvidence {
 
 /// "pass", "mismatch", "arity", "input-clobbered", "output-unwritten", "crash", "timeout",
 /// "compile-error", "pipeline-error", "invalid-input", "toolchain-error", "sut-error", "sut-crash",
-/// "fidelity", "structure".
+/// "fidelity", "structure", "nondeterministic".
 std::string_view verdict_kind_name(VerdictKind kind);
 std::optional<VerdictKind> parse_verdict_kind(std::string_view name);
 /// "annotated", the passes' names ("merge", "partition", "fuse"), "codegen", "run".
@@ -189,11 +190,19 @@ struct Structure {
   bool operator==(const Structure&) const = default;
 };
 
+/// Generating the C twice from the same module (the second time from a copy with fresh nodes)
+/// gave different bytes: a build is not reproducible, and a cache or a diff of the output breaks
+/// (TVM #10568). `diff` is a unified diff of the first file that differs.
+struct Nondeterministic {
+  std::string diff;
+  bool operator==(const Nondeterministic&) const = default;
+};
+
 /// The payload; alternative i is the VerdictKind with value i.
 using VerdictDetail =
     std::variant<Pass, Mismatch, Arity, InputClobbered, OutputUnwritten, Crash, Timeout,
                  CompileError, PipelineError, InvalidInput, ToolchainError, SutError, SutCrash,
-                 Fidelity, Structure>;
+                 Fidelity, Structure, Nondeterministic>;
 static_assert(std::variant_size_v<VerdictDetail> == kNumVerdictKinds);
 
 /// One verdict: what happened and the stage it is attributed to.

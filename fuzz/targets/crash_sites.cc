@@ -105,6 +105,8 @@ CrashSite crash_site_for(const oracle::Verdict& verdict) {
         default:
           return CrashSite::crash_on_structure_fuse;
       }
+    case VerdictKind::kNondeterministic:
+      return CrashSite::crash_on_nondeterministic_codegen;
     case VerdictKind::kPass:
     case VerdictKind::kInvalidInput:
     case VerdictKind::kToolchainError:

@@ -35,6 +35,9 @@ std::vector<Verdict> examples() {
       Verdict{Stage::kPartition, SutCrash{"the TVM driver was killed by SIGSEGV"}},
       Verdict{Stage::kPartition, Fidelity{"--- builtin/partitioned\n+++ tvm/partitioned\n"}},
       Verdict{Stage::kFuse, Structure{"--- pipeline/fused\n+++ tvm-v0.8-rules/fused\n"}},
+      Verdict{Stage::kCodegen,
+              Nondeterministic{"--- tvmgen_default_lib.c (first)\n+++ tvmgen_default_lib.c "
+                               "(second)\n"}},
   };
 }
 
