@@ -35,8 +35,11 @@ Command register_report(CLI::App& parent) {
     } catch (const std::system_error& e) {
       throw CommandError(kInternal, std::string("report: ") + e.what());
     }
-    std::cout << "report: " << out << " (" << input.campaigns.size() << " campaigns, "
-              << input.bundles.size() << " bundles)\n";
+    auto count = [](std::size_t n, const char* what) {
+      return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+    };
+    std::cout << "report: " << out << " (" << count(input.campaigns.size(), "campaign") << ", "
+              << count(input.bundles.size(), "bundle") << ")\n";
     return static_cast<int>(kOk);
   };
   return c;

@@ -362,9 +362,12 @@ std::string render_report(const ReportInput& in) {
   out += "<title>aotfuzz report: " + html_escape(in.dir.string()) + "</title>\n";
   out += std::string("<style>") + kStyle + "</style></head><body>\n";
   out += "<h1>aotfuzz report: " + html_escape(in.dir.string()) + "</h1>\n";
-  out += "<p id=\"summary\">" + std::to_string(in.campaigns.size()) + " campaigns, " +
-         std::to_string(cases) + " cases in " + fixed(seconds, 1) + " s, " +
-         std::to_string(in.bundles.size()) + " bundles. Made " + utc(in.generated) + ".</p>\n";
+  auto count = [](std::size_t n, const char* what) {
+    return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+  };
+  out += "<p id=\"summary\">" + count(in.campaigns.size(), "campaign") + ", " +
+         count(cases, "case") + " in " + fixed(seconds, 1) + " s, " +
+         count(in.bundles.size(), "bundle") + ". Made " + utc(in.generated) + ".</p>\n";
 
   out += "<h2>Over time</h2>\n";
   if (campaigns.empty()) {
