@@ -152,12 +152,17 @@ nlohmann::json campaign_record(const StatusSnapshot& s) {
 
 std::vector<nlohmann::json> read_campaign_records(const fs::path& dir) {
   std::vector<nlohmann::json> records;
+  std::vector<fs::path> files;
   std::error_code ec;
   fs::directory_iterator it(dir / "campaigns", ec);
   if (ec) return records;
   for (const auto& entry : it) {
     const fs::path& p = entry.path();
-    if (p.extension() != ".json" || p.filename().string().front() == '.') continue;
+    if (p.extension() == ".json" && p.filename().string().front() != '.') files.push_back(p);
+  }
+  // Named <start_time>-<pid>: name order, then start time, gives one order on every machine.
+  std::sort(files.begin(), files.end());
+  for (const auto& p : files) {
     try {
       auto j = nlohmann::json::parse(read_text_file(p));
       if (j.is_object() && j.contains("start_time")) records.push_back(std::move(j));
@@ -165,9 +170,8 @@ std::vector<nlohmann::json> read_campaign_records(const fs::path& dir) {
       // Not a record of ours: the report shows the others.
     }
   }
-  std::sort(records.begin(), records.end(), [](const auto& a, const auto& b) {
-    return std::make_pair(a.value("start_time", 0LL), a.dump()) <
-           std::make_pair(b.value("start_time", 0LL), b.dump());
+  std::stable_sort(records.begin(), records.end(), [](const auto& a, const auto& b) {
+    return a.value("start_time", 0LL) < b.value("start_time", 0LL);
   });
   return records;
 }
