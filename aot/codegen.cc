@@ -55,9 +55,9 @@ CalleeTable resolve_callees(const ir::Module& fused, const std::string& mod_name
 }
 
 CalleeTable resolve_callees(const ir::Module& fused, const std::string& mod_name,
-                            const std::vector<ir::Expr>& main_order) {
+                            const std::vector<ir::Expr>& main_order, BugSet bugs) {
   CalleeTable table;
-  const KernelNames kernel_names(fused, mod_name);
+  const KernelNames kernel_names(fused, mod_name, bugs);
   // Keyed by views of the names where they live (kernel_names, the module's attributes and
   // global vars), all alive until the table is done.
   std::unordered_map<std::string_view, int> by_name;
@@ -171,7 +171,8 @@ CSources generate_c(const ir::Module& fused, const Options& options) {
   storage.bugs = options.bugs;
   const std::vector<ir::Expr>& order = main->body_order();
   const StoragePlan plan = plan_storage(main, storage, order);
-  const detail::CalleeTable table = detail::resolve_callees(fused, options.mod_name, order);
+  const detail::CalleeTable table =
+      detail::resolve_callees(fused, options.mod_name, order, options.bugs);
   if (table.calls.size() != plan.steps.size()) {
     throw CodegenError("internal: " + std::to_string(plan.steps.size()) + " planned calls but " +
                        std::to_string(table.calls.size()) + " resolved");
@@ -199,12 +200,6 @@ CSources generate_c(const ir::Module& fused, const Options& options) {
   for (const auto& c : table.callees) w.line(detail::callee_prototype(c, options));
   w.line(detail::executor_prototype(plan, options) + ";");
   w.line();
-  if (plan.workspace_bytes > 0) {
-    // uint64_t elements keep every sid (offsets are multiples of the alignment) 8-byte aligned.
-    w.line("static uint64_t " + prefix + "_workspace[" +
-           std::to_string((plan.workspace_bytes + 7) / 8) + "];");
-    w.line();
-  }
   std::vector<const detail::Callee*> definitions;
   for (const auto& c : table.callees) definitions.push_back(&c);
   if (options.bugs.on(Bug::kNondeterministicFunctionOrder) && !definitions.empty()) {

@@ -75,9 +75,15 @@ void emit_executor(CWriter& w, const StoragePlan& plan, const std::vector<const 
           shape_ptr = prefix + "_shape_" + std::to_string(it->second);
         }
         const std::string slot = std::to_string(k);
-        calls.line(prefix + "_set_tensor(&" + dl + "[" + slot + "], " + names[k] + ", " +
-                   std::to_string(type->shape().size()) + ", " + shape_ptr + ", " +
-                   dtype_code(type->dtype()) + ", " + dtype_bits(type->dtype()) + ");");
+        if (!call.describes_intermediates &&
+            call.slots[k].buffer.kind == BufferKind::kIntermediate) {
+          // Bug #10374: the rest of the descriptor is whatever the stack held.
+          calls.line(dl + "[" + slot + "].data = " + names[k] + ";");
+        } else {
+          calls.line(prefix + "_set_tensor(&" + dl + "[" + slot + "], " + names[k] + ", " +
+                     std::to_string(type->shape().size()) + ", " + shape_ptr + ", " +
+                     dtype_code(type->dtype()) + ", " + dtype_bits(type->dtype()) + ");");
+        }
         calls.line("stack_value[" + slot + "].v_handle = &" + dl + "[" + slot + "];");
         calls.line("stack_tcode[" + slot + "] = kTVMDLTensorHandle;");
       }
@@ -86,7 +92,12 @@ void emit_executor(CWriter& w, const StoragePlan& plan, const std::vector<const 
     } else {
       std::string list;
       for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-      calls.line("if (" + call.callee + "(" + list + ") != 0) return -1;");
+      if (call.checks_return) {
+        calls.line("if (" + call.callee + "(" + list + ") != 0) return -1;");
+      } else {
+        // Bug #10424: the return code is dropped, as TVM's unpacked calls did.
+        calls.line("(void)" + call.callee + "(" + list + ");");
+      }
     }
   }
   for (const auto& copy : program.copies) {
@@ -96,6 +107,9 @@ void emit_executor(CWriter& w, const StoragePlan& plan, const std::vector<const 
     used.insert(src);
     calls.line("memcpy(" + dst + ", " + src + ", " +
                std::to_string(tensor_bytes(copy.source.type)) + ");");
+  }
+  if (!program.buffers.empty()) {
+    calls.line("if (TVMBackendFreeWorkspace(kDLCPU, 0, workspace) != 0) return -1;");
   }
   calls.line("return 0;");
 
@@ -139,7 +153,10 @@ void emit_executor(CWriter& w, const StoragePlan& plan, const std::vector<const 
     }
   }
   if (!program.buffers.empty()) {
-    w.line("uint8_t* workspace = (uint8_t*)" + prefix + "_workspace;");
+    // Offsets are multiples of the plan's alignment; the allocator aligns the base.
+    w.line("uint8_t* workspace = (uint8_t*)TVMBackendAllocWorkspace(kDLCPU, 0, " +
+           std::to_string(program.workspace_bytes) + ", kDLInt, 8);");
+    w.line("if (workspace == NULL) return -1;");
     for (const auto& b : program.buffers) {
       w.line("void* sid_" + std::to_string(b.sid) + " = workspace + " + std::to_string(b.offset) +
              ";");
@@ -159,6 +176,11 @@ void emit_executor(CWriter& w, const StoragePlan& plan, const std::vector<const 
     w.line("memset(stack_tcode, 0, sizeof(stack_tcode));");
     w.line("ret_tcode = 0;");
     w.line("ret_val.v_int64 = 0;");
+    for (std::size_t s = 0; s < program.calls.size(); ++s) {
+      if (dl_count[s] == 0) continue;
+      const std::string dl = "call_" + std::to_string(s) + "_dl";
+      w.line("AOTFUZZ_POISON(" + dl + ", sizeof(" + dl + "));");
+    }
   }
   w.raw(calls.str());
   w.close();

@@ -65,6 +65,7 @@ void emit_external(CWriter& w, const Callee& callee, const Options& options) {
 
   w.open(packed_signature(callee.name));
   w.line("AOTFUZZ_TRACE_CALL(\"" + callee.name + "\", num_args);");
+  w.line("AOTFUZZ_FAULT_POINT();");
   if (options.check_num_args) w.line("if (num_args != " + std::to_string(n) + ") return -1;");
   w.line("(void)type_codes;");
   w.line("(void)num_args;");

@@ -44,8 +44,10 @@ struct CalleeTable {
 /// Classifies every call of @main; throws CodegenError for a callee outside the fused shape.
 CalleeTable resolve_callees(const ir::Module& fused, const std::string& mod_name);
 /// The same, given `main_order == ir::post_order(fused.main()->body())` already.
+/// `bugs` reaches the kernel names (kKernelNameClash): when two kernels share a name, the table
+/// holds one callee for both, as a C file with one definition per symbol would.
 CalleeTable resolve_callees(const ir::Module& fused, const std::string& mod_name,
-                            const std::vector<ir::Expr>& main_order);
+                            const std::vector<ir::Expr>& main_order, BugSet bugs = {});
 /// expected_call_arity over an already resolved table.
 std::vector<CallSiteInfo> expected_call_arity(const CalleeTable& table, const Options& options);
 

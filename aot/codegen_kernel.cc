@@ -278,6 +278,28 @@ void emit_elementwise_body(CWriter& w, const ir::Function& fn,
 
 namespace {
 
+// What TVM's MakePackedAPI binds for a DLTensor argument (ArgBinder::BindDLTensor): the type
+// code, then ndim before the shape it bounds, dtype and every extent. A kernel refuses a
+// descriptor that disagrees instead of reading through it.
+void emit_argument_check(CWriter& w, const std::string& kernel, std::size_t i,
+                         const ir::Type& type) {
+  const std::string k = std::to_string(i);
+  const std::string t = "((const DLTensor*)args[" + k + "].v_handle)";
+  std::string cond = "type_codes[" + k + "] != kTVMDLTensorHandle || " + t + "->ndim != " +
+                     std::to_string(type->shape().size()) + " || " + t + "->dtype.code != " +
+                     (type->dtype() == ir::DType::kFloat32 ? "kDLFloat" : "kDLInt") + " || " + t +
+                     "->dtype.bits != " + std::to_string(ir::dtype_bytes(type->dtype()) * 8) +
+                     " || " + t + "->dtype.lanes != 1";
+  for (std::size_t d = 0; d < type->shape().size(); ++d) {
+    cond += " || " + t + "->shape[" + std::to_string(d) + "] != " +
+            std::to_string(type->shape()[d]);
+  }
+  w.open("if (" + cond + ")");
+  w.line("AOTFUZZ_ARG_ERROR(\"" + kernel + "\", " + k + ");");
+  w.line("return -1;");
+  w.close();
+}
+
 std::vector<std::string> numbered(const std::string& prefix, std::size_t n) {
   std::vector<std::string> out;
   for (std::size_t i = 0; i < n; ++i) out.push_back(prefix + std::to_string(i));
@@ -310,14 +332,20 @@ void emit_kernel(CWriter& w, const Callee& callee, const Options& options) {
   w.open(proto);
   if (packed) {
     w.line("AOTFUZZ_TRACE_CALL(\"" + callee.name + "\", num_args);");
+    w.line("AOTFUZZ_FAULT_POINT();");
     if (options.check_num_args) {
       w.line("if (num_args != " + std::to_string(n) + ") return -1;");
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      emit_argument_check(w, callee.name, i, i < n_in ? callee.inputs[i] : callee.outputs[i - n_in]);
     }
     w.line("(void)type_codes;");
     w.line("(void)num_args;");
     w.line("(void)ret;");
     w.line("(void)ret_code;");
     w.line("(void)resource;");
+  } else {
+    w.line("AOTFUZZ_FAULT_POINT();");
   }
   for (std::size_t i = 0; i < n; ++i) {
     const bool is_in = i < n_in;

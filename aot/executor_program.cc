@@ -86,6 +86,10 @@ ExecutorProgram make_program(Plan&& plan, const std::vector<const detail::Callee
       TensorRef extra = call.slots.back();
       call.slots.push_back(std::move(extra));
     }
+    if (!call.packed && options.bugs.on(Bug::kIgnoredKernelError)) call.checks_return = false;
+    if (call.packed && options.bugs.on(Bug::kDLTensorFieldsUnset)) {
+      call.describes_intermediates = false;
+    }
     if (call.packed) {
       program.stack_size = std::max(
           {program.stack_size, call.slots.size(), callee.inputs.size() + callee.outputs.size()});
@@ -120,7 +124,8 @@ ExecutorProgram build_executor_program(const ir::Module& fused, const Options& o
   // One post order of @main for both the plan and the callee table.
   const std::vector<ir::Expr>& order = main->body_order();
   StoragePlan plan = plan_storage(main, storage, order);
-  const detail::CalleeTable table = detail::resolve_callees(fused, options.mod_name, order);
+  const detail::CalleeTable table =
+      detail::resolve_callees(fused, options.mod_name, order, options.bugs);
   if (table.calls.size() != plan.steps.size()) {
     throw CodegenError("internal: " + std::to_string(plan.steps.size()) + " planned calls but " +
                        std::to_string(table.calls.size()) + " resolved");

@@ -40,6 +40,11 @@ struct ExecutorCall {
   std::vector<TensorRef> slots;
   /// The call node of @main this call comes from.
   std::shared_ptr<const ir::CallNode> call;
+  /// The executor returns the callee's failure (a nonzero return code) at once.
+  bool checks_return = true;
+  /// Packed calls: every field of each slot's DLTensor is set, not only the data pointer of an
+  /// intermediate's.
+  bool describes_intermediates = true;
 
   /// The `num_args` of a packed call, or the argument count of a direct call.
   int num_args() const { return static_cast<int>(slots.size()); }
@@ -65,7 +70,8 @@ struct ExecutorProgram {
 };
 
 /// The program `generate_c(fused, options)` emits as `tvmgen_<mod>_run_model`, bug switches
-/// (kTupleArgFirstFieldOnly, kStaleUnpackedArg and the storage switches) applied. Throws
+/// (kTupleArgFirstFieldOnly, kStaleUnpackedArg, kUnpackedExtraArg, kIgnoredKernelError,
+/// kDLTensorFieldsUnset and the storage switches) applied. Throws
 /// CodegenError like generate_c for modules outside the fused shape.
 ExecutorProgram build_executor_program(const ir::Module& fused, const Options& options);
 /// The same, and `*expected_arity = expected_call_arity(fused, options)` from the same callee

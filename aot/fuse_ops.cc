@@ -506,7 +506,7 @@ std::string kernel_base_name(const ir::FunctionNode& primitive) {
   return name;
 }
 
-KernelNames::KernelNames(const ir::Module& fused, std::string_view mod_name) {
+KernelNames::KernelNames(const ir::Module& fused, std::string_view mod_name, BugSet bugs) {
   std::unordered_map<std::string, int> name_uses;
   // TVM's compile-engine cache: kernels by structural hash, then structural equality.
   std::unordered_multimap<std::size_t, std::size_t> by_hash;  // structural hash -> kernel
@@ -526,7 +526,7 @@ KernelNames::KernelNames(const ir::Module& fused, std::string_view mod_name) {
     name = sanitize_name(std::move(name));
     for (;;) {
       auto [it, inserted] = name_uses.try_emplace(name, 1);  // one lookup for both outcomes
-      if (inserted) break;
+      if (inserted || bugs.on(Bug::kKernelNameClash)) break;
       name += '_';
       name += std::to_string(it->second++);
     }

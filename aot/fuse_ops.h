@@ -59,7 +59,8 @@ struct Kernel {
 /// prints exactly as TVM's FuseOps output (`Primitive=1` only) and codegen asks this class.
 class KernelNames {
  public:
-  KernelNames(const ir::Module& fused, std::string_view mod_name);
+  /// `bugs`: only kKernelNameClash is read (the unique-name counter skipped).
+  KernelNames(const ir::Module& fused, std::string_view mod_name, BugSet bugs = {});
   /// The name of the kernel implementing `primitive` (a Primitive=1 local function called from a
   /// non-external function of the module). Throws PassError when it is not one.
   const std::string& name_of(const ir::FunctionNode* primitive) const;

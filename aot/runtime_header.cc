@@ -19,6 +19,7 @@ constexpr std::string_view kHeader =
 #include <stdint.h>
 #ifdef AOTFUZZ_TRACE
 #include <stdio.h>
+#include <string.h>
 #endif
 
 #ifdef __cplusplus
@@ -106,6 +107,44 @@ extern FILE* aotfuzz_trace_file;
 #else
 #define AOTFUZZ_DEFINE_TRACE_FILE extern int aotfuzz_trace_disabled_
 #define AOTFUZZ_TRACE_CALL(name, num_args) ((void)(num_args))
+#endif
+
+/* The workspace of the executor's intermediates comes from the application, as TVM's generated
+   code gets it from the C runtime: <MOD>_WORKSPACE_SIZE bytes, asked for at the start of a run
+   and given back at its end. */
+void* TVMBackendAllocWorkspace(int device_type, int device_id, uint64_t nbytes,
+                               int dtype_code_hint, int dtype_bits_hint);
+int TVMBackendFreeWorkspace(int device_type, int device_id, void* ptr);
+
+/* Instrumentation for the harness (with AOTFUZZ_TRACE; no-ops otherwise).
+   AOTFUZZ_FAULT_POINT() opens every function the executor calls: it counts the calls in
+   aotfuzz_fault_points and, when aotfuzz_fault_countdown reaches zero, makes that call fail, so
+   that the harness can check that a failure reaches the caller of the entry point.
+   AOTFUZZ_POISON(p, n) fills the executor's stack descriptors before use, so that a field nobody
+   set reads as garbage instead of whatever a previous call left.
+   AOTFUZZ_ARG_ERROR(name, k) reports the argument a kernel's checks refused. */
+#ifdef AOTFUZZ_TRACE
+extern int aotfuzz_fault_points;
+extern int aotfuzz_fault_countdown;
+#define AOTFUZZ_DEFINE_FAULTS int aotfuzz_fault_points = 0; int aotfuzz_fault_countdown = 0
+#define AOTFUZZ_FAULT_POINT()                                                 \
+  do {                                                                        \
+    ++aotfuzz_fault_points;                                                   \
+    if (aotfuzz_fault_countdown > 0 && --aotfuzz_fault_countdown == 0) return -1; \
+  } while (0)
+#define AOTFUZZ_POISON(p, n) memset((p), 0xA5, (n))
+#define AOTFUZZ_ARG_ERROR(name, k)                                                     \
+  do {                                                                                 \
+    if (aotfuzz_trace_file != NULL) {                                                  \
+      fprintf(aotfuzz_trace_file, "AOTFUZZ arg-error %s %d\n", (const char*)(name), (int)(k)); \
+      fflush(aotfuzz_trace_file);                                                      \
+    }                                                                                  \
+  } while (0)
+#else
+#define AOTFUZZ_DEFINE_FAULTS extern int aotfuzz_faults_disabled_
+#define AOTFUZZ_FAULT_POINT() ((void)0)
+#define AOTFUZZ_POISON(p, n) ((void)(p), (void)(n))
+#define AOTFUZZ_ARG_ERROR(name, k) ((void)(k))
 #endif
 
 #ifdef __cplusplus

@@ -11,7 +11,10 @@ inline constexpr std::string_view kRuntimeHeaderName = "aotfuzz_runtime.h";
 
 /// The text of aotfuzz_runtime.h: our own C99 subset of TVM's C runtime interface (TVMValue,
 /// DLDevice, DLDataType, DLTensor, TVM's argument type codes, the packed-function signature
-/// TVMBackendPackedCFunc) plus the call-trace hook AOTFUZZ_TRACE_CALL(name, num_args).
+/// TVMBackendPackedCFunc), the workspace functions the application provides
+/// (TVMBackendAllocWorkspace, TVMBackendFreeWorkspace), the call-trace hook
+/// AOTFUZZ_TRACE_CALL(name, num_args) and the harness's other instrumentation (fault points,
+/// descriptor poison, argument-check reports; AOTFUZZ_DEFINE_FAULTS defines their state).
 ///
 /// Tracing: compiled with -DAOTFUZZ_TRACE, the hook appends the line "<name> <num_args>\n" to
 /// `aotfuzz_trace_file` (declared extern here; one translation unit, the harness, writes

@@ -270,6 +270,7 @@ class Planner {
       }
     }
     std::size_t offset = 0;
+    std::size_t last_size = 0;
     for (auto& b : plan_.buffers) {
       b.offset = offset;
       const std::size_t size = align_up(b.bytes, options_.alignment);
@@ -277,8 +278,10 @@ class Planner {
         throw CodegenError("workspace size overflows");
       }
       offset += size;
+      last_size = size;
     }
-    plan_.workspace_bytes = offset;
+    plan_.workspace_bytes =
+        options_.bugs.on(Bug::kWorkspaceUndersized) ? offset - last_size : offset;
   }
 
   int take_buffer(std::size_t bytes, std::vector<int>& free_sids) {

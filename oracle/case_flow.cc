@@ -62,8 +62,14 @@ Verdict judge_run(const ir::Module& annotated, const CaseOptions& options,
     return {Stage::kRun, Crash{0, std::nullopt, "", "test program exited with " + run.describe()}};
   }
   if (parsed.rc() && *parsed.rc() != 0) {
+    std::string why;
+    if (parsed.arg_error) {
+      why = " (kernel " + parsed.arg_error->first + " refused argument " +
+            std::to_string(parsed.arg_error->second) + ": its DLTensor disagrees with the " +
+            "kernel's parameter)";
+    }
     return {Stage::kRun, PipelineError{aot::mangled_module_name(c.mod_name) + "_run returned " +
-                                       std::to_string(*parsed.rc())}};
+                                       std::to_string(*parsed.rc()) + why}};
   }
   if (!parsed.unwritten.empty()) {
     return {Stage::kCodegen,
@@ -71,6 +77,11 @@ Verdict judge_run(const ir::Module& annotated, const CaseOptions& options,
   }
   r.actual = output_values(parsed, annotated.main());
   if (auto v = compare_outputs(r.expected, r.actual, options.max_ulp, Stage::kCodegen)) return *v;
+  for (const FaultRun& f : parsed.faults) {
+    if (f.rc == 0 || f.calls_after != 0) {
+      return {Stage::kCodegen, ErrorIgnored{f.fail_at, f.rc, f.calls_after}};
+    }
+  }
   return {Stage::kRun, Pass{}};
 }
 

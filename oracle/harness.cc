@@ -58,6 +58,7 @@ static uintptr_t* input_begin;
 static size_t* input_span;
 static uint8_t** output_buf;
 static uintptr_t* output_guard;
+static uintptr_t workspace_guard; /* 0 unless the workspace comes from the harness */
 
 /* Async-signal-safe output for the fault handler. */
 static void put_text(const char* s) {
@@ -111,6 +112,10 @@ static void on_fault(int sig, siginfo_t* info, void* context) {
       put_text("\n");
       return;
     }
+  }
+  if (workspace_guard != 0 && addr >= workspace_guard && addr < workspace_guard + page_size) {
+    put_text("AOTFUZZ out-of-bounds workspace 0\n");
+    return;
   }
 }
 
@@ -236,6 +241,9 @@ static int aotfuzz_harness_run(const struct aotfuzz_harness_case* c,
   int i;
   int rc;
   size_t e;
+#ifdef AOTFUZZ_TRACE
+  int calls_of_run_1;
+#endif
   page_size = ps > 0 ? (size_t)ps : 4096;
 #ifdef AOTFUZZ_TRACE
   aotfuzz_trace_file = stdout;
@@ -269,7 +277,14 @@ static int aotfuzz_harness_run(const struct aotfuzz_harness_case* c,
 
   for (i = 0; i < num_outputs; ++i) memset(output_buf[i], 0xA5, c->output_size[i]);
   report("AOTFUZZ run 1");
+#ifdef AOTFUZZ_TRACE
+  aotfuzz_fault_points = 0;
+  aotfuzz_fault_countdown = 0;
+#endif
   rc = (int)c->run_once(input_buf, output_buf);
+#ifdef AOTFUZZ_TRACE
+  calls_of_run_1 = aotfuzz_fault_points;
+#endif
   printf("AOTFUZZ rc %d\n", rc);
   fflush(stdout);
   for (i = 0; i < num_outputs; ++i) memcpy(saved[i], output_buf[i], c->output_size[i]);
@@ -294,6 +309,30 @@ static int aotfuzz_harness_run(const struct aotfuzz_harness_case* c,
     print_hex(saved[i], c->output_size[i]);
     putchar('\n');
   }
+#ifdef AOTFUZZ_TRACE
+  /* Fault runs: the first, middle and last call of the model fail in turn; each run must return
+     that failure and make no call after it. */
+  {
+    int calls = calls_of_run_1;
+    int fail_at[3];
+    int run_no = 3;
+    int k;
+    fail_at[0] = 1;
+    fail_at[1] = (calls + 1) / 2;
+    fail_at[2] = calls;
+    for (k = 0; k < 3 && calls > 0; ++k) {
+      if (k > 0 && fail_at[k] == fail_at[k - 1]) continue;
+      printf("AOTFUZZ run %d\n", run_no++);
+      fflush(stdout);
+      aotfuzz_fault_points = 0;
+      aotfuzz_fault_countdown = fail_at[k];
+      rc = (int)c->run_once(input_buf, output_buf);
+      printf("AOTFUZZ fault %d %d %d\n", fail_at[k], rc, aotfuzz_fault_points - fail_at[k]);
+      fflush(stdout);
+    }
+    aotfuzz_fault_countdown = 0;
+  }
+#endif
   /* A batch runs many cases in one process, and sanitizer builds check for leaks at exit. */
   for (i = 0; i < num_outputs; ++i) free(saved[i]);
   free(saved);
@@ -305,6 +344,47 @@ static int aotfuzz_harness_run(const struct aotfuzz_harness_case* c,
   num_inputs = 0;
   num_outputs = 0;
   report("AOTFUZZ done");
+  return 0;
+}
+)";
+
+// The application's side of aotfuzz_runtime.h's workspace (TVM's programs get theirs from TVM's
+// runtime): the bytes asked for end right before a guard page, filled with 0xCD so that reading
+// storage nobody wrote shows, and one workspace at a time, as one executor run needs.
+constexpr std::string_view kWorkspacePart = R"(
+static struct aotfuzz_slot workspace_slot;
+static void* workspace_given;
+
+void* TVMBackendAllocWorkspace(int device_type, int device_id, uint64_t nbytes,
+                               int dtype_code_hint, int dtype_bits_hint) {
+  size_t size;
+  size_t span;
+  (void)device_type;
+  (void)device_id;
+  (void)dtype_code_hint;
+  (void)dtype_bits_hint;
+  if (page_size == 0 || nbytes > (uint64_t)1 << 40) return NULL;
+  size = (size_t)((nbytes + 7) / 8 * 8);
+  span = span_of(size);
+  if (workspace_slot.span < span) {
+    if (workspace_slot.span != 0) munmap(workspace_slot.view, workspace_slot.span + page_size);
+    workspace_slot.view = reserve(span);
+    if (mprotect(workspace_slot.view, span, PROT_READ | PROT_WRITE) != 0) {
+      harness_fail("mprotect");
+    }
+    workspace_slot.span = span;
+  }
+  memset(workspace_slot.view, 0xCD, workspace_slot.span);
+  workspace_guard = (uintptr_t)(workspace_slot.view + workspace_slot.span);
+  workspace_given = workspace_slot.view + workspace_slot.span - size;
+  return workspace_given;
+}
+
+int TVMBackendFreeWorkspace(int device_type, int device_id, void* ptr) {
+  (void)device_type;
+  (void)device_id;
+  if (ptr == NULL || ptr != workspace_given) return -1;
+  workspace_given = NULL;
   return 0;
 }
 )";
@@ -328,7 +408,8 @@ std::string dtype_code(ir::DType dtype) {
 
 std::string harness_runtime_c() {
   return std::string(kPrologue) + "\n#include \"" + std::string(aot::kRuntimeHeaderName) +
-         "\"\n\nAOTFUZZ_DEFINE_TRACE_FILE;\n\n" + std::string(kRuntimePart);
+         "\"\n\nAOTFUZZ_DEFINE_TRACE_FILE;\nAOTFUZZ_DEFINE_FAULTS;\n\n" +
+         std::string(kRuntimePart) + std::string(kWorkspacePart);
 }
 
 std::vector<HarnessInput> harness_inputs(const ir::Module& module,
@@ -685,7 +766,22 @@ bool parse_report(const std::vector<std::string_view>& w, ParsedRun& run) {
     run.clobbered_input = std::make_pair(i, e);
     return true;
   }
-  if (what == "out-of-bounds" && w.size() == 4 && (w[2] == "input" || w[2] == "output")) {
+  if (what == "fault" && w.size() == 5) {
+    FaultRun f;
+    if (!parse_int(w[2], f.fail_at) || !parse_int(w[3], f.rc) || !parse_int(w[4], f.calls_after)) {
+      return false;
+    }
+    run.faults.push_back(f);
+    return true;
+  }
+  if (what == "arg-error" && w.size() == 4 && is_identifier(w[2])) {
+    int k = 0;
+    if (!parse_int(w[3], k)) return false;
+    if (!run.arg_error) run.arg_error = std::make_pair(std::string(w[2]), k);
+    return true;
+  }
+  if (what == "out-of-bounds" && w.size() == 4 &&
+      (w[2] == "input" || w[2] == "output" || w[2] == "workspace")) {
     int i = 0;
     if (!parse_int(w[3], i)) return false;
     run.out_of_bounds = std::make_pair(std::string(w[2]), i);

@@ -108,6 +108,15 @@ struct TraceCall {
   friend bool operator==(const TraceCall&, const TraceCall&) = default;
 };
 
+/// One fault run: call `fail_at` (1-based, counted over the functions the executor called in
+/// run 1) was made to fail; the entry point returned `rc`, and `calls_after` calls followed it.
+struct FaultRun {
+  int fail_at = 0;
+  int rc = 0;
+  int calls_after = 0;
+  friend bool operator==(const FaultRun&, const FaultRun&) = default;
+};
+
 /// What a harness run reported.
 struct ParsedRun {
   /// Return code of each run that finished, in order.
@@ -120,7 +129,11 @@ struct ParsedRun {
   std::vector<std::pair<int, std::int64_t>> unwritten;
   /// (input index, element) of a write into an input.
   std::optional<std::pair<int, std::int64_t>> clobbered_input;
-  /// ("input" or "output", buffer index) of a guard-page fault.
+  /// The fault runs after runs 1 and 2 (builtin programs with AOTFUZZ_TRACE only).
+  std::vector<FaultRun> faults;
+  /// (kernel, argument index) of the first argument a kernel's checks refused.
+  std::optional<std::pair<std::string, int>> arg_error;
+  /// ("input", "output" or "workspace", buffer index) of a guard-page fault.
   std::optional<std::pair<std::string, int>> out_of_bounds;
   /// The call trace of each run that started (runs[0] is run 1).
   std::vector<std::vector<TraceCall>> traces;

@@ -66,6 +66,8 @@ std::vector<aot::CallSiteInfo> static_arity(std::string_view c_source, std::stri
     while (i < line.size() && ident_char(line[i])) ++i;
     const std::string callee(line.substr(first, i - first));
     if (callee.empty() || i >= line.size() || line[i] != '(') continue;  // not a call
+    // The C runtime's own functions (the workspace) are not calls of the model.
+    if (callee.starts_with("TVMBackend")) continue;
     // Split the arguments at top-level commas.
     std::vector<std::string_view> args;
     int depth = 1;

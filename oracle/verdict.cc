@@ -14,7 +14,7 @@ using json = nlohmann::json;
 constexpr std::array<std::string_view, kNumVerdictKinds> kKindNames = {
     "pass",    "mismatch",      "arity",          "input-clobbered", "output-unwritten", "crash",
     "timeout", "compile-error", "pipeline-error", "invalid-input",   "toolchain-error",
-    "sut-error", "sut-crash", "fidelity", "structure", "nondeterministic"};
+    "sut-error", "sut-crash", "fidelity", "structure", "nondeterministic", "error-ignored"};
 constexpr std::array<std::string_view, kNumCalleeKinds> kCalleeNames = {"kernel", "external",
                                                                         "executor", "entry"};
 constexpr std::array<std::string_view, 2> kEvidenceNames = {"static", "dynamic"};
@@ -207,6 +207,10 @@ std::string summary(const Verdict& verdict) {
           return head + ": the module differs from what TVM v0.8's rules give";
         } else if constexpr (std::is_same_v<T, Nondeterministic>) {
           return head + ": generating the C twice from one module gave different bytes";
+        } else if constexpr (std::is_same_v<T, ErrorIgnored>) {
+          return head + ": call " + std::to_string(d.fail_at) + " failed, the run returned " +
+                 std::to_string(d.rc) + " after " + std::to_string(d.calls_after) +
+                 " more calls";
         } else {
           return head + ": " + one_line(d.message);
         }
@@ -262,6 +266,10 @@ nlohmann::json to_json(const Verdict& verdict) {
         } else if constexpr (std::is_same_v<T, Fidelity> || std::is_same_v<T, Structure> ||
                              std::is_same_v<T, Nondeterministic>) {
           j["diff"] = d.diff;
+        } else if constexpr (std::is_same_v<T, ErrorIgnored>) {
+          j["fail_at"] = d.fail_at;
+          j["rc"] = d.rc;
+          j["calls_after"] = d.calls_after;
         }
       },
       verdict.detail);
@@ -335,6 +343,9 @@ Verdict from_json(const nlohmann::json& j) {
       break;
     case VerdictKind::kNondeterministic:
       v.detail = Nondeterministic{r.get<std::string>("diff")};
+      break;
+    case VerdictKind::kErrorIgnored:
+      v.detail = ErrorIgnored{r.get<int>("fail_at"), r.get<int>("rc"), r.get<int>("calls_after")};
       break;
   }
   return v;

@@ -34,8 +34,9 @@ enum class VerdictKind {
   kFidelity,
   kStructure,
   kNondeterministic,
+  kErrorIgnored,
 };
-inline constexpr int kNumVerdictKinds = 16;
+inline constexpr int kNumVerdictKinds = 17;
 
 /// The stage a verdict is attributed to (the first one that diverged); the pipeline driver owns
 /// the list (annotated, one per pass of aot/passes.def, codegen, run).
@@ -198,11 +199,21 @@ struct Nondeterministic {
   bool operator==(const Nondeterministic&) const = default;
 };
 
+/// A fault run made one call of the model fail (the harness's fault points, one per function
+/// the executor calls) and the entry point returned 0, or the executor went on calling after
+/// the failure: an error would be lost in a deployment (TVM PR #10424).
+struct ErrorIgnored {
+  int fail_at = 0;      ///< the failed call, 1-based, in call order
+  int rc = 0;           ///< what the entry point returned
+  int calls_after = 0;  ///< calls made after the failed one
+  bool operator==(const ErrorIgnored&) const = default;
+};
+
 /// The payload; alternative i is the VerdictKind with value i.
 using VerdictDetail =
     std::variant<Pass, Mismatch, Arity, InputClobbered, OutputUnwritten, Crash, Timeout,
                  CompileError, PipelineError, InvalidInput, ToolchainError, SutError, SutCrash,
-                 Fidelity, Structure, Nondeterministic>;
+                 Fidelity, Structure, Nondeterministic, ErrorIgnored>;
 static_assert(std::variant_size_v<VerdictDetail> == kNumVerdictKinds);
 
 /// One verdict: what happened and the stage it is attributed to.

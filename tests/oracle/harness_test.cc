@@ -73,10 +73,59 @@ TEST(Harness, TracesEveryPackedCallWithItsArgumentCountInBothRuns) {
   expect_matches(r, expected_outputs(fused, inputs), fused.main());
   const std::vector<TraceCall> want = {{"tvmgen_default_ccompiler_main_0", 5},
                                        {"tvmgen_default_fused_add", 3}};
-  ASSERT_EQ(r.parsed.traces.size(), 2u);
+  // Runs 1 and 2, then the fault runs failing call 1 (also the middle one) and call 2.
+  ASSERT_EQ(r.parsed.traces.size(), 4u);
   EXPECT_EQ(r.parsed.traces[0], want);
   EXPECT_EQ(r.parsed.traces[1], want);
+  EXPECT_EQ(r.parsed.traces[2], (std::vector<TraceCall>{want[0]}));
+  EXPECT_EQ(r.parsed.traces[3], want);
   EXPECT_TRUE(r.parsed.other_lines.empty());
+}
+
+TEST(Harness, EachFaultRunFailsOneCallAndTheRunReturnsTheFailureAtOnce) {
+  const ir::Module m = diamond();
+  const auto inputs = reference::make_inputs(m.main(), 2);
+  for (auto api : {Options::Api::kPacked, Options::Api::kUnpacked}) {
+    Options o;
+    o.api = api;
+    const auto r = compile_and_run(m, o, inputs);
+    expect_matches(r, expected_outputs(m, inputs), m.main());
+    // Four calls: the first, the middle (2) and the last fail in turn.
+    EXPECT_EQ(r.parsed.faults, (std::vector<FaultRun>{{1, -1, 0}, {2, -1, 0}, {4, -1, 0}}));
+  }
+}
+
+TEST(Harness, IgnoredKernelErrorBugLetsAFaultRunReturnZeroAndGoOnCalling) {
+  const ir::Module m = diamond();
+  const auto inputs = reference::make_inputs(m.main(), 2);
+  Options o;
+  o.api = Options::Api::kUnpacked;
+  o.bugs.enable(Bug::kIgnoredKernelError);
+  const auto r = compile_and_run(m, o, inputs);
+  expect_matches(r, expected_outputs(m, inputs), m.main());
+  EXPECT_EQ(r.parsed.faults, (std::vector<FaultRun>{{1, 0, 3}, {2, 0, 2}, {4, 0, 0}}));
+}
+
+TEST(Harness, WorkspaceUndersizedBugWritesPastTheWorkspaceIntoItsGuardPage) {
+  const ir::Module fused = fused_of(seed_9036());
+  const auto inputs = reference::make_inputs(fused.main(), 1);
+  Options o;
+  o.bugs.enable(Bug::kWorkspaceUndersized);
+  const auto r = compile_and_run(fused, o, inputs);
+  EXPECT_EQ(r.run.kind, ExitKind::kSignaled) << r.run.describe();
+  ASSERT_TRUE(r.parsed.out_of_bounds.has_value()) << r.run.stdout_text;
+  EXPECT_EQ(*r.parsed.out_of_bounds, (std::pair<std::string, int>{"workspace", 0}));
+}
+
+TEST(Harness, DLTensorFieldsUnsetBugIsRefusedByTheKernelsArgumentCheck) {
+  const ir::Module fused = fused_of(seed_9036());
+  const auto inputs = reference::make_inputs(fused.main(), 1);
+  Options o;
+  o.bugs.enable(Bug::kDLTensorFieldsUnset);
+  const auto r = compile_and_run(fused, o, inputs);
+  ASSERT_TRUE(r.parsed.completed) << r.run.stdout_text;
+  EXPECT_EQ(r.parsed.rcs, (std::vector<int>{-1, -1}));
+  EXPECT_EQ(r.parsed.arg_error, (std::pair<std::string, int>{"tvmgen_default_fused_add", 0}));
 }
 
 TEST(Harness, Bug9036WritesIntoAnInputAndTheHarnessReportsItClobbered) {
@@ -308,6 +357,18 @@ TEST(ParseHarnessOutput, KeepsWhatATruncatedReportSaysAndSetsAsideTheRest) {
   EXPECT_EQ(r.other_lines,
             (std::vector<std::string>{"stray 1", "AOTFUZZ output 0 abc", "AOTFUZZ bogus",
                                       "AOTFUZZ rc x", "hello world again", "AOTFUZZ input-clo"}));
+}
+
+TEST(ParseHarnessOutput, ReadsFaultRunsArgumentErrorsAndWorkspaceFaults) {
+  const ParsedRun r = parse_harness_output(
+      "AOTFUZZ run 3\nf 2\nAOTFUZZ arg-error f 1\nAOTFUZZ arg-error g 0\nAOTFUZZ fault 1 -1 0\n"
+      "AOTFUZZ run 4\nAOTFUZZ fault 3 0 2\nAOTFUZZ fault x 0 2\n"
+      "AOTFUZZ out-of-bounds workspace 0\n");
+  EXPECT_EQ(r.faults, (std::vector<FaultRun>{{1, -1, 0}, {3, 0, 2}}));
+  EXPECT_EQ(r.arg_error, (std::pair<std::string, int>{"f", 1}));  // the first one
+  EXPECT_EQ(r.out_of_bounds, (std::pair<std::string, int>{"workspace", 0}));
+  EXPECT_EQ(r.traces.size(), 4u);
+  EXPECT_EQ(r.other_lines, (std::vector<std::string>{"AOTFUZZ fault x 0 2"}));
 }
 
 TEST(ParseHarnessOutput, ReadsClobberAndHarnessErrors) {
