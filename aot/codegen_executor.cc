@@ -24,12 +24,6 @@ std::string buffer_name(const BufferRef& ref) {
   return "sid_" + std::to_string(ref.index);
 }
 
-std::string dtype_code(ir::DType dtype) {
-  return dtype == ir::DType::kFloat32 ? "kDLFloat" : "kDLInt";
-}
-
-std::string dtype_bits(ir::DType dtype) { return std::to_string(ir::dtype_bytes(dtype) * 8); }
-
 }  // namespace
 
 std::string executor_prototype(const StoragePlan& plan, const Options& options) {

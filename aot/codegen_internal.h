@@ -15,6 +15,9 @@ namespace aotfuzz::aot::detail {
 
 /// "float", "int32_t", "int8_t".
 std::string_view c_type(ir::DType dtype);
+/// The DLDataType code ("kDLFloat", "kDLInt") and bits ("32", "8") a descriptor of `dtype` holds.
+std::string dtype_code(ir::DType dtype);
+std::string dtype_bits(ir::DType dtype);
 
 /// "1 input", "3 inputs" (for comments).
 std::string count_of(std::size_t n, const std::string& noun);

@@ -88,6 +88,12 @@ std::string_view c_type(ir::DType dtype) {
   throw CodegenError("unsupported dtype");
 }
 
+std::string dtype_code(ir::DType dtype) {
+  return dtype == ir::DType::kFloat32 ? "kDLFloat" : "kDLInt";
+}
+
+std::string dtype_bits(ir::DType dtype) { return std::to_string(ir::dtype_bytes(dtype) * 8); }
+
 std::string count_of(std::size_t n, const std::string& noun) {
   return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
 }
@@ -287,9 +293,8 @@ void emit_argument_check(CWriter& w, const std::string& kernel, std::size_t i,
   const std::string t = "((const DLTensor*)args[" + k + "].v_handle)";
   std::string cond = "type_codes[" + k + "] != kTVMDLTensorHandle || " + t + "->ndim != " +
                      std::to_string(type->shape().size()) + " || " + t + "->dtype.code != " +
-                     (type->dtype() == ir::DType::kFloat32 ? "kDLFloat" : "kDLInt") + " || " + t +
-                     "->dtype.bits != " + std::to_string(ir::dtype_bytes(type->dtype()) * 8) +
-                     " || " + t + "->dtype.lanes != 1";
+                     dtype_code(type->dtype()) + " || " + t + "->dtype.bits != " +
+                     dtype_bits(type->dtype()) + " || " + t + "->dtype.lanes != 1";
   for (std::size_t d = 0; d < type->shape().size(); ++d) {
     cond += " || " + t + "->shape[" + std::to_string(d) + "] != " +
             std::to_string(type->shape()[d]);
