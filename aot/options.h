@@ -38,6 +38,13 @@ struct Options {
   bool storage_reuse = true;
   /// Emit `if (num_args != N) return -1;` in every packed function (off by default, like TVM).
   bool check_num_args = false;
+
+  /// A deliberate failure of the harness's own process when the pass named `debug_fault_pass`
+  /// starts, to test that crashes and hangs inside the pipeline become findings (as clang's
+  /// `#pragma clang __debug crash` tests its crash recovery). Never drawn by campaigns.
+  enum class DebugFault { kNone, kCrash, kHang };
+  DebugFault debug_fault = DebugFault::kNone;
+  std::string debug_fault_pass;
 };
 
 /// TVM's mangle_module_name (python/tvm/relay/backend/utils.py): "tvmgen_<mod_name>", and

@@ -1,6 +1,8 @@
 // The pass table and the pipeline driver.
 #include "aot/pipeline.h"
 
+#include <csignal>
+#include <cstdint>
 #include <string>
 
 #include "aot/fuse_ops.h"
@@ -90,6 +92,17 @@ void Stages::set(Stage stage, const ir::Module& module) {
   for (auto i = static_cast<std::size_t>(stage); i < modules_.size(); ++i) modules_[i] = module;
 }
 
+namespace {
+
+// Options::debug_fault: a real SIGSEGV, or a loop that only a time limit ends.
+void debug_fault(Options::DebugFault fault) {
+  if (fault == Options::DebugFault::kCrash) std::raise(SIGSEGV);
+  volatile std::uint64_t spins = 0;
+  for (;;) spins = spins + 1;
+}
+
+}  // namespace
+
 void run_pipeline(const ir::Module& annotated, const Options& options, Stages& stages,
                   const PassObserver& observer) {
   stages = Stages(annotated);
@@ -100,6 +113,9 @@ void run_pipeline(const ir::Module& annotated, const Options& options, Stages& s
   const ir::Module* previous = &annotated;
   for (const auto& row : pass_table()) {
     if (!row.enabled(options)) continue;
+    if (options.debug_fault != Options::DebugFault::kNone && row.name == options.debug_fault_pass) {
+      debug_fault(options.debug_fault);
+    }
     ir::Module out;
     try {
       out = row.run(*previous, inner);

@@ -151,6 +151,8 @@ def main():
     ap.add_argument("--sample-seed", type=int, default=1, help="seed of the sample")
     ap.add_argument("--equivalents", default="bench/mutation_equivalents.txt",
                     help="reviewed list of equivalent mutants")
+    ap.add_argument("--ids", help="run only the mutants whose ids (path:line:column:operator, "
+                    "as printed) this file lists, one per line; before sampling")
     ap.add_argument("--list", action="store_true", help="list the mutants and exit")
     ap.add_argument("--json", help="write the results here")
     a = ap.parse_args()
@@ -168,6 +170,13 @@ def main():
         with open(os.path.join(repo, path)) as f:
             all_mutants += mutants_of(path, f.read())
     mutants = all_mutants
+    if a.ids:
+        with open(a.ids) as f:
+            wanted = {line.split()[0] for line in f if line.strip()}
+        mutants = [m for m in mutants if mutant_id(m) in wanted]
+        missing = wanted - {mutant_id(m) for m in mutants}
+        if missing:
+            sys.exit("mutate.py: no such mutants: " + " ".join(sorted(missing)))
     if a.max_mutants and len(mutants) > a.max_mutants:
         idx = sorted(random.Random(a.sample_seed).sample(range(len(mutants)), a.max_mutants))
         mutants = [mutants[i] for i in idx]

@@ -44,6 +44,16 @@ Command register_check(CLI::App& parent) {
                    "Split the fuzz budget into this many shards (one test case each)")
       ->check(CLI::Range(1, 1024));
   add_fuzz_flags(c.app, opts->fuzz, /*full=*/false);
+  // The gate's own defaults and budget, in place of a campaign's.
+  c.app->get_option("--time")->description(
+      "Seconds of the fixed-seed fuzz budget after the replay (default 60; with --cases only "
+      "when given too)");
+  c.app->get_option("--seed")->description("Campaign seed (default 9036)");
+  c.app
+      ->add_option("--cases", opts->fuzz.cases,
+                   "Fuzz this many cases (split among the shards) instead of a time budget: the "
+                   "gate then judges the same cases on any machine")
+      ->transform(unsigned_decimal(1));
   add_sut_flags(c.app, opts->fuzz.flags.sut, opts->fuzz.flags.tvm_home);
   CLI::App* app = c.app;
   c.run = [opts, app] {
@@ -65,12 +75,21 @@ Command register_check(CLI::App& parent) {
     std::vector<fuzz::CampaignResult> campaigns;
     fuzz::JUnitSuite fuzz_suite;
     fuzz_suite.name = "fuzz";
-    bool all_toolchain = opts->fuzz.time > 0;
-    if (opts->fuzz.time > 0 && !stop.load()) {
+    // --cases replaces the default time budget; an explicit --time still bounds it.
+    const bool by_cases = opts->fuzz.cases > 0;
+    const double time = by_cases && app->get_option("--time")->count() == 0 ? 0 : opts->fuzz.time;
+    const bool fuzzing = time > 0 || by_cases;
+    bool all_toolchain = fuzzing;
+    if (fuzzing && !stop.load()) {
       FuzzFlags f = opts->fuzz;
-      f.time = opts->fuzz.time / opts->shards;
+      f.time = time / opts->shards;
+      const auto shards = static_cast<std::uint64_t>(opts->shards);
       for (int i = 0; i < opts->shards && !stop.load(); ++i) {
         f.shard = std::to_string(i) + "/" + std::to_string(opts->shards);
+        // Shard i holds the cases k with k = i (mod n): its share of the first N.
+        if (by_cases)
+          f.cases = (opts->fuzz.cases + shards - 1 - static_cast<std::uint64_t>(i)) / shards;
+        if (by_cases && f.cases == 0) continue;
         fuzz::CampaignOptions o = campaign_options(app, f, /*seed_given=*/true);
         fuzz::CampaignResult r = run_campaign_with_output(o, f);
         fuzz_suite.cases.push_back(fuzz::fuzz_shard_case(r, o));

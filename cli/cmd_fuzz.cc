@@ -15,6 +15,7 @@
 #include "cli/common.h"
 #include "fuzz/campaign.h"
 #include "fuzz/campaign_report.h"
+#include "fuzz/crash_journal.h"
 #include "fuzz/interrupt.h"
 #include "generator/policy.h"
 #include "ir/error.h"
@@ -250,7 +251,10 @@ fuzz::CampaignResult run_campaign_with_output(fuzz::CampaignOptions options,
                              : std::string("default")) +
       ", findings " + (options.findings_dir.empty() ? "(none)" : options.findings_dir.string()) +
       ")";
-  printer.line(stdout, header);
+  // A campaign restarted by its supervisor goes on under the header already printed.
+  if (options.journal == nullptr || options.journal->children.load() <= 1) {
+    printer.line(stdout, header);
+  }
   fuzz::CampaignResult r = fuzz::run_campaign(options, cb);
   printer.finish();
   printer.line(stdout, fuzz::format_summary(r, options));
@@ -267,13 +271,26 @@ Command register_fuzz(CLI::App& parent) {
     fuzz::CampaignOptions o = campaign_options(app, *f, given(app, "--seed"));
     if (!f->findings.empty()) check_output_dir(f->findings, "--findings", "fuzz");
     if (!f->stats.empty()) check_output_file(f->stats, "--stats", "fuzz");
-    fuzz::CampaignResult r = run_campaign_with_output(o, *f);
-    if (!f->stats.empty()) {
-      std::ofstream out(f->stats);
-      out << fuzz::to_json(r, o).dump(2) << "\n";
-      if (!out) throw CommandError(kInternal, "cannot write " + f->stats);
-    }
-    return r.exit_code();
+    // The campaign runs in a child process that a supervisor restarts when a case's in-process
+    // steps crash or hang (fuzz/crash_journal.h); the child prints, bundles and writes the stats.
+    fuzz::SupervisorOptions so;
+    so.in_process_budget = o.base.in_process_budget;
+    so.stop = &fuzz::install_interrupt_handler();
+    return fuzz::run_supervised(
+        [&](fuzz::CrashJournal& journal) {
+          o.journal = &journal;
+          fuzz::CampaignResult r = run_campaign_with_output(o, *f);
+          if (!f->stats.empty()) {
+            std::ofstream out(f->stats);
+            out << fuzz::to_json(r, o).dump(2) << "\n";
+            if (!out) {
+              std::fprintf(stderr, "aotfuzz: cannot write %s\n", f->stats.c_str());
+              return static_cast<int>(kInternal);
+            }
+          }
+          return r.exit_code();
+        },
+        so, [](const std::string& line) { std::fprintf(stderr, "aotfuzz: %s\n", line.c_str()); });
   };
   return c;
 }

@@ -17,6 +17,7 @@
 
 #include "aot/bugs.h"
 #include "aot/c_writer.h"
+#include "aot/pipeline.h"
 #include "generator/policy.h"
 #include "ir/error.h"
 #include "ir/parser.h"
@@ -198,6 +199,14 @@ void add_pipeline_flags(CLI::App* app, PipelineFlags& f, bool toolchain) {
                   "default 256)")
       ->check(CLI::Range(1, 1 << 20));
   app->add_option("--inject", f.inject, "Inject a bug from `aotfuzz bugs` (repeatable)");
+  app->add_option("--in-process-time", f.in_process_time,
+                  "Seconds the in-process steps of a case (reference, passes, C code) may take "
+                  "before they are a timeout (default 10)")
+      ->check(positive_seconds());
+  // A testing aid, not a feature: kept out of the help (docs/fuzzing.md describes it).
+  app->add_option("--debug-fault", f.debug_fault,
+                  "Crash (PASS:crash) or hang (PASS:hang) aotfuzz itself when pass PASS starts")
+      ->group("");
   app->add_option("--memory-budget", f.memory_budget_mib,
                   "MiB of tensors a graph may need (inputs, intermediates, outputs; default " +
                       std::to_string(reference::kDefaultMemoryBudget >> 20) +
@@ -229,6 +238,12 @@ void add_pipeline_flags(CLI::App* app, PipelineFlags& f, bool toolchain) {
 }
 
 namespace {
+
+std::string pass_names() {
+  std::string names;
+  for (const auto& row : aot::pass_table()) names += (names.empty() ? "" : ", ") + std::string(row.name);
+  return names;
+}
 
 // `home` made absolute (replay lines must work from any directory) and checked.
 std::string checked_tvm_home(std::string home) {
@@ -303,6 +318,21 @@ oracle::CaseOptions case_options(const PipelineFlags& f) {
   o.in_process_only = f.no_run;
   o.check_structure = f.structure;
   o.check_determinism = f.determinism;
+  o.isolate_in_process = true;
+  o.in_process_budget =
+      std::chrono::milliseconds(static_cast<std::int64_t>(f.in_process_time * 1000));
+  if (!f.debug_fault.empty()) {
+    const auto colon = f.debug_fault.rfind(':');
+    const std::string pass = f.debug_fault.substr(0, colon);
+    const std::string what = colon == std::string::npos ? "" : f.debug_fault.substr(colon + 1);
+    if (aot::find_pass(pass) == nullptr || (what != "crash" && what != "hang")) {
+      throw CommandError(kBadInput, "--debug-fault expects PASS:crash or PASS:hang, PASS a pass "
+                                    "(" + pass_names() + "), got '" + f.debug_fault + "'");
+    }
+    o.aot.debug_fault =
+        what == "crash" ? aot::Options::DebugFault::kCrash : aot::Options::DebugFault::kHang;
+    o.aot.debug_fault_pass = pass;
+  }
   if (f.sut == "tvm" && o.aot.bugs.any()) {
     throw CommandError(
         kBadInput, "--inject changes the builtin pipeline only; it has no meaning with --sut tvm");

@@ -80,6 +80,8 @@ struct PipelineFlags {
   std::string sut = "builtin";
   std::string tvm_home;  ///< empty: $AOTFUZZ_TVM_HOME
   std::string tvm_fixed_home;
+  double in_process_time = 10;
+  std::string debug_fault;  ///< "PASS:crash" or "PASS:hang" (aot::Options::debug_fault)
 };
 /// Registers --merge/--no-merge, --mod-name, --api, --interface, --storage-reuse,
 /// --check-num-args, --inject, --memory-budget; with `toolchain` also --cc, --sanitize, --input-seed, --ulp,

@@ -17,6 +17,7 @@
 
 #include "fuzz/bundle.h"
 #include "fuzz/campaign_report.h"
+#include "fuzz/crash_journal.h"
 #include "fuzz/replay.h"
 #include "fuzz/status_files.h"
 #include "oracle/case_flow.h"
@@ -68,6 +69,14 @@ class Runner {
 
   CampaignResult run() {
     t0_ = Clock::now();
+    if (CrashJournal* j = opt_.journal; j != nullptr) {
+      t0_ = Clock::time_point(std::chrono::milliseconds(j->started_ms));
+      if (j->children.load() > 1) {
+        // A restart: the cases below the watermark are done, their counters carried over.
+        next_ = watermark_ = j->done_below.load();
+        stats_ = j->stats;
+      }
+    }
     if (const int n = oracle::remove_stale_temp_dirs(); n > 0) {
       log("removed " + std::to_string(n) + " temporary directories of runs that no longer exist");
     }
@@ -85,7 +94,7 @@ class Runner {
     }
     const int jobs = std::max(1, opt_.jobs);
     std::vector<std::thread> threads;
-    for (int t = 0; t < jobs; ++t) threads.emplace_back([this] { worker(); });
+    for (int t = 0; t < jobs; ++t) threads.emplace_back([this, t] { worker(t); });
     {
       std::unique_lock lock(mu_);
       auto next_status = Clock::now() + opt_.status_interval;
@@ -178,7 +187,8 @@ class Runner {
     }
   }
 
-  void worker() {
+  void worker(int slot) {
+    enter_worker_slot(opt_.journal, slot);
     // Each worker owns its executor (a batched one starts its own runner process).
     std::unique_ptr<oracle::Executor> executor = make_executor();
     // With --sut tvm, each worker has its own TVM driver process.
@@ -202,7 +212,7 @@ class Runner {
         for (std::uint64_t k = k0; k < k1; ++k) complete(k);
         break;
       }
-      process_chunk(k0, k1, *executor, driver);
+      process_chunk(k0, k1, *executor, driver, slot);
       if (batched_) chunk = std::min(kBatchCases, chunk * 2);
     }
     std::lock_guard lock(mu_);
@@ -230,6 +240,7 @@ class Runner {
     } else {
       done_above_.insert(k);
     }
+    if (opt_.journal != nullptr) opt_.journal->done_below.store(watermark_);
     cv_.notify_all();
   }
 
@@ -246,7 +257,7 @@ class Runner {
   // Cases [k0, k1): generated and prepared in process, the compiled ones run through the
   // executor in one call, then judged and counted in case order.
   void process_chunk(std::uint64_t k0, std::uint64_t k1, oracle::Executor& executor,
-                     const std::shared_ptr<oracle::TvmDriver>& driver) {
+                     const std::shared_ptr<oracle::TvmDriver>& driver, int slot) {
     std::vector<Item> items(k1 - k0);
     std::vector<oracle::PreparedCase> to_run;
     std::vector<std::size_t> run_item;
@@ -254,6 +265,11 @@ class Runner {
       Item& it = items[k - k0];
       it.k = k;
       const std::uint64_t index = shard_case(opt_.shard, k);
+      if (opt_.journal != nullptr && opt_.journal->is_culprit(k)) {
+        judge_culprit(it, index);
+        continue;
+      }
+      InProcessSteps steps(opt_.journal, slot, k);
       const auto t0 = Clock::now();
       try {
         it.spec = make_case(opt_, index);
@@ -298,6 +314,7 @@ class Runner {
         const auto raws = executor.run(to_run);
         for (std::size_t j = 0; j < to_run.size(); ++j) {
           Item& it = items[run_item[j]];
+          InProcessSteps steps(opt_.journal, slot, it.k);
           oracle::judge_case(it.spec.module, it.spec.options, to_run[j], raws[j], it.result);
         }
       } catch (const std::bad_alloc&) {
@@ -313,6 +330,17 @@ class Runner {
       }
       finish(it.k, it.spec, it.result, it.gen_us);
     }
+  }
+
+  // A case that took an earlier campaign child down: judged alone, its in-process steps in a
+  // child process (the probe), so that its crash or hang is its verdict.
+  void judge_culprit(Item& it, std::uint64_t index) {
+    it.spec = make_case(opt_, index);
+    it.generated = true;
+    oracle::CaseOptions o = it.spec.options;
+    o.isolate_in_process = true;
+    it.result = oracle::run_case(it.spec.module, o);
+    it.spec.options.isolate_in_process = true;
   }
 
   void finish(std::uint64_t k, const CaseSpec& spec, const oracle::CaseResult& r,
@@ -367,6 +395,7 @@ class Runner {
         ++s.finding_cases;
         ++result_.signature_hits[oracle::signature(r.verdict)];
       }
+      if (opt_.journal != nullptr) opt_.journal->stats = stats_;
     }
     if (!is_campaign_finding(r.verdict, spec.merge_safe)) {
       complete(k);
@@ -595,6 +624,7 @@ class Runner {
       std::lock_guard lock(mu_);
       result_.findings.push_back(f);
       last_new_finding_s_ = elapsed_s();
+      if (opt_.journal != nullptr) ++opt_.journal->findings;
     }
     if (cb_.on_finding) cb_.on_finding(f);
   }

@@ -25,6 +25,8 @@
 
 namespace aotfuzz::fuzz {
 
+struct CrashJournal;
+
 /// Bad campaign options (a malformed shard, an impossible option combination).
 class CampaignError : public ir::Error {
  public:
@@ -99,6 +101,11 @@ struct CampaignOptions {
   /// Batched by default; a batched finding is confirmed by running the case alone before it is
   /// claimed, reduced or bundled.
   ExecutorChoice executor = ExecutorChoice::kBatched;
+  /// Set when the campaign runs under a supervisor (fuzz/crash_journal.h): workers note their
+  /// cases' in-process steps there, and a campaign restarted after a crash goes on from the
+  /// journal (its first case not done, counters, elapsed time), judging the cases that crashed
+  /// earlier children through the probe.
+  CrashJournal* journal = nullptr;
 };
 
 /// Whether a case's verdict is a finding of this campaign: oracle::is_finding, and also an

@@ -1,8 +1,11 @@
 // run_case: the differential test of one graph, every outcome a verdict.
 #include "oracle/oracle.h"
 
+#include <cstdio>
+
 #include "oracle/case_flow.h"
 #include "oracle/executor.h"
+#include "oracle/in_process_probe.h"
 
 namespace aotfuzz::oracle {
 
@@ -57,11 +60,27 @@ std::string replay_flags(const CaseOptions& o) {
   if (!o.check_structure) f += " --no-structure";
   if (!o.check_determinism) f += " --no-determinism";
   if (o.sut.kind == SutKind::kTvm) f += " --sut tvm --tvm-home " + shell_quote(o.sut.tvm_home);
+  if (o.in_process_budget != CaseOptions().in_process_budget) {
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%g", o.in_process_budget.count() / 1000.0);
+    f += " --in-process-time " + std::string(seconds);
+  }
+  if (o.aot.debug_fault != aot::Options::DebugFault::kNone) {
+    f += " --debug-fault " +
+         shell_quote(o.aot.debug_fault_pass +
+                     (o.aot.debug_fault == aot::Options::DebugFault::kCrash ? ":crash" : ":hang"));
+  }
   return f;
 }
 
 CaseResult run_case(const ir::Module& annotated, const CaseOptions& options) {
   CaseResult r;
+  if (options.isolate_in_process) {
+    if (auto v = probe_in_process(annotated, options)) {
+      r.verdict = std::move(*v);
+      return r;
+    }
+  }
   std::optional<PreparedCase> prepared = prepare_case(annotated, options, r);
   if (!prepared) return r;
   SingleProgramExecutor executor;

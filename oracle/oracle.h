@@ -51,6 +51,12 @@ struct CaseOptions {
   bool check_determinism = true;
   /// Keep the temporary directory (its path is in CaseResult::work_dir).
   bool keep_files = false;
+  /// run_case probes the in-process steps in a forked child first (oracle/in_process_probe.h),
+  /// so that a crash or hang of a pass is a verdict rather than the end of this process. The
+  /// command line sets it; libFuzzer targets leave it off (a crash there is the finding).
+  bool isolate_in_process = false;
+  /// Wall-clock time the in-process steps of one case may take (they take milliseconds).
+  std::chrono::milliseconds in_process_budget{10'000};
   /// What compiles the graph: the builtin pipeline, or TVM (the builtin pipeline then gives the
   /// expectations: the reference, the partitioned module, the kernels' arities).
   Sut sut;

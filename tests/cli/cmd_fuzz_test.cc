@@ -1,5 +1,6 @@
 // Fault tests of `aotfuzz fuzz` (cli/cmd_fuzz.cc): a reader that goes away (`aotfuzz fuzz | head`)
-// must not take the campaign's summary, findings or exit code with it.
+// must not take the campaign's summary, findings or exit code with it, and a pass that crashes or
+// hangs inside aotfuzz's own process is a finding of a campaign that goes on.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -57,5 +58,47 @@ TEST(FuzzOutput, QuietAndTheLogLevelSilenceTheLogButNotTheFindingsOrTheSummary) 
   EXPECT_EQ(line_count(bad.stderr_text), 1) << bad.stderr_text;
 }
 
+TEST(FuzzInProcessFaults, APassThatCrashesIsABundledReducedFindingAndTheCampaignEnds) {
+  oracle::TempDir dir("aotfuzz-cli-test");
+  const std::string findings = dir.file("findings").string();
+  const std::string stats = dir.file("stats.json").string();
+  const oracle::RunResult r =
+      run_aotfuzz({"fuzz", "--cases", "12", "--jobs", "2", "--seed", "5", "--debug-fault",
+                   "fuse:crash", "--reduce-time", "20", "--findings", findings, "--stats", stats});
+  EXPECT_EQ(r.exit_code, 1) << r.stderr_text;
+  EXPECT_NE(r.stdout_text.find("finding: crash:fuse:SIGSEGV"), std::string::npos) << r.stdout_text;
+  EXPECT_NE(r.stderr_text.find("took the campaign down (it died of SIGSEGV)"), std::string::npos)
+      << r.stderr_text;
+  // One header, one summary, every case counted across the restarts.
+  EXPECT_EQ(r.stdout_text.find("aotfuzz fuzz: seed 5 (shard"),
+            r.stdout_text.rfind("aotfuzz fuzz: seed 5 (shard")) << r.stdout_text;
+  EXPECT_NE(r.stdout_text.find("aotfuzz fuzz: seed 5, shard 0/1: 12 cases"), std::string::npos)
+      << r.stdout_text;
+  const std::filesystem::path bundle = std::filesystem::path(findings) / "crash_fuse_SIGSEGV";
+  ASSERT_TRUE(std::filesystem::exists(bundle / "reduced.relay")) << r.stderr_text;
+  EXPECT_TRUE(std::filesystem::exists(stats));
+  // The bundle's replay reproduces the crash as a verdict, in a process that survives it.
+  const oracle::RunResult replay =
+      run_aotfuzz({"run", (bundle / "reduced.relay").string(), "--debug-fault", "fuse:crash"});
+  EXPECT_EQ(replay.exit_code, 1) << replay.stderr_text;
+  EXPECT_NE(replay.stdout_text.find("signature: crash:fuse:SIGSEGV"), std::string::npos)
+      << replay.stdout_text;
+  const oracle::RunResult check = run_aotfuzz({"replay", (bundle / "reduced.relay").string()});
+  EXPECT_EQ(check.exit_code, 0) << check.stdout_text << check.stderr_text;
+}
+
+TEST(FuzzInProcessFaults, APassThatHangsIsATimeoutFindingWithinItsBudget) {
+  oracle::TempDir dir("aotfuzz-cli-test");
+  const std::string findings = dir.file("findings").string();
+  const oracle::RunResult r = run_aotfuzz(
+      {"fuzz", "--cases", "3", "--jobs", "1", "--seed", "5", "--debug-fault", "partition:hang",
+       "--in-process-time", "0.5", "--no-reduce", "--findings", findings});
+  EXPECT_EQ(r.exit_code, 1) << r.stderr_text;
+  EXPECT_NE(r.stdout_text.find("finding: timeout:partition"), std::string::npos) << r.stdout_text;
+  EXPECT_NE(r.stderr_text.find("took more than 500 ms"), std::string::npos) << r.stderr_text;
+  EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(findings) / "timeout_partition"));
+}
+
 }  // namespace
+
 }  // namespace aotfuzz::cli::test

@@ -7,6 +7,9 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -170,6 +173,103 @@ TEST(CommandLine, HelpCommandPrintsWhatDashDashHelpPrints) {
   EXPECT_EQ(fuzz_help.stdout_text, fuzz_dashes.stdout_text);
 
   expect_one_line_usage_error({"help", "nosuch"}, "nosuch");
+}
+
+// The subcommands `aotfuzz --help` lists, and the long options `aotfuzz CMD --help` lists.
+std::vector<std::string> subcommands() {
+  const std::string help = run_aotfuzz({"--help"}).stdout_text;
+  std::vector<std::string> out;
+  const auto start = help.find("Subcommands:");
+  std::istringstream in(help.substr(start == std::string::npos ? help.size() : start));
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line)) {
+    std::smatch m;
+    if (std::regex_search(line, m, std::regex("^  ([a-z]+) "))) out.push_back(m[1]);
+  }
+  return out;
+}
+
+std::vector<std::string> long_options(const std::string& command) {
+  std::istringstream in(run_aotfuzz({command, "--help"}).stdout_text);
+  std::vector<std::string> out;
+  std::string line;
+  const std::regex option("^ +(-[a-zA-Z],)?(--[a-z][a-z0-9-]*)");
+  while (std::getline(in, line)) {
+    std::smatch m;
+    if (std::regex_search(line, m, option) && m[2] != "--help") out.push_back(m[2]);
+  }
+  return out;
+}
+
+std::string documentation() {
+  std::string text;
+  std::vector<fs::path> files = {"README.md"};
+  for (const auto& e : fs::directory_iterator(fs::path(AOTFUZZ_SOURCE_DIR) / "docs")) {
+    files.push_back(e.path());
+  }
+  for (const auto& f : files) {
+    std::ifstream in(fs::path(AOTFUZZ_SOURCE_DIR) / f);
+    text += std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  return text;
+}
+
+TEST(HelpAndDocs, EveryOptionOfEveryCommandIsDocumented) {
+  const std::string docs = documentation();
+  ASSERT_GT(docs.size(), 10000u) << "README.md and docs/ not found";
+  const std::vector<std::string> commands = subcommands();
+  ASSERT_GE(commands.size(), 10u);
+  for (const auto& command : commands) {
+    for (const auto& option : long_options(command)) {
+      // A flag pair is documented by either half.
+      const std::string other =
+          option.rfind("--no-", 0) == 0 ? "--" + option.substr(5) : "--no-" + option.substr(2);
+      const std::regex word(option + "(?![a-z0-9-])|" + other + "(?![a-z0-9-])");
+      EXPECT_TRUE(std::regex_search(docs, word))
+          << "aotfuzz " << command << " " << option << " is in --help but not in README.md or docs/";
+    }
+  }
+}
+
+TEST(HelpAndDocs, EveryOptionOfTheReadmeCommandLineExists) {
+  std::ifstream in(fs::path(AOTFUZZ_SOURCE_DIR) / "README.md");
+  const std::string readme(std::istreambuf_iterator<char>(in), {});
+  const auto start = readme.find("## Command line");
+  ASSERT_NE(start, std::string::npos);
+  const auto block = readme.find("```", start);
+  const auto end = readme.find("```", block + 3);
+  const std::string usage = readme.substr(block, end - block);
+  std::set<std::string> known;
+  for (const auto& command : subcommands()) {
+    for (const auto& option : long_options(command)) known.insert(option);
+  }
+  known.insert("--version");
+  known.insert("--help");
+  const std::regex flag("--[a-z][a-z0-9-]*");
+  for (auto it = std::sregex_iterator(usage.begin(), usage.end(), flag);
+       it != std::sregex_iterator(); ++it) {
+    EXPECT_TRUE(known.count(it->str())) << it->str() << " in README.md's command line is no option";
+  }
+}
+
+TEST(HelpAndDocs, CheckStatesItsOwnDefaultsAndTakesACaseBudget) {
+  const std::string help = run_aotfuzz({"check", "--help"}).stdout_text;
+  EXPECT_NE(help.find("default 9036"), std::string::npos) << help;
+  EXPECT_EQ(help.find("from the clock"), std::string::npos) << help;
+  EXPECT_NE(help.find("--cases"), std::string::npos) << help;
+}
+
+TEST(Check, ACaseBudgetSplitsTheFirstCasesAmongTheShardsWithoutATimeLimit) {
+  oracle::TempDir dir("aotfuzz-cli-test");
+  const oracle::RunResult r =
+      run_aotfuzz({"check", "--corpus", "corpus/seed", "--cases", "5", "--shards", "2", "--jobs",
+                   "1", "--findings", dir.file("findings").string()});
+  EXPECT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  // Shard 0/2 takes cases 0, 2, 4 and shard 1/2 cases 1, 3.
+  EXPECT_NE(r.stdout_text.find("shard 0/2: 3 cases"), std::string::npos) << r.stdout_text;
+  EXPECT_NE(r.stdout_text.find("shard 1/2: 2 cases"), std::string::npos) << r.stdout_text;
+  EXPECT_NE(r.stdout_text.find("aotfuzz check: passed"), std::string::npos) << r.stdout_text;
 }
 
 TEST(CommandLine, RunJsonPrintsOneJsonObjectWithTheReplayCommandInside) {

@@ -1,0 +1,206 @@
+// The supervisor of a campaign, its journal in shared memory and the child's fatal-signal handler.
+#include "fuzz/crash_journal.h"
+
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <optional>
+#include <thread>
+
+#include "oracle/process.h"
+
+namespace aotfuzz::fuzz {
+namespace {
+
+std::int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// A signal handler reaches no object: the journal of this process and the slot of this thread
+// have to be where it can find them.
+CrashJournal* g_journal = nullptr;
+thread_local int t_slot = -1;
+
+extern "C" void on_fatal_signal(int sig) {
+  if (g_journal != nullptr) {
+    g_journal->crashed_slot.store(t_slot, std::memory_order_relaxed);
+    g_journal->crashed_signal.store(sig, std::memory_order_relaxed);
+  }
+  // SA_RESETHAND restored the default action: the fault recurs on return, or raise delivers it.
+  ::raise(sig);
+}
+
+constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
+
+void install_crash_recorder(CrashJournal* journal) {
+  g_journal = journal;
+  struct sigaction sa {};
+  sa.sa_handler = on_fatal_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESETHAND | SA_NODEFER | SA_ONSTACK;
+  for (int sig : kFatalSignals) sigaction(sig, &sa, nullptr);
+}
+
+// The shared journal: an anonymous shared mapping, so that it outlives the child that writes it.
+struct SharedJournal {
+  SharedJournal() {
+    void* p = ::mmap(nullptr, sizeof(CrashJournal), PROT_READ | PROT_WRITE,
+                     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    journal = new (p) CrashJournal();
+  }
+  ~SharedJournal() {
+    journal->~CrashJournal();
+    ::munmap(journal, sizeof(CrashJournal));
+  }
+  SharedJournal(const SharedJournal&) = delete;
+  SharedJournal& operator=(const SharedJournal&) = delete;
+  CrashJournal* journal;
+};
+
+}  // namespace
+
+bool CrashJournal::is_culprit(std::uint64_t k) const {
+  const int n = num_culprits.load(std::memory_order_relaxed);
+  for (int i = 0; i < n; ++i) {
+    if (culprits[i].load(std::memory_order_relaxed) == k) return true;
+  }
+  return false;
+}
+
+InProcessSteps::InProcessSteps(CrashJournal* journal, int slot, std::uint64_t k) {
+  if (journal == nullptr || slot < 0 || slot >= CrashJournal::kSlots) return;
+  slot_ = &journal->slots[slot];
+  slot_->since_ms.store(now_ms(), std::memory_order_relaxed);
+  slot_->case_plus_one.store(k + 1, std::memory_order_release);
+}
+
+InProcessSteps::~InProcessSteps() {
+  if (slot_ != nullptr) slot_->case_plus_one.store(0, std::memory_order_release);
+}
+
+void enter_worker_slot(CrashJournal* journal, int slot) {
+  if (journal == nullptr) return;
+  t_slot = slot;
+  // Freed with the thread's exit: the stack is needed for as long as the thread runs.
+  thread_local std::unique_ptr<char[]> alt_stack;
+  constexpr std::size_t kAltStackBytes = 64 * 1024;
+  alt_stack = std::make_unique<char[]>(kAltStackBytes);
+  stack_t ss{};
+  ss.ss_sp = alt_stack.get();
+  ss.ss_size = kAltStackBytes;
+  ::sigaltstack(&ss, nullptr);
+}
+
+int run_supervised(const std::function<int(CrashJournal&)>& campaign,
+                   const SupervisorOptions& options,
+                   const std::function<void(const std::string&)>& log) {
+  SharedJournal shared;
+  CrashJournal& j = *shared.journal;
+  j.started_ms = now_ms();
+  for (;;) {
+    j.crashed_slot = -1;
+    j.crashed_signal = 0;
+    for (auto& slot : j.slots) slot.case_plus_one = 0;
+    ++j.children;
+    std::fflush(nullptr);
+    const pid_t parent = ::getpid();
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+      log("cannot fork the campaign's process: " + std::string(std::strerror(errno)));
+      return 3;
+    }
+    if (pid == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != parent) ::_exit(3);
+      install_crash_recorder(&j);
+      int code = 3;
+      try {
+        code = campaign(j);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "aotfuzz: %s\n", e.what());
+      }
+      std::fflush(nullptr);
+      ::_exit(code);
+    }
+    // Watch the child: forward a stop request once, kill it when a case overruns its budget.
+    int status = 0;
+    bool forwarded = false;
+    std::optional<std::uint64_t> hung;
+    for (;;) {
+      const pid_t w = ::waitpid(pid, &status, WNOHANG);
+      if (w == pid) break;
+      if (w < 0 && errno != EINTR) return 3;
+      if (options.stop != nullptr && options.stop->load() && !forwarded) {
+        ::kill(pid, SIGTERM);
+        forwarded = true;
+      }
+      if (!hung) {
+        const std::int64_t now = now_ms();
+        for (const auto& slot : j.slots) {
+          const std::uint64_t c = slot.case_plus_one.load(std::memory_order_acquire);
+          if (c != 0 && now - slot.since_ms.load() > options.in_process_budget.count()) {
+            hung = c - 1;
+            ::kill(pid, SIGKILL);
+            break;
+          }
+        }
+      }
+      std::this_thread::sleep_for(options.poll_interval);
+    }
+    const std::uint64_t findings = j.findings.load();
+    if (!hung && WIFEXITED(status)) {
+      const int code = WEXITSTATUS(status);
+      return code == 0 && findings > 0 ? 1 : code;
+    }
+    std::uint64_t culprit = 0;
+    std::string how;
+    if (hung) {
+      culprit = *hung;
+      how = "its in-process steps took more than " +
+            std::to_string(options.in_process_budget.count()) + " ms";
+    } else {
+      const int sig = WTERMSIG(status);
+      const int slot = j.crashed_slot.load();
+      const std::uint64_t c =
+          slot >= 0 && slot < CrashJournal::kSlots ? j.slots[slot].case_plus_one.load() : 0;
+      if (c == 0) {
+        log("the campaign's process died of " + oracle::signal_name(sig) +
+            " outside the in-process steps of a case" +
+            (sig == SIGKILL ? " (killed: out of memory?)" : ": a bug of aotfuzz") + "; stopping");
+        return 3;
+      }
+      culprit = c - 1;
+      how = "it died of " + oracle::signal_name(sig);
+    }
+    if (forwarded || (options.stop != nullptr && options.stop->load())) return 130;
+    if (j.is_culprit(culprit)) {
+      log("case " + std::to_string(culprit) + " took the campaign down twice (" + how +
+          "); stopping");
+      return 3;
+    }
+    const int n = j.num_culprits.load();
+    if (n >= CrashJournal::kMaxCulprits) {
+      log(std::to_string(n) + " cases took the campaign down; stopping (" + how + ")");
+      return 3;
+    }
+    j.culprits[n] = culprit;
+    j.num_culprits = n + 1;
+    log("case " + std::to_string(culprit) + " took the campaign down (" + how +
+        "); it goes on from case " + std::to_string(j.done_below.load()) +
+        ", judging that case in a child process");
+  }
+}
+
+}  // namespace aotfuzz::fuzz

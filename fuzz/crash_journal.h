@@ -1,0 +1,95 @@
+// Campaigns that survive their own pipeline. A campaign runs the in-process steps of its cases
+// (generation, the reference, the passes, the C code, judging) in its own process: a fork per case
+// would halve its throughput. So a pass that crashes or loops forever would end the campaign and
+// lose the case. run_supervised runs the campaign in a child process and watches it through a
+// journal in shared memory: each worker notes the case whose in-process steps it is in and since
+// when, and a fatal signal's handler notes which worker died. When the child dies or a case
+// overruns its in-process budget, the supervisor starts a new child that goes on from the first
+// case not done, with the counters and elapsed time so far; it judges the culprit case through the
+// probe (oracle/in_process_probe.h, a verdict crash:<pass>:<SIGNAL> or timeout:<pass>) and reports,
+// bundles and reduces it like any other finding.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "fuzz/campaign.h"
+
+namespace aotfuzz::fuzz {
+
+/// Lives in memory shared by the supervisor and its campaign child; lock-free atomics and plain
+/// data only. The child writes, the supervisor reads once the child is gone (or to spot a hang).
+struct CrashJournal {
+  static constexpr int kSlots = 1024;  // --jobs is at most 1024
+  static constexpr int kMaxCulprits = 256;
+  struct Slot {
+    /// Shard-local case number plus one whose in-process steps the worker is in; 0: none.
+    std::atomic<std::uint64_t> case_plus_one{0};
+    /// When it entered them (steady clock, milliseconds).
+    std::atomic<std::int64_t> since_ms{0};
+  };
+  Slot slots[kSlots];
+  /// The worker slot whose thread took a fatal signal (-1: none, or a thread without a slot).
+  std::atomic<int> crashed_slot{-1};
+  std::atomic<int> crashed_signal{0};
+  /// Every shard-local case below this one is done (the campaign's watermark).
+  std::atomic<std::uint64_t> done_below{0};
+  /// Cases that took a campaign child down: judged through the probe from then on.
+  std::atomic<int> num_culprits{0};
+  std::atomic<std::uint64_t> culprits[kMaxCulprits];
+  /// Children started so far (the first is 1).
+  std::atomic<int> children{0};
+  /// Unique findings published by all children.
+  std::atomic<std::uint64_t> findings{0};
+  /// When the supervisor started (steady clock, milliseconds): a restarted campaign's clock and
+  /// time budget go on from there.
+  std::int64_t started_ms = 0;
+  /// The counters of the children so far (copied under the campaign's lock; read only once the
+  /// writer is gone).
+  CampaignStats stats;
+
+  bool is_culprit(std::uint64_t k) const;
+};
+
+/// A worker's slot for the in-process steps of one case: notes the case on entry, clears it on
+/// exit. Without a journal it does nothing.
+class InProcessSteps {
+ public:
+  InProcessSteps(CrashJournal* journal, int slot, std::uint64_t k);
+  ~InProcessSteps();
+  InProcessSteps(const InProcessSteps&) = delete;
+  InProcessSteps& operator=(const InProcessSteps&) = delete;
+
+ private:
+  CrashJournal::Slot* slot_ = nullptr;
+};
+
+/// For the calling thread: its journal slot (what the fatal-signal handler records) and an
+/// alternate signal stack, so that a stack overflow in a pass is recorded too.
+void enter_worker_slot(CrashJournal* journal, int slot);
+
+/// What the supervisor does.
+struct SupervisorOptions {
+  /// A case still in its in-process steps after this long is a hang: the child is killed.
+  std::chrono::milliseconds in_process_budget{10'000};
+  /// Checks of the journal for hangs.
+  std::chrono::milliseconds poll_interval{20};
+  /// Stop request of the supervisor's own process (forwarded to the child as SIGTERM).
+  const std::atomic<bool>* stop = nullptr;
+};
+
+/// Runs `campaign(journal)` in a child process, again after each death of a child by a crash or
+/// hang inside a case's in-process steps (at most CrashJournal::kMaxCulprits times), and returns
+/// the exit code of the last child: raised to 1 when an earlier child published a finding. The
+/// child has a fatal-signal handler that records the crashing worker and dies with its parent.
+/// `log` gets one line per restart and the reason of a stop. A death outside any case (a crash of
+/// the harness's own code), a culprit that crashes its child twice, or a failure to fork ends it
+/// with exit code 3.
+int run_supervised(const std::function<int(CrashJournal&)>& campaign,
+                   const SupervisorOptions& options,
+                   const std::function<void(const std::string&)>& log);
+
+}  // namespace aotfuzz::fuzz

@@ -1,0 +1,134 @@
+// The supervisor of a campaign (fuzz/crash_journal.h): a child that dies or hangs inside a case's
+// in-process steps is replaced by one that knows the culprit; any other death ends it.
+#include "fuzz/crash_journal.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <string>
+#include <vector>
+
+namespace aotfuzz::fuzz {
+namespace {
+
+using namespace std::chrono_literals;
+
+struct Supervised {
+  int code = 0;
+  std::vector<std::string> log;
+};
+
+Supervised supervise(const std::function<int(CrashJournal&)>& campaign,
+                     std::chrono::milliseconds budget = 10s) {
+  Supervised s;
+  SupervisorOptions o;
+  o.in_process_budget = budget;
+  s.code = run_supervised(campaign, o, [&](const std::string& line) { s.log.push_back(line); });
+  return s;
+}
+
+TEST(Supervisor, AChildThatEndsGivesItsExitCodeWithoutARestart) {
+  const Supervised s = supervise([](CrashJournal& j) { return j.children.load() == 1 ? 0 : 9; });
+  EXPECT_EQ(s.code, 0);
+  EXPECT_TRUE(s.log.empty());
+}
+
+TEST(Supervisor, ACrashInACaseRestartsWithTheCulpritAndTheWatermarkKept) {
+  const Supervised s = supervise([](CrashJournal& j) {
+    if (j.children.load() == 1) {
+      j.done_below = 3;
+      enter_worker_slot(&j, 1);
+      InProcessSteps steps(&j, 1, 5);
+      std::raise(SIGSEGV);
+    }
+    // The second child: case 5 is the culprit, cases below 3 are done.
+    return j.is_culprit(5) && !j.is_culprit(3) && j.done_below.load() == 3 ? 0 : 9;
+  });
+  EXPECT_EQ(s.code, 0);
+  ASSERT_EQ(s.log.size(), 1u);
+  EXPECT_NE(s.log[0].find("case 5 took the campaign down (it died of SIGSEGV)"), std::string::npos)
+      << s.log[0];
+}
+
+TEST(Supervisor, AStackOverflowInACaseIsRecordedToo) {
+  const Supervised s = supervise([](CrashJournal& j) {
+    if (j.children.load() == 1) {
+      enter_worker_slot(&j, 0);
+      InProcessSteps steps(&j, 0, 2);
+      // Unbounded recursion the optimizer cannot remove: the guard page, then SIGSEGV.
+      struct Deep {
+        static int down(volatile int n) {
+          volatile char frame[1024];
+          frame[0] = static_cast<char>(n);
+          return down(n + 1) + frame[0];
+        }
+      };
+      return Deep::down(0);
+    }
+    return j.is_culprit(2) ? 0 : 9;
+  });
+  EXPECT_EQ(s.code, 0);
+}
+
+TEST(Supervisor, ACaseOverItsBudgetIsKilledAndRestartedAsACulprit) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const Supervised s = supervise(
+      [](CrashJournal& j) {
+        if (j.children.load() == 1) {
+          InProcessSteps steps(&j, 0, 7);
+          for (;;) ::pause();
+        }
+        return j.is_culprit(7) ? 0 : 9;
+      },
+      300ms);
+  EXPECT_EQ(s.code, 0);
+  ASSERT_EQ(s.log.size(), 1u);
+  EXPECT_NE(s.log[0].find("took more than 300 ms"), std::string::npos) << s.log[0];
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 10s);
+}
+
+TEST(Supervisor, ADeathOutsideAnyCaseStopsWithExitCode3) {
+  const Supervised s = supervise([](CrashJournal&) -> int { std::abort(); });
+  EXPECT_EQ(s.code, 3);
+  ASSERT_EQ(s.log.size(), 1u);
+  EXPECT_NE(s.log[0].find("outside the in-process steps of a case"), std::string::npos) << s.log[0];
+}
+
+TEST(Supervisor, ACulpritThatCrashesItsChildAgainStops) {
+  const Supervised s = supervise([](CrashJournal& j) -> int {
+    enter_worker_slot(&j, 0);
+    InProcessSteps steps(&j, 0, 4);
+    std::raise(SIGSEGV);
+    return 0;
+  });
+  EXPECT_EQ(s.code, 3);
+  ASSERT_EQ(s.log.size(), 2u);
+  EXPECT_NE(s.log[1].find("case 4 took the campaign down twice"), std::string::npos) << s.log[1];
+}
+
+TEST(Supervisor, AFindingOfAnEarlierChildMakesTheExitCode1) {
+  const Supervised s = supervise([](CrashJournal& j) {
+    if (j.children.load() == 1) {
+      ++j.findings;
+      enter_worker_slot(&j, 0);
+      InProcessSteps steps(&j, 0, 1);
+      std::raise(SIGBUS);
+    }
+    return 0;
+  });
+  EXPECT_EQ(s.code, 1);
+}
+
+TEST(InProcessSteps, MarkTheSlotWhileTheyLast) {
+  CrashJournal j;
+  {
+    InProcessSteps steps(&j, 3, 41);
+    EXPECT_EQ(j.slots[3].case_plus_one.load(), 42u);
+  }
+  EXPECT_EQ(j.slots[3].case_plus_one.load(), 0u);
+  InProcessSteps none(nullptr, 3, 41);  // no journal: nothing to do
+}
+
+}  // namespace
+}  // namespace aotfuzz::fuzz
