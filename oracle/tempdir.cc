@@ -8,6 +8,8 @@
 
 #include <cerrno>
 #include <charconv>
+#include <fstream>
+#include <string>
 #include <system_error>
 #include <utility>
 #include <vector>
@@ -90,6 +92,21 @@ std::optional<pid_t> temp_dir_owner(std::string_view name, std::string_view pref
   return pid;
 }
 
+namespace {
+
+// Whether `pid` is a process that still runs (or one we may not judge). A zombie has ended: where
+// no init reaps orphans (some containers), a killed campaign stays one indefinitely.
+bool process_runs(pid_t pid) {
+  if (::kill(pid, 0) != 0 && errno == ESRCH) return false;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return true;
+  const auto paren = line.rfind(')');
+  return paren == std::string::npos || paren + 2 >= line.size() || line[paren + 2] != 'Z';
+}
+
+}  // namespace
+
 int remove_stale_temp_dirs(const std::filesystem::path& dir, std::string_view prefix) {
   int removed = 0;
   std::error_code ec;
@@ -102,7 +119,7 @@ int remove_stale_temp_dirs(const std::filesystem::path& dir, std::string_view pr
     if (::lstat(it->path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid()) {
       continue;
     }
-    if (::kill(*owner, 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to judge
+    if (process_runs(*owner)) continue;
     TempDir leftover = TempDir::adopt(it->path());
     leftover.remove();
     ++removed;

@@ -1,5 +1,6 @@
 // Tests of TempDir: unique, under $TMPDIR, removed recursively unless kept, movable.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -96,6 +97,22 @@ TEST(TempDir, LeftoversOfDeadRunsAreRemovedAndLiveOnesKept) {
   EXPECT_TRUE(fs::exists(live.path()));
   EXPECT_TRUE(fs::exists(alien));
   EXPECT_EQ(remove_stale_temp_dirs(), 0);
+}
+
+TEST(TempDir, LeftoversOfAZombieAreRemoved) {
+  test_support::ScopedTmpdir tmp;
+  // An ended child not yet reaped: what a killed campaign stays where no init reaps orphans.
+  const pid_t zombie = ::fork();
+  ASSERT_GE(zombie, 0);
+  if (zombie == 0) ::_exit(0);
+  // Until it has ended, its /proc entry says running or sleeping.
+  siginfo_t info{};
+  ASSERT_EQ(::waitid(P_PID, static_cast<id_t>(zombie), &info, WEXITED | WNOWAIT), 0);
+  const fs::path left = tmp.path() / ("aotfuzz-case-" + std::to_string(zombie) + "-abcdef");
+  fs::create_directories(left);
+  EXPECT_EQ(remove_stale_temp_dirs(), 1);
+  EXPECT_FALSE(fs::exists(left));
+  ::waitpid(zombie, nullptr, 0);
 }
 
 TEST(TempDir, AnUnusableTmpdirThrows) {
