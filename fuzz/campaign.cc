@@ -265,6 +265,8 @@ class Runner {
       Item& it = items[k - k0];
       it.k = k;
       const std::uint64_t index = shard_case(opt_.shard, k);
+      // A stop request (SIGTERM) is honoured within a case, not at the end of a batch.
+      if (opt_.stop != nullptr && opt_.stop->load()) continue;
       if (opt_.journal != nullptr && opt_.journal->is_culprit(k)) {
         judge_culprit(it, index);
         continue;
@@ -396,6 +398,11 @@ class Runner {
         ++result_.signature_hits[oracle::signature(r.verdict)];
       }
       if (opt_.journal != nullptr) opt_.journal->stats = stats_;
+    }
+    if (r.verdict.kind() == oracle::VerdictKind::kToolchainError && !toolchain_warned_.exchange(true)) {
+      // The environment, not the pipeline: said once, counted in the summary.
+      warn("toolchain error (not a finding; later ones are counted only): " +
+           oracle::summary(r.verdict));
     }
     if (!is_campaign_finding(r.verdict, spec.merge_safe)) {
       complete(k);
@@ -654,6 +661,7 @@ class Runner {
   Clock::time_point t0_;
   std::atomic<std::uint64_t> next_{0};
   std::atomic<bool> stopping_{false};
+  std::atomic<bool> toolchain_warned_{false};
   std::mutex mu_;  // stats_, claimed_, result_, the watermark
   std::condition_variable cv_;
   std::uint64_t watermark_ = 0;

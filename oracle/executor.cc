@@ -56,7 +56,11 @@ RawResult run_single(const PreparedCase& c) {
     const std::string path = dir.file(name).string();
     std::ofstream f(path, std::ios::binary);
     f << text;
-    if (!f) throw ir::Error("cannot write " + path);
+    f.close();  // a full disk shows only when the buffer is written
+    if (!f) {
+      return settled({Stage::kRun, ToolchainError{"cannot write " + path +
+                                                  " (is its file system full?)"}});
+    }
     if (ends_with(name, ".c")) c_files.push_back(path);
   }
   CompileOptions co;

@@ -1,12 +1,16 @@
 // Finding compilers on PATH, building their command lines, and classifying their outcomes.
 #include "oracle/toolchain.h"
 
+#include <elf.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <optional>
 #include <filesystem>
 
 #include "oracle/tempdir.h"
@@ -17,6 +21,32 @@ namespace {
 bool is_executable_file(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
+}
+
+// Why the ELF file at `path` is not whole (a segment or the section headers reach past its end,
+// as when the compiler's write hit a full disk and went unreported), or nullopt when it is.
+std::optional<std::string> incomplete_elf(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  Elf64_Ehdr eh{};
+  if (!in.read(reinterpret_cast<char*>(&eh), sizeof eh)) return "shorter than an ELF header";
+  if (std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) return "no ELF magic";
+  if (eh.e_ident[EI_CLASS] != ELFCLASS64) return std::nullopt;  // not ours to check
+  std::error_code ec;
+  const std::uint64_t size = std::filesystem::file_size(path, ec);
+  if (ec) return "its size cannot be read";
+  if (eh.e_shoff != 0 &&
+      eh.e_shoff + std::uint64_t{eh.e_shentsize} * eh.e_shnum > size) {
+    return "its section headers end past its " + std::to_string(size) + " bytes";
+  }
+  for (unsigned i = 0; i < eh.e_phnum; ++i) {
+    Elf64_Phdr ph{};
+    in.seekg(static_cast<std::streamoff>(eh.e_phoff + std::uint64_t{i} * eh.e_phentsize));
+    if (!in.read(reinterpret_cast<char*>(&ph), sizeof ph)) return "a program header is cut off";
+    if (ph.p_type == PT_LOAD && ph.p_offset + ph.p_filesz > size) {
+      return "a segment ends past its " + std::to_string(size) + " bytes";
+    }
+  }
+  return std::nullopt;
 }
 
 std::string first_line(const std::string& text) {
@@ -230,6 +260,10 @@ CompileResult compile(const Toolchain& toolchain, const std::vector<std::string>
     if (!is_executable_file(output_exe)) {
       return fail(std::string(compiler_kind_name(toolchain.kind)) +
                   " exited 0 but wrote no executable " + output_exe);
+    }
+    if (auto why = incomplete_elf(output_exe)) {
+      return fail(std::string(compiler_kind_name(toolchain.kind)) + " wrote an incomplete " +
+                  output_exe + " (" + *why + "): is its file system full?");
     }
     result.status = CompileStatus::kOk;
     return result;

@@ -2,7 +2,11 @@
 // verdict, whatever the other cases of the batch do (crash, hang, flood, memory exhaustion,
 // input clobbering, killing the runner), and agree with the single-program path.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <csignal>
 #include <fstream>
 #include <sstream>
 
@@ -159,6 +163,27 @@ TEST(BatchedExecutor, ACaseSeesZerosAroundItsBuffersWhateverRanBeforeItInTheSame
       EXPECT_EQ(v.kind(), VerdictKind::kPass) << per_child << " " << i << ": " << summary(v);
     }
   }
+}
+
+TEST(SingleProgramExecutor, AFileSystemThatRefusesWritesIsAToolchainErrorNotAFinding) {
+  // In a child whose RLIMIT_FSIZE fails every write past 2 KiB (EFBIG), as a full disk fails
+  // them: the case's sources cannot be written, and that is the environment's fault.
+  const ir::Module m = seed_graph();
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    std::signal(SIGXFSZ, SIG_IGN);
+    const rlimit small{2048, 2048};
+    ::setrlimit(RLIMIT_FSIZE, &small);
+    const CaseResult r = run_case(m, CaseOptions{});
+    const bool toolchain = r.verdict.kind() == VerdictKind::kToolchainError &&
+                           summary(r.verdict).find("file system full") != std::string::npos;
+    ::_exit(toolchain ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the verdict was not a toolchain-error naming a full disk";
 }
 
 TEST(SingleProgramExecutor, ASanitizedCasePassesUnderTheDefaultBudgetAndAMemoryHogIsStopped) {

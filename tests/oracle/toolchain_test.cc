@@ -240,7 +240,7 @@ class FakeCompiler : public ::testing::Test {
     write_file(dir_.file("fake.c"),
                "#define _GNU_SOURCE\n"
                "#include <signal.h>\n#include <stdio.h>\n#include <string.h>\n"
-               "#include <unistd.h>\n"
+               "#include <sys/stat.h>\n#include <unistd.h>\n"
                "int main(int argc, char** argv) {\n"
                "  const char* self = strrchr(argv[0], '/') + 1;\n"
                "  (void)argc;\n"
@@ -255,9 +255,24 @@ class FakeCompiler : public ::testing::Test {
                "    return 1;\n"
                "  }\n"
                "  if (strcmp(self, \"silent\") == 0) return 1;\n"
+               "  if (strcmp(self, \"truncate\") == 0) {\n"
+               "    /* Half of a real executable, as a write that hit a full disk leaves. */\n"
+               "    const char* out = NULL;\n"
+               "    for (int i = 1; i + 1 < argc; ++i) if (strcmp(argv[i], \"-o\") == 0) out = argv[i + 1];\n"
+               "    FILE* in = fopen(\"/proc/self/exe\", \"rb\");\n"
+               "    FILE* to = out ? fopen(out, \"wb\") : NULL;\n"
+               "    if (!in || !to) return 9;\n"
+               "    fseek(in, 0, SEEK_END);\n"
+               "    long half = ftell(in) / 2;\n"
+               "    fseek(in, 0, SEEK_SET);\n"
+               "    for (long k = 0; k < half; ++k) fputc(fgetc(in), to);\n"
+               "    fclose(to);\n"
+               "    chmod(out, 0755);\n"
+               "    return 0;\n"
+               "  }\n"
                "  return 0;\n"
                "}\n");
-    for (const char* name : {"crash", "hang", "ice", "ice1", "silent", "noop"}) {
+    for (const char* name : {"crash", "hang", "ice", "ice1", "silent", "noop", "truncate"}) {
       CompileResult c = compile(*tc, {dir_.file("fake.c").string()}, dir_.file(name).string());
       ASSERT_TRUE(c.ok()) << c.diagnostics;
     }
@@ -291,6 +306,13 @@ TEST_F(FakeCompiler, SucceedingWithoutWritingTheExecutableIsAToolchainError) {
   CompileResult c = run_fake("noop");
   EXPECT_EQ(c.status, CompileStatus::kToolchainError);
   EXPECT_NE(c.message.find("no executable"), std::string::npos) << c.message;
+}
+
+TEST_F(FakeCompiler, AnExecutableCutShortIsAToolchainErrorNotAProgramThatCrashes) {
+  CompileResult c = run_fake("truncate");
+  EXPECT_EQ(c.status, CompileStatus::kToolchainError);
+  EXPECT_NE(c.message.find("incomplete"), std::string::npos) << c.message;
+  EXPECT_NE(c.message.find("file system full"), std::string::npos) << c.message;
 }
 
 TEST_F(FakeCompiler, AHangingCompilerTimesOutAsAToolchainError) {
