@@ -129,6 +129,28 @@ void run_pipeline(const ir::Module& annotated, const Options& options, Stages& s
   }
 }
 
+bool parse_debug_fault(std::string_view spec, Options& options) {
+  const auto colon = spec.rfind(':');
+  if (colon == std::string_view::npos || find_pass(spec.substr(0, colon)) == nullptr) return false;
+  const std::string_view what = spec.substr(colon + 1);
+  if (what != "crash" && what != "hang") return false;
+  options.debug_fault = what == "crash" ? Options::DebugFault::kCrash : Options::DebugFault::kHang;
+  options.debug_fault_pass = std::string(spec.substr(0, colon));
+  return true;
+}
+
+std::string debug_fault_spec(const Options& options) {
+  switch (options.debug_fault) {
+    case Options::DebugFault::kNone:
+      return "";
+    case Options::DebugFault::kCrash:
+      return options.debug_fault_pass + ":crash";
+    case Options::DebugFault::kHang:
+      return options.debug_fault_pass + ":hang";
+  }
+  return "";
+}
+
 Stages run_passes(const ir::Module& annotated, const Options& options) {
   Stages stages;
   run_pipeline(annotated, options, stages);

@@ -1,10 +1,12 @@
 // `aotfuzz run FILE`: one differential test; prints the verdict, and on a finding what differs
 // and the command that replays it.
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 
 #include "cli/common.h"
 #include "oracle/oracle.h"
+#include "oracle/tempdir.h"
 #include "oracle/verdict.h"
 
 namespace aotfuzz::cli {
@@ -50,6 +52,18 @@ Command register_run(CLI::App& parent) {
       std::printf("verdict: %s\n", oracle::summary(r.verdict).c_str());
       std::printf("signature: %s\n", oracle::signature(r.verdict).c_str());
       if (oracle::is_finding(r.verdict)) std::printf("replay: %s\n", replay.c_str());
+    }
+    if (opts->keep && r.work_dir.empty() && !r.files.empty()) {
+      // Judged before anything was compiled (a static check): keep the C it was judged on.
+      oracle::TempDir dir("aotfuzz-case");
+      dir.keep();
+      for (const auto& [name, text] : r.files) {
+        std::ofstream out(dir.file(name), std::ios::binary);
+        out << text;
+        out.close();
+        if (!out) throw CommandError(kInternal, "cannot write " + dir.file(name).string());
+      }
+      r.work_dir = dir.path().string();
     }
     if (opts->keep && !r.work_dir.empty()) std::fprintf(stderr, "kept %s\n", r.work_dir.c_str());
     return oracle::exit_code(r.verdict);

@@ -34,6 +34,20 @@ Command register_show(CLI::App& parent) {
   add_pipeline_flags(c.app, opts->flags, /*toolchain=*/false);
   CLI::App* app = c.app;
   c.run = [opts, app] {
+    // The pipeline flags shape the pytest file; a picture of the file's module ignores them.
+    const std::vector<std::string> pipeline = {
+        "--merge",     "--mod-name",       "--api",
+        "--interface", "--storage-reuse",  "--max-fuse-depth",
+        "--inject",    "--check-num-args", "--memory-budget"};
+    if (opts->dot) {
+      for (const auto& f : pipeline) {
+        if (given(app, f)) {
+          throw CommandError(kBadInput, "show: " + f +
+                                            " applies to --tvm-pytest; --dot draws the "
+                                            "file's module as it is");
+        }
+      }
+    }
     ir::Module m = load_module(opts->file);
     if (opts->dot) {
       std::cout << ir::to_dot(m);
@@ -45,9 +59,8 @@ Command register_show(CLI::App& parent) {
     fuzz::PytestInfo info;
     const std::string text = read_file(opts->file);
     bool explicit_flags = false;
-    for (const char* f :
-         {"--merge", "--mod-name", "--api", "--interface", "--storage-reuse", "--max-fuse-depth",
-          "--inject"}) {
+    for (const char* f : {"--merge", "--mod-name", "--api", "--interface", "--storage-reuse",
+                          "--max-fuse-depth", "--inject"}) {
       explicit_flags |= given(app, f);
     }
     try {

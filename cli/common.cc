@@ -311,6 +311,12 @@ oracle::CaseOptions case_options(const PipelineFlags& f) {
   if (o.sanitize && o.compiler == oracle::CompilerKind::kTcc) {
     throw CommandError(kBadInput, "--sanitize needs --cc gcc or --cc clang");
   }
+  if (o.sanitize && !o.compiler) {
+    o.compiler = oracle::sanitizing_compiler();
+    if (!o.compiler) {
+      throw CommandError(kInternal, "--sanitize needs gcc or clang, and neither is installed");
+    }
+  }
   o.input_seed = f.input_seed;
   o.max_ulp = f.ulp;
   o.memory_budget = f.memory_budget_mib >= (std::uint64_t{1} << 44) ? UINT64_MAX
@@ -321,17 +327,9 @@ oracle::CaseOptions case_options(const PipelineFlags& f) {
   o.isolate_in_process = true;
   o.in_process_budget =
       std::chrono::milliseconds(static_cast<std::int64_t>(f.in_process_time * 1000));
-  if (!f.debug_fault.empty()) {
-    const auto colon = f.debug_fault.rfind(':');
-    const std::string pass = f.debug_fault.substr(0, colon);
-    const std::string what = colon == std::string::npos ? "" : f.debug_fault.substr(colon + 1);
-    if (aot::find_pass(pass) == nullptr || (what != "crash" && what != "hang")) {
-      throw CommandError(kBadInput, "--debug-fault expects PASS:crash or PASS:hang, PASS a pass "
-                                    "(" + pass_names() + "), got '" + f.debug_fault + "'");
-    }
-    o.aot.debug_fault =
-        what == "crash" ? aot::Options::DebugFault::kCrash : aot::Options::DebugFault::kHang;
-    o.aot.debug_fault_pass = pass;
+  if (!f.debug_fault.empty() && !aot::parse_debug_fault(f.debug_fault, o.aot)) {
+    throw CommandError(kBadInput, "--debug-fault expects PASS:crash or PASS:hang, PASS a pass (" +
+                                      pass_names() + "), got '" + f.debug_fault + "'");
   }
   if (f.sut == "tvm" && o.aot.bugs.any()) {
     throw CommandError(

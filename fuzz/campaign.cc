@@ -22,6 +22,7 @@
 #include "fuzz/status_files.h"
 #include "oracle/case_flow.h"
 #include "oracle/executor.h"
+#include "oracle/in_process_probe.h"
 #include "oracle/tempdir.h"
 #include "oracle/tvm_driver.h"
 #include "reference/footprint.h"
@@ -72,8 +73,16 @@ class Runner {
     if (CrashJournal* j = opt_.journal; j != nullptr) {
       t0_ = Clock::time_point(std::chrono::milliseconds(j->started_ms));
       if (j->children.load() > 1) {
-        // A restart: the cases below the watermark are done, their counters carried over.
+        // A restart: the cases below the watermark and those noted above it are done, their
+        // counters carried over.
         next_ = watermark_ = j->done_below.load();
+        for (int i = 0; i < j->num_done_above; ++i) {
+          if (j->done_above[i] >= watermark_) judged_before_.insert(j->done_above[i]);
+        }
+        for (int i = 0; i < j->num_counted_above; ++i) {
+          const std::uint64_t c = j->counted_above[i];
+          if (c >= watermark_ && !judged_before_.count(c)) counted_before_.insert(c);
+        }
         stats_ = j->stats;
       }
     }
@@ -228,6 +237,19 @@ class Runner {
     return std::make_unique<oracle::BatchedExecutor>(bo);
   }
 
+  // Appends case k to a journal list of cases above the watermark (under mu_); a full list drops
+  // the entries the watermark has passed.
+  void note_above(std::uint64_t* list, int& n, std::uint64_t k) {
+    if (n == CrashJournal::kMaxAbove) {
+      int kept = 0;
+      for (int i = 0; i < n; ++i) {
+        if (list[i] >= watermark_) list[kept++] = list[i];
+      }
+      n = kept;
+    }
+    if (n < CrashJournal::kMaxAbove) list[n++] = k;
+  }
+
   // Case k (local to the shard) is done with, finding claims included.
   void complete(std::uint64_t k) {
     std::lock_guard lock(mu_);
@@ -240,7 +262,10 @@ class Runner {
     } else {
       done_above_.insert(k);
     }
-    if (opt_.journal != nullptr) opt_.journal->done_below.store(watermark_);
+    if (CrashJournal* j = opt_.journal; j != nullptr) {
+      j->done_below.store(watermark_);
+      if (k >= watermark_) note_above(j->done_above, j->num_done_above, k);
+    }
     cv_.notify_all();
   }
 
@@ -267,8 +292,11 @@ class Runner {
       const std::uint64_t index = shard_case(opt_.shard, k);
       // A stop request (SIGTERM) is honoured within a case, not at the end of a batch.
       if (opt_.stop != nullptr && opt_.stop->load()) continue;
+      // Judged and counted by a campaign process that a later case took down.
+      if (!judged_before_.empty() && judged_before_.count(k)) continue;
+      if (opt_.journal != nullptr && opt_.journal->is_skipped(k)) continue;
       if (opt_.journal != nullptr && opt_.journal->is_culprit(k)) {
-        judge_culprit(it, index);
+        judge_culprit(it, k, index, slot);
         continue;
       }
       InProcessSteps steps(opt_.journal, slot, k);
@@ -336,13 +364,25 @@ class Runner {
 
   // A case that took an earlier campaign child down: judged alone, its in-process steps in a
   // child process (the probe), so that its crash or hang is its verdict.
-  void judge_culprit(Item& it, std::uint64_t index) {
+  // A case that took an earlier campaign child down: its in-process steps are probed in a child
+  // process first, so that its crash or hang is its verdict. When they do not crash there (a
+  // memory error whose effect depends on the heap), it is judged in this process under its slot:
+  // a second crash makes the supervisor skip it.
+  void judge_culprit(Item& it, std::uint64_t k, std::uint64_t index, int slot) {
     it.spec = make_case(opt_, index);
     it.generated = true;
-    oracle::CaseOptions o = it.spec.options;
-    o.isolate_in_process = true;
-    it.result = oracle::run_case(it.spec.module, o);
     it.spec.options.isolate_in_process = true;
+    if (auto v = oracle::probe_in_process(it.spec.module, it.spec.options)) {
+      it.result.verdict = std::move(*v);
+      return;
+    }
+    warn("case " + std::to_string(index) + " took the campaign down but does not crash alone (" +
+         gen_command(opt_, it.spec.gen_seed) + " | aotfuzz run /dev/stdin " +
+         oracle::replay_flags(it.spec.options) + "); judging it in this process");
+    InProcessSteps steps(opt_.journal, slot, k);
+    oracle::CaseOptions o = it.spec.options;
+    o.isolate_in_process = false;
+    it.result = oracle::run_case(it.spec.module, o);
   }
 
   void finish(std::uint64_t k, const CaseSpec& spec, const oracle::CaseResult& r,
@@ -360,7 +400,10 @@ class Runner {
     const std::size_t tuple_params = r.stages ? fused_tuple_params(r.stages->output()) : 0;
     std::size_t main_tuple_params = 0;
     for (const auto& p : spec.module.main()->params()) main_tuple_params += p->type()->is_tuple();
-    {
+    // Counted by a campaign process that died before the case was done: judged again (a finding
+    // must still be claimed), not counted again.
+    const bool counted_before = !counted_before_.empty() && counted_before_.count(k);
+    if (!counted_before) {
       std::lock_guard lock(mu_);
       auto& s = stats_;
       ++s.cases;
@@ -397,7 +440,10 @@ class Runner {
         ++s.finding_cases;
         ++result_.signature_hits[oracle::signature(r.verdict)];
       }
-      if (opt_.journal != nullptr) opt_.journal->stats = stats_;
+      if (CrashJournal* j = opt_.journal; j != nullptr) {
+        j->stats = stats_;
+        note_above(j->counted_above, j->num_counted_above, k);
+      }
     }
     if (r.verdict.kind() == oracle::VerdictKind::kToolchainError && !toolchain_warned_.exchange(true)) {
       // The environment, not the pipeline: said once, counted in the summary.
@@ -666,6 +712,10 @@ class Runner {
   std::condition_variable cv_;
   std::uint64_t watermark_ = 0;
   std::set<std::uint64_t> done_above_;
+  // Of a restart (read-only once the workers run): cases an earlier campaign process judged and
+  // completed, and cases it counted but did not complete.
+  std::set<std::uint64_t> judged_before_;
+  std::set<std::uint64_t> counted_before_;
   int finished_workers_ = 0;
   CampaignStats stats_;
   bool batched_ = false;

@@ -37,9 +37,21 @@ struct CrashJournal {
   std::atomic<int> crashed_signal{0};
   /// Every shard-local case below this one is done (the campaign's watermark).
   std::atomic<std::uint64_t> done_below{0};
+  /// Cases above the watermark that were done, and that were counted in `stats` (entries below
+  /// the watermark are stale), so that a restart neither judges a done case again nor counts a
+  /// case twice. Written under the campaign's lock.
+  static constexpr int kMaxAbove = 8192;
+  int num_done_above = 0;
+  std::uint64_t done_above[kMaxAbove];
+  int num_counted_above = 0;
+  std::uint64_t counted_above[kMaxAbove];
   /// Cases that took a campaign child down: judged through the probe from then on.
   std::atomic<int> num_culprits{0};
   std::atomic<std::uint64_t> culprits[kMaxCulprits];
+  /// Culprits that took a child down again although their probe did not crash (their crash
+  /// depends on the process: memory corruption): skipped from then on.
+  std::atomic<int> num_skipped{0};
+  std::atomic<std::uint64_t> skipped[kMaxCulprits];
   /// Children started so far (the first is 1).
   std::atomic<int> children{0};
   /// Unique findings published by all children.
@@ -52,6 +64,7 @@ struct CrashJournal {
   CampaignStats stats;
 
   bool is_culprit(std::uint64_t k) const;
+  bool is_skipped(std::uint64_t k) const;
 };
 
 /// A worker's slot for the in-process steps of one case: notes the case on entry, clears it on
@@ -83,11 +96,12 @@ struct SupervisorOptions {
 
 /// Runs `campaign(journal)` in a child process, again after each death of a child by a crash or
 /// hang inside a case's in-process steps (at most CrashJournal::kMaxCulprits times), and returns
-/// the exit code of the last child: raised to 1 when an earlier child published a finding. The
-/// child has a fatal-signal handler that records the crashing worker and dies with its parent.
-/// `log` gets one line per restart and the reason of a stop. A death outside any case (a crash of
-/// the harness's own code), a culprit that crashes its child twice, or a failure to fork ends it
-/// with exit code 3.
+/// the exit code of the last child: raised to 1 when an earlier child published a finding or a
+/// culprit was skipped. The child has a fatal-signal handler that records the crashing worker and
+/// dies with its parent. `log` gets one line per restart and the reason of a stop. A culprit that
+/// takes a child down a second time (it did not crash alone) is skipped, said in the log; a third
+/// time, a death outside any case (a crash of the harness's own code) or a failure to fork end
+/// it with exit code 3.
 int run_supervised(const std::function<int(CrashJournal&)>& campaign,
                    const SupervisorOptions& options,
                    const std::function<void(const std::string&)>& log);

@@ -3,12 +3,15 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
 
 #include "aot/bugs.h"
+#include "aot/pipeline.h"
 #include "ir/parser.h"
 #include "ir/verify.h"
 #include "oracle/tvm_driver.h"
@@ -84,6 +87,8 @@ std::vector<std::string> split_flags(std::string_view flags) {
 
 oracle::CaseOptions parse_case_flags(std::string_view flags) {
   oracle::CaseOptions o;
+  // A case from a file is judged as `aotfuzz run` judges it: a crashing pass is a verdict.
+  o.isolate_in_process = true;
   const auto tokens = split_flags(flags);
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     std::string flag = tokens[i];
@@ -172,6 +177,20 @@ oracle::CaseOptions parse_case_flags(std::string_view flags) {
       o.sut.kind = *kind;
     } else if (flag == "--tvm-home") {
       o.sut.tvm_home = value();
+    } else if (flag == "--in-process-time") {
+      const std::string v = value();
+      char* end = nullptr;
+      const double seconds = std::strtod(v.c_str(), &end);
+      if (end == v.c_str() || *end != '\0' || !(seconds > 0) || seconds > 1e6) {
+        throw ReplayError("--in-process-time: seconds above 0, got " + v);
+      }
+      o.in_process_budget =
+          std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000));
+    } else if (flag == "--debug-fault") {
+      const std::string v = value();
+      if (!aot::parse_debug_fault(v, o.aot)) {
+        throw ReplayError("--debug-fault: PASS:crash or PASS:hang, got " + v);
+      }
     } else {
       throw ReplayError("unknown flag '" + tokens[i] + "'");
     }
@@ -182,9 +201,10 @@ oracle::CaseOptions parse_case_flags(std::string_view flags) {
   if (o.aot.interface == aot::Options::Interface::kC && o.aot.api == aot::Options::Api::kPacked) {
     throw ReplayError("--interface c requires --api unpacked (as in TVM)");
   }
-  if (o.sanitize && o.compiler.value_or(oracle::CompilerKind::kTcc) == oracle::CompilerKind::kTcc) {
+  if (o.sanitize && o.compiler == oracle::CompilerKind::kTcc) {
     throw ReplayError("--sanitize needs --cc gcc or --cc clang");
   }
+  if (o.sanitize && !o.compiler) o.compiler = oracle::sanitizing_compiler();
   return o;
 }
 

@@ -66,9 +66,7 @@ std::string replay_flags(const CaseOptions& o) {
     f += " --in-process-time " + std::string(seconds);
   }
   if (o.aot.debug_fault != aot::Options::DebugFault::kNone) {
-    f += " --debug-fault " +
-         shell_quote(o.aot.debug_fault_pass +
-                     (o.aot.debug_fault == aot::Options::DebugFault::kCrash ? ":crash" : ":hang"));
+    f += " --debug-fault " + shell_quote(aot::debug_fault_spec(o.aot));
   }
   return f;
 }

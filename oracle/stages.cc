@@ -92,15 +92,17 @@ std::optional<Verdict> structure_verdict(const aot::PassInfo& pass, const ir::Mo
 std::optional<Verdict> run_stages(const ir::Module& annotated, aot::Options options,
                                   const CaseReference& reference, std::uint32_t ulp,
                                   aot::Stages& stages, reference::PlanCache* plans,
-                                  bool check_structure) {
+                                  bool check_structure,
+                                  std::vector<reference::Value>* mismatch_actual) {
   // The reference verified the input; the passes verify their outputs (PassError kBrokenOutput).
   options.verify_input = false;
   std::optional<Verdict> verdict;
   // The per-stage reference check: each pass's output interpreted on the case's inputs.
   auto check_stage = [&](const aot::PassInfo& pass, const ir::Module& output) {
     try {
-      verdict = compare_outputs(reference.expected, outputs_of(output, reference.inputs, plans),
-                                ulp, pass.stage);
+      std::vector<reference::Value> actual = outputs_of(output, reference.inputs, plans);
+      verdict = compare_outputs(reference.expected, actual, ulp, pass.stage);
+      if (verdict && mismatch_actual != nullptr) *mismatch_actual = std::move(actual);
     } catch (const ir::Error& e) {
       verdict = Verdict{pass.stage, PipelineError{"interpreting the output of " +
                                                   std::string(pass.name) + ": " + e.what()}};
@@ -146,7 +148,7 @@ bool reference_and_stages(const ir::Module& annotated, const CaseOptions& option
   aot::Stages stages;
   const std::optional<Verdict> v = run_stages(annotated, options.aot, *reference,
                                               options.max_ulp, stages, plans,
-                                              options.check_structure);
+                                              options.check_structure, &r.actual);
   // After run_stages, which reads them: a reference computed here is not needed any more.
   if (reference == &computed) {
     r.inputs = std::move(computed.inputs);

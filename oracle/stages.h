@@ -45,10 +45,13 @@ std::optional<Verdict> compare_outputs(const std::vector<reference::Value>& expe
 /// stage agrees. `plans`, when given, is used for every stage's evaluation. With
 /// `check_structure`, each pass that agrees on values is then checked against its reference pass
 /// (oracle/structure.h), and a refusal is a structure verdict unless the reference refuses too.
+/// `mismatch_actual`, when given, receives the outputs of the stage a mismatch verdict is about
+/// (a bundle's actual.txt).
 std::optional<Verdict> run_stages(const ir::Module& annotated, aot::Options options,
                                   const CaseReference& reference, std::uint32_t ulp,
                                   aot::Stages& stages, reference::PlanCache* plans = nullptr,
-                                  bool check_structure = true);
+                                  bool check_structure = true,
+                                  std::vector<reference::Value>* mismatch_actual = nullptr);
 
 /// Steps 1 and 2 of every case, into `r`: the reference (`*reference` when given, computed from
 /// `annotated` and options.input_seed otherwise) into r.inputs and r.expected, then run_stages

@@ -155,6 +155,13 @@ std::optional<Toolchain> find_toolchain(CompilerKind kind) {
   return probe_toolchain(kind, *path);
 }
 
+std::optional<CompilerKind> sanitizing_compiler() {
+  for (CompilerKind kind : {CompilerKind::kGcc, CompilerKind::kClang}) {
+    if (find_toolchain(kind)) return kind;
+  }
+  return std::nullopt;
+}
+
 std::optional<Toolchain> default_toolchain() {
   for (auto kind : {CompilerKind::kTcc, CompilerKind::kGcc, CompilerKind::kClang}) {
     if (auto tc = find_toolchain(kind)) return tc;

@@ -39,6 +39,9 @@ std::optional<Toolchain> find_toolchain(CompilerKind kind);
 std::optional<Toolchain> probe_toolchain(CompilerKind kind, const std::string& path);
 /// The fastest installed compiler: tcc, else gcc, else clang.
 std::optional<Toolchain> default_toolchain();
+/// The compiler of a sanitized build when none is named: gcc, else clang (tcc has no
+/// sanitizers); nullopt when neither is installed.
+std::optional<CompilerKind> sanitizing_compiler();
 
 /// How to compile.
 struct CompileOptions {

@@ -272,6 +272,32 @@ TEST(Check, ACaseBudgetSplitsTheFirstCasesAmongTheShardsWithoutATimeLimit) {
   EXPECT_NE(r.stdout_text.find("aotfuzz check: passed"), std::string::npos) << r.stdout_text;
 }
 
+TEST(CommandLine, SanitizeWithoutACompilerPicksOneWithSanitizersAndPasses) {
+  const oracle::RunResult r = run_aotfuzz({"run", kSeed, "--sanitize"});
+  EXPECT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  EXPECT_NE(r.stdout_text.find("signature: pass:run"), std::string::npos) << r.stdout_text;
+  expect_one_line_usage_error({"run", kSeed, "--sanitize", "--cc", "tcc"}, "--sanitize");
+}
+
+TEST(CommandLine, ShowDotRefusesPipelineFlagsItWouldIgnore) {
+  expect_one_line_usage_error({"show", kSeed, "--dot", "--merge"}, "--merge");
+  expect_one_line_usage_error({"show", kSeed, "--dot", "--inject", "tuple-arg-first-field"},
+                              "--inject");
+  EXPECT_EQ(run_aotfuzz({"show", kSeed, "--dot"}).exit_code, 0);
+}
+
+TEST(CommandLine, RunKeepKeepsTheCOfAVerdictSettledBeforeCompiling) {
+  const oracle::RunResult r =
+      run_aotfuzz({"run", kSeed, "--inject", "tuple-arg-first-field", "--keep"});
+  EXPECT_EQ(r.exit_code, 1) << r.stderr_text;
+  EXPECT_NE(r.stdout_text.find("arity:codegen:kernel"), std::string::npos) << r.stdout_text;
+  const auto at = r.stderr_text.find("kept ");
+  ASSERT_NE(at, std::string::npos) << r.stderr_text;
+  const fs::path kept = r.stderr_text.substr(at + 5, r.stderr_text.find('\n', at) - at - 5);
+  EXPECT_TRUE(fs::exists(kept / "main.c")) << kept;
+  fs::remove_all(kept);
+}
+
 TEST(CommandLine, RunJsonPrintsOneJsonObjectWithTheReplayCommandInside) {
   const oracle::RunResult r =
       run_aotfuzz({"run", kSeed, "--inject", "tuple-arg-first-field", "--json"});

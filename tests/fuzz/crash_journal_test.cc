@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -56,15 +57,15 @@ TEST(Supervisor, AStackOverflowInACaseIsRecordedToo) {
     if (j.children.load() == 1) {
       enter_worker_slot(&j, 0);
       InProcessSteps steps(&j, 0, 2);
-      // Unbounded recursion the optimizer cannot remove: the guard page, then SIGSEGV.
+      // Recursion deeper than any stack: the guard page, then SIGSEGV.
       struct Deep {
-        static int down(volatile int n) {
+        static int down(int n, int limit) {
           volatile char frame[1024];
           frame[0] = static_cast<char>(n);
-          return down(n + 1) + frame[0];
+          return n < limit ? down(n + 1, limit) + frame[0] : frame[0];
         }
       };
-      return Deep::down(0);
+      return Deep::down(0, std::numeric_limits<int>::max());
     }
     return j.is_culprit(2) ? 0 : 9;
   });
@@ -95,7 +96,22 @@ TEST(Supervisor, ADeathOutsideAnyCaseStopsWithExitCode3) {
   EXPECT_NE(s.log[0].find("outside the in-process steps of a case"), std::string::npos) << s.log[0];
 }
 
-TEST(Supervisor, ACulpritThatCrashesItsChildAgainStops) {
+TEST(Supervisor, ACulpritThatCrashesItsChildAgainIsSkippedAndTheExitCodeIs1) {
+  const Supervised s = supervise([](CrashJournal& j) -> int {
+    if (!j.is_skipped(4)) {
+      enter_worker_slot(&j, 0);
+      InProcessSteps steps(&j, 0, 4);
+      std::raise(SIGSEGV);
+    }
+    return 0;
+  });
+  EXPECT_EQ(s.code, 1);
+  ASSERT_EQ(s.log.size(), 2u);
+  EXPECT_NE(s.log[1].find("case 4 took the campaign down again"), std::string::npos) << s.log[1];
+  EXPECT_NE(s.log[1].find("never alone"), std::string::npos) << s.log[1];
+}
+
+TEST(Supervisor, ASkippedCulpritThatStillCrashesStops) {
   const Supervised s = supervise([](CrashJournal& j) -> int {
     enter_worker_slot(&j, 0);
     InProcessSteps steps(&j, 0, 4);
@@ -103,8 +119,8 @@ TEST(Supervisor, ACulpritThatCrashesItsChildAgainStops) {
     return 0;
   });
   EXPECT_EQ(s.code, 3);
-  ASSERT_EQ(s.log.size(), 2u);
-  EXPECT_NE(s.log[1].find("case 4 took the campaign down twice"), std::string::npos) << s.log[1];
+  ASSERT_EQ(s.log.size(), 3u);
+  EXPECT_NE(s.log[2].find("stopping"), std::string::npos) << s.log[2];
 }
 
 TEST(Supervisor, AFindingOfAnEarlierChildMakesTheExitCode1) {
