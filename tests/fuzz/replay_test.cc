@@ -116,7 +116,12 @@ TEST(CaseFlags, RejectsWhatTheRunCommandRejects) {
   EXPECT_THROW(parse_case_flags("--interface c"), ReplayError);  // needs --api unpacked
   EXPECT_THROW(parse_case_flags("--api"), ReplayError);
   EXPECT_THROW(parse_case_flags("--api fast"), ReplayError);
-  EXPECT_THROW(parse_case_flags("--sanitize"), ReplayError);  // tcc cannot
+  EXPECT_THROW(parse_case_flags("--sanitize --cc tcc"), ReplayError);  // tcc cannot
+  // Without --cc, as on the command line: gcc, else clang.
+  EXPECT_EQ(parse_case_flags("--sanitize").compiler, oracle::sanitizing_compiler());
+  EXPECT_THROW(parse_case_flags("--debug-fault fuse:explode"), ReplayError);
+  EXPECT_EQ(parse_case_flags("--debug-fault fuse:crash").aot.debug_fault_pass, "fuse");
+  EXPECT_THROW(parse_case_flags("--in-process-time 0"), ReplayError);
   EXPECT_THROW(parse_case_flags("--input-seed -1"), ReplayError);
   EXPECT_NO_THROW(parse_case_flags("--interface=c --api=unpacked --ulp 2"));
 }
