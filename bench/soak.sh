@@ -2,7 +2,8 @@
 # Soak benchmark (not a CI test): runs one campaign for HOURS on all cores and samples, every
 # INTERVAL seconds, the resident memory and open file descriptors of the campaign's processes
 # (the supervisor, the campaign child, its runners and compilers), then reports their growth after
-# the first 5 minutes. A leak shows as growth; the bar is under 10%.
+# the first 5 minutes (medians of the 10 minutes after the first 5 against the last 10). A leak
+# shows as growth; the bar is under 10%.
 #
 #   bench/soak.sh HOURS [aotfuzz fuzz flags...]
 #   AOTFUZZ=build/release/cli/aotfuzz INTERVAL=30 SOAK_DIR=/tmp/soak bench/soak.sh 1
@@ -60,17 +61,23 @@ while kill -0 "$root" 2>/dev/null; do
   sleep "$interval"
 done
 wait "$root" || true
-# Growth: the largest sample after 5 minutes against the first sample at or after 5 minutes.
-awk 'NR > 1 && $1 >= 300 {
-       if (!base_rss) { base_rss = $3; base_fds = $4 }
-       if ($3 > max_rss) max_rss = $3
-       if ($4 > max_fds) max_fds = $4
+# Growth: the median of the last 10 minutes against the median of the 10 minutes after the first
+# 5 (a leak raises the level; single samples swing with the batch in flight).
+awk 'NR > 1 && $1 >= 300 { t[n] = $1; rss[n] = $3; fds[n] = $4; n++ }
+     function median(a, from, to,   m, i, j, v, tmp) {
+       m = 0
+       for (i = from; i < to; i++) tmp[m++] = a[i]
+       for (i = 1; i < m; i++) { v = tmp[i]; for (j = i - 1; j >= 0 && tmp[j] > v; j--) tmp[j + 1] = tmp[j]; tmp[j + 1] = v }
+       return m % 2 ? tmp[int(m / 2)] : (tmp[m / 2 - 1] + tmp[m / 2]) / 2
      }
      END {
-       if (!base_rss) { print "soak: shorter than 5 minutes, no growth figure"; exit 0 }
-       g_rss = 100 * (max_rss - base_rss) / base_rss
-       g_fds = 100 * (max_fds - base_fds) / base_fds
-       printf "soak: after 5 min RSS %d KiB -> max %d KiB (%+.1f%%), fds %d -> max %d (%+.1f%%)\n",
-              base_rss, max_rss, g_rss, base_fds, max_fds, g_fds
+       if (n < 2 || t[n - 1] < 1500) { print "soak: shorter than 25 minutes, no growth figure"; exit 0 }
+       e1 = 0; while (e1 < n && t[e1] < 900) e1++
+       s2 = n - 1; while (s2 > 0 && t[s2 - 1] >= t[n - 1] - 600) s2--
+       b_rss = median(rss, 0, e1); b_fds = median(fds, 0, e1)
+       l_rss = median(rss, s2, n); l_fds = median(fds, s2, n)
+       g_rss = 100 * (l_rss - b_rss) / b_rss; g_fds = 100 * (l_fds - b_fds) / b_fds
+       printf "soak: median RSS %d KiB (minutes 5-15) -> %d KiB (last 10 min), %+.1f%%; median fds %d -> %d, %+.1f%%\n",
+              b_rss, l_rss, g_rss, b_fds, l_fds, g_fds
        exit (g_rss >= 10 || g_fds >= 10) ? 1 : 0
      }' "$dir/samples"
