@@ -376,6 +376,7 @@ class Runner {
       it.result.verdict = std::move(*v);
       return;
     }
+    if (opt_.journal != nullptr) ++opt_.journal->unreproduced;
     warn("case " + std::to_string(index) + " took the campaign down but does not crash alone (" +
          gen_command(opt_, it.spec.gen_seed) + " | aotfuzz run /dev/stdin " +
          oracle::replay_flags(it.spec.options) + "); judging it in this process");

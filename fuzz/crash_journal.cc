@@ -187,6 +187,14 @@ int run_supervised(const std::function<int(CrashJournal&)>& campaign,
       const int slot = j.crashed_slot.load();
       const std::uint64_t c =
           slot >= 0 && slot < CrashJournal::kSlots ? j.slots[slot].case_plus_one.load() : 0;
+      if (c == 0 && sig != SIGKILL && j.unreproduced.load() > 0) {
+        // Earlier crashes did not reproduce alone: the heap of this process is what broke.
+        log("the campaign's process died of " + oracle::signal_name(sig) +
+            " outside the in-process steps of a case, after crashes that did not reproduce "
+            "alone: memory corruption in the pipeline, most likely; run the campaign with the "
+            "ASan build (cmake --preset asan) for a report; stopping");
+        return 1;
+      }
       if (c == 0) {
         log("the campaign's process died of " + oracle::signal_name(sig) +
             " outside the in-process steps of a case" +

@@ -52,6 +52,8 @@ struct CrashJournal {
   /// depends on the process: memory corruption): skipped from then on.
   std::atomic<int> num_skipped{0};
   std::atomic<std::uint64_t> skipped[kMaxCulprits];
+  /// Culprits whose probe ended normally: their crash depends on the process (memory corruption).
+  std::atomic<int> unreproduced{0};
   /// Children started so far (the first is 1).
   std::atomic<int> children{0};
   /// Unique findings published by all children.
