@@ -34,17 +34,19 @@ Command register_show(CLI::App& parent) {
   add_pipeline_flags(c.app, opts->flags, /*toolchain=*/false);
   CLI::App* app = c.app;
   c.run = [opts, app] {
-    // The pipeline flags shape the pytest file; a picture of the file's module ignores them.
-    const std::vector<std::string> pipeline = {
-        "--merge",     "--mod-name",       "--api",
-        "--interface", "--storage-reuse",  "--max-fuse-depth",
-        "--inject",    "--check-num-args", "--memory-budget"};
+    // The pipeline flags shape the pytest file (and override its replay line); a picture of the
+    // file's module ignores them.
+    const std::vector<std::string> replay_overrides = {
+        "--merge",         "--mod-name",       "--api",   "--interface",
+        "--storage-reuse", "--max-fuse-depth", "--inject"};
     if (opts->dot) {
-      for (const auto& f : pipeline) {
+      std::vector<std::string> ignored = replay_overrides;
+      ignored.insert(ignored.end(), {"--check-num-args", "--memory-budget"});
+      for (const auto& f : ignored) {
         if (given(app, f)) {
           throw CommandError(kBadInput, "show: " + f +
-                                            " applies to --tvm-pytest; --dot draws the "
-                                            "file's module as it is");
+                                            " applies to --tvm-pytest; --dot draws the file's "
+                                            "module as it is");
         }
       }
     }
@@ -59,8 +61,7 @@ Command register_show(CLI::App& parent) {
     fuzz::PytestInfo info;
     const std::string text = read_file(opts->file);
     bool explicit_flags = false;
-    for (const char* f : {"--merge", "--mod-name", "--api", "--interface", "--storage-reuse",
-                          "--max-fuse-depth", "--inject"}) {
+    for (const auto& f : replay_overrides) {
       explicit_flags |= given(app, f);
     }
     try {

@@ -362,8 +362,6 @@ class Runner {
     }
   }
 
-  // A case that took an earlier campaign child down: judged alone, its in-process steps in a
-  // child process (the probe), so that its crash or hang is its verdict.
   // A case that took an earlier campaign child down: its in-process steps are probed in a child
   // process first, so that its crash or hang is its verdict. When they do not crash there (a
   // memory error whose effect depends on the heap), it is judged in this process under its slot:

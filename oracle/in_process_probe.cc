@@ -128,6 +128,7 @@ std::optional<Verdict> probe_in_process(const ir::Module& annotated, const CaseO
       },
       options.in_process_budget);
   using Kind = ForkedOutcome::Kind;
+  if (o.kind == Kind::kEnded) return std::nullopt;
   const std::string where = "in the harness's process, at " + std::string(stage_name(o.last_mark));
   switch (o.kind) {
     case Kind::kEnded:
