@@ -33,11 +33,15 @@ CrashJournal* g_journal = nullptr;
 thread_local int t_slot = -1;
 
 extern "C" void on_fatal_signal(int sig) {
+  // Recorded before the default action is restored: when two workers crash at once, the second
+  // may die of the default action, and the first record must already be there.
   if (g_journal != nullptr) {
-    g_journal->crashed_slot.store(t_slot, std::memory_order_relaxed);
-    g_journal->crashed_signal.store(sig, std::memory_order_relaxed);
+    int none = -1;
+    if (g_journal->crashed_slot.compare_exchange_strong(none, t_slot)) {
+      g_journal->crashed_signal.store(sig, std::memory_order_relaxed);
+    }
   }
-  // SA_RESETHAND restored the default action: the fault recurs on return, or raise delivers it.
+  ::signal(sig, SIG_DFL);
   ::raise(sig);
 }
 
@@ -48,7 +52,7 @@ void install_crash_recorder(CrashJournal* journal) {
   struct sigaction sa {};
   sa.sa_handler = on_fatal_signal;
   sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_RESETHAND | SA_NODEFER | SA_ONSTACK;
+  sa.sa_flags = SA_NODEFER | SA_ONSTACK;
   for (int sig : kFatalSignals) sigaction(sig, &sa, nullptr);
 }
 

@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <csignal>
 #include <limits>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace aotfuzz::fuzz {
@@ -50,6 +52,30 @@ TEST(Supervisor, ACrashInACaseRestartsWithTheCulpritAndTheWatermarkKept) {
   ASSERT_EQ(s.log.size(), 1u);
   EXPECT_NE(s.log[0].find("case 5 took the campaign down (it died of SIGSEGV)"), std::string::npos)
       << s.log[0];
+}
+
+TEST(Supervisor, TwoWorkersCrashingAtOnceStillNameACulprit) {
+  // The first handler's record must be in place before the second crash can end the process.
+  for (int round = 0; round < 5; ++round) {
+    const Supervised s = supervise([](CrashJournal& j) {
+      if (j.children.load() == 1) {
+        std::atomic<int> ready{0};
+        auto crash = [&](int slot) {
+          enter_worker_slot(&j, slot);
+          InProcessSteps steps(&j, slot, static_cast<std::uint64_t>(10 + slot));
+          ++ready;
+          while (ready.load() < 2) {
+          }
+          std::raise(SIGSEGV);
+        };
+        std::thread a(crash, 0), b(crash, 1);
+        a.join();
+        b.join();
+      }
+      return j.is_culprit(10) || j.is_culprit(11) ? 0 : 9;
+    });
+    EXPECT_EQ(s.code, 0) << "round " << round << ": " << (s.log.empty() ? "" : s.log.back());
+  }
 }
 
 TEST(Supervisor, AStackOverflowInACaseIsRecordedToo) {
