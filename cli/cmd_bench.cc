@@ -5,8 +5,8 @@
 
 #include "cli/common.h"
 #include "fuzz/throughput.h"
-#include "oracle/executor.h"
 #include "ir/error.h"
+#include "oracle/executor.h"
 
 namespace aotfuzz::cli {
 
@@ -51,12 +51,14 @@ Command register_bench(CLI::App& parent) {
     t.batched_only = opts->batched_only;
     const auto kind = t.campaign.base.compiler.value_or(oracle::CompilerKind::kTcc);
     if (t.campaign.base.compiler ? !oracle::find_toolchain(kind) : !oracle::default_toolchain()) {
-      throw CommandError(kInternal, "bench: no C compiler found");
+      throw CommandError(kInternal,
+                         "bench: no C compiler found: " + oracle::toolchain_problem(kind));
     }
     if (!oracle::batched_execution_available(
             t.campaign.base.compiler.value_or(oracle::default_toolchain()->kind))) {
-      throw CommandError(kInternal, "bench: batched execution is not available (aotfuzz-runner "
-                                    "missing, or tcc without libtcc)");
+      throw CommandError(kInternal,
+                         "bench: batched execution is not available (aotfuzz-runner "
+                         "missing, or tcc without libtcc)");
     }
     const fuzz::ThroughputResult r = fuzz::measure_throughput(t);
     std::printf("%s\n", fuzz::format_throughput(r, t).c_str());

@@ -93,11 +93,15 @@ fuzz::CampaignOptions campaign_options(CLI::App* app, FuzzFlags f, bool seed_giv
   o.base = case_options(f.flags);  // validates bug names and api/interface
   // Fail early (exit 3) when no compiler is there, rather than with a toolchain-error per case.
   // The compiler stays unset unless given, so replay lines work with whatever is installed.
-  if (!o.base.compiler ? !oracle::default_toolchain() : !oracle::find_toolchain(*o.base.compiler)) {
-    throw CommandError(kInternal, o.base.compiler
-                                      ? std::string(oracle::compiler_kind_name(*o.base.compiler)) +
-                                            " is not installed"
-                                      : "no C compiler found (tcc, gcc or clang)");
+  if (o.base.compiler) {
+    if (!oracle::find_toolchain(*o.base.compiler)) {
+      throw CommandError(kInternal, oracle::toolchain_problem(*o.base.compiler));
+    }
+  } else if (!oracle::default_toolchain()) {
+    throw CommandError(
+        kInternal, "no C compiler found: " + oracle::toolchain_problem(oracle::CompilerKind::kTcc) +
+                       "; " + oracle::toolchain_problem(oracle::CompilerKind::kGcc) + "; " +
+                       oracle::toolchain_problem(oracle::CompilerKind::kClang));
   }
   return o;
 }

@@ -42,7 +42,7 @@ Command register_run(CLI::App& parent) {
       return static_cast<int>(kBadInput);
     }
     oracle::CaseResult r = oracle::run_case(m, co);
-    const std::string replay = "aotfuzz run " + opts->file + " " + oracle::replay_flags(co);
+    const std::string replay = "aotfuzz run " + oracle::shell_quote_path(opts->file) + " " + oracle::replay_flags(co);
     if (opts->json) {
       // Everything on stdout is one JSON object, so the replay command is a field of it.
       nlohmann::json j = oracle::to_json(r.verdict);

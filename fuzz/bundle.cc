@@ -88,7 +88,7 @@ std::string relay_with_header(const ir::Module& module, const std::vector<std::s
 }
 
 std::string replay_command(const std::string& relay_path, const oracle::CaseOptions& options) {
-  return "aotfuzz run " + relay_path + " " + oracle::replay_flags(options);
+  return "aotfuzz run " + oracle::shell_quote_path(relay_path) + " " + oracle::replay_flags(options);
 }
 
 BundleWriteResult write_bundle(const fs::path& findings_dir, const Bundle& b, bool replace) {

@@ -20,18 +20,18 @@
 #include "fuzz/crash_journal.h"
 #include "fuzz/replay.h"
 #include "fuzz/status_files.h"
-#include "oracle/case_flow.h"
-#include "oracle/executor.h"
-#include "oracle/in_process_probe.h"
-#include "oracle/tempdir.h"
-#include "oracle/tvm_driver.h"
-#include "reference/footprint.h"
 #include "generator/builder.h"
 #include "generator/stats.h"
 #include "ir/parser.h"
 #include "ir/rng.h"
 #include "ir/structural.h"
 #include "ir/traversal.h"
+#include "oracle/case_flow.h"
+#include "oracle/executor.h"
+#include "oracle/in_process_probe.h"
+#include "oracle/tempdir.h"
+#include "oracle/tvm_driver.h"
+#include "reference/footprint.h"
 
 namespace aotfuzz::fuzz {
 namespace {
@@ -59,8 +59,8 @@ class Runner {
  public:
   Runner(const CampaignOptions& options, const CampaignCallbacks& callbacks)
       : opt_(options), cb_(callbacks) {
-    batch_compiler_ = opt_.base.compiler.value_or(
-        opt_.base.toolchain ? opt_.base.toolchain->kind : oracle::CompilerKind::kTcc);
+    batch_compiler_ = opt_.base.compiler.value_or(opt_.base.toolchain ? opt_.base.toolchain->kind
+                                                                      : oracle::CompilerKind::kTcc);
     // Sanitized programs and kept files need the single-program path.
     // TVM's programs are built from TVM's files by the single-program path.
     batched_ = opt_.executor == ExecutorChoice::kBatched && !opt_.base.sanitize &&
@@ -89,20 +89,28 @@ class Runner {
     if (const int n = oracle::remove_stale_temp_dirs(); n > 0) {
       log("removed " + std::to_string(n) + " temporary directories of runs that no longer exist");
     }
+    start_time_ = std::time(nullptr);
+    std::vector<std::filesystem::path> unfinished;
     if (!opt_.findings_dir.empty()) {
       result_.preexisting = load_bundle_signatures(opt_.findings_dir);
-      if (opt_.reduce) {
-        for (const auto& dir : incomplete_bundles(opt_.findings_dir)) resume_reduction(dir);
-      }
-    }
-    start_time_ = std::time(nullptr);
-    if (!opt_.findings_dir.empty()) {
+      if (opt_.reduce) unfinished = incomplete_bundles(opt_.findings_dir);
       status_.emplace(opt_.findings_dir);
       // A first row at time 0: a monitor sees the campaign at once, and its plot starts there.
       write_status(snapshot_locked(), stats_);
     }
     const int jobs = std::max(1, opt_.jobs);
     std::vector<std::thread> threads;
+    // The bundles an earlier run left unreduced are finished before any new case, on a thread
+    // of their own, while this thread keeps the status files at their interval.
+    resuming_ = !unfinished.empty();
+    if (resuming_) {
+      threads.emplace_back([this, unfinished] {
+        for (const auto& dir : unfinished) resume_reduction(dir);
+        std::lock_guard lock(mu_);
+        resuming_ = false;
+        cv_.notify_all();
+      });
+    }
     for (int t = 0; t < jobs; ++t) threads.emplace_back([this, t] { worker(t); });
     {
       std::unique_lock lock(mu_);
@@ -120,10 +128,13 @@ class Runner {
         if (cb_.on_progress || status_due) {
           const Progress p = snapshot_locked();
           const CampaignStats stats = stats_;
+          std::map<std::string, std::uint64_t> hits;
+          if (status_due) hits = result_.signature_hits;
           lock.unlock();
           if (cb_.on_progress) cb_.on_progress(p);
           if (status_due) {
             write_status(p, stats);
+            record_hits(hits);
             next_status = Clock::now() + opt_.status_interval;
           }
           lock.lock();
@@ -139,7 +150,7 @@ class Runner {
     if (cb_.on_progress) cb_.on_progress(last);
     if (status_) {
       write_status(last, stats_);
-      record_hits();
+      record_hits(result_.signature_hits);
     }
     return std::move(result_);
   }
@@ -182,14 +193,19 @@ class Runner {
     }
   }
 
-  // Each bundle of a signature this campaign saw gets its hits in seen.json.
-  void record_hits() {
+  // Each bundle of a signature this campaign saw gets the hits not yet recorded in its seen.json.
+  // A bundle still being written (its verdict.json not yet there) gets them at a later update.
+  void record_hits(const std::map<std::string, std::uint64_t>& hits_now) {
     const std::time_t now = std::time(nullptr);
-    for (const auto& [sig, hits] : result_.signature_hits) {
+    for (const auto& [sig, hits] : hits_now) {
+      auto recorded = recorded_hits_.find(sig);
+      const bool first = recorded == recorded_hits_.end();
+      if (!first && recorded->second >= hits) continue;
       const std::filesystem::path dir = opt_.findings_dir / bundle_dir_name(sig);
       if (!std::filesystem::exists(dir / "verdict.json")) continue;
       try {
-        record_seen(dir, hits, now);
+        record_seen(dir, hits - (first ? 0 : recorded->second), now, first);
+        recorded_hits_[sig] = hits;
       } catch (const std::exception& e) {
         warn("cannot update " + (dir / "seen.json").string() + ": " + e.what());
       }
@@ -198,6 +214,10 @@ class Runner {
 
   void worker(int slot) {
     enter_worker_slot(opt_.journal, slot);
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [this] { return !resuming_; });
+    }
     // Each worker owns its executor (a batched one starts its own runner process).
     std::unique_ptr<oracle::Executor> executor = make_executor();
     // With --sut tvm, each worker has its own TVM driver process.
@@ -321,7 +341,8 @@ class Runner {
           std::lock_guard lock(mu_);
           first = stats_.over_budget++ == 0;
         }
-        if (first) log("case " + std::to_string(index) + " skipped, and any others like it: " + *why);
+        if (first)
+          log("case " + std::to_string(index) + " skipped, and any others like it: " + *why);
         continue;
       }
       if (driver) it.spec.options.sut.driver = driver;
@@ -444,7 +465,8 @@ class Runner {
         note_above(j->counted_above, j->num_counted_above, k);
       }
     }
-    if (r.verdict.kind() == oracle::VerdictKind::kToolchainError && !toolchain_warned_.exchange(true)) {
+    if (r.verdict.kind() == oracle::VerdictKind::kToolchainError &&
+        !toolchain_warned_.exchange(true)) {
       // The environment, not the pipeline: said once, counted in the summary.
       warn("toolchain error (not a finding; later ones are counted only): " +
            oracle::summary(r.verdict));
@@ -476,9 +498,9 @@ class Runner {
       found_at = elapsed_s();
       if (alone_sig != sig) {
         mine = false;
-        const std::string problem =
-            "case " + std::to_string(spec.index) + ": batched " + sig + " but alone " +
-            alone_sig + " (" + oracle::replay_flags(spec.options) + ")";
+        const std::string problem = "case " + std::to_string(spec.index) + ": batched " + sig +
+                                    " but alone " + alone_sig + " (" +
+                                    oracle::replay_flags(spec.options) + ")";
         {
           std::lock_guard lock(mu_);
           result_.harness_problems.push_back(problem);
@@ -634,11 +656,11 @@ class Runner {
     b.original_verdict = ir::structural_equal(reduced, spec.module)
                              ? b.reduced_result.verdict
                              : oracle::run_case(spec.module, o).verdict;
-    const std::string origin =
-        prior != nullptr && prior->contains("origin")
-            ? (*prior)["origin"].get<std::string>()
-            : "aotfuzz fuzz --seed " + std::to_string(opt_.seed) + ", case " +
-                  std::to_string(spec.index) + " (graph: " + gen_command(opt_, spec.gen_seed) + ")";
+    const std::string origin = prior != nullptr && prior->contains("origin")
+                                   ? (*prior)["origin"].get<std::string>()
+                                   : "aotfuzz fuzz --seed " + std::to_string(opt_.seed) +
+                                         ", case " + std::to_string(spec.index) +
+                                         " (graph: " + gen_command(opt_, spec.gen_seed) + ")";
     b.header.push_back("origin: " + origin);
     b.header.push_back(
         "reduced: ops " + std::to_string(red.before.ops) + " -> " + std::to_string(red.after.ops) +
@@ -716,6 +738,10 @@ class Runner {
   std::set<std::uint64_t> judged_before_;
   std::set<std::uint64_t> counted_before_;
   int finished_workers_ = 0;
+  bool resuming_ = false;
+  std::map<std::string, std::uint64_t>
+      recorded_hits_;  // hits in seen.json (main thread only)  // an earlier run's reductions are
+                       // being finished (under mu_)
   CampaignStats stats_;
   bool batched_ = false;
   oracle::CompilerKind batch_compiler_ = oracle::CompilerKind::kTcc;

@@ -213,12 +213,13 @@ SeenRecord read_seen(const fs::path& bundle_dir) {
   return r;
 }
 
-void record_seen(const fs::path& bundle_dir, std::uint64_t hits, std::time_t now) {
+void record_seen(const fs::path& bundle_dir, std::uint64_t hits, std::time_t now,
+                 bool new_campaign) {
   SeenRecord r = read_seen(bundle_dir);
   if (r.first_seen == 0) r.first_seen = now;
   r.last_seen = now;
   r.hits += hits;
-  r.campaigns += 1;
+  if (new_campaign) r.campaigns += 1;
   const nlohmann::json j = {{"first_seen", r.first_seen},
                             {"last_seen", r.last_seen},
                             {"hits", r.hits},

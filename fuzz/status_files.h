@@ -88,7 +88,10 @@ struct SeenRecord {
   std::uint64_t campaigns = 0;
 };
 SeenRecord read_seen(const std::filesystem::path& bundle_dir);
-/// Adds one campaign's `hits` at `now` to `bundle_dir/seen.json` (atomically).
-void record_seen(const std::filesystem::path& bundle_dir, std::uint64_t hits, std::time_t now);
+/// Adds `hits` seen at `now` to `bundle_dir/seen.json` (atomically); `new_campaign` counts the
+/// campaign that saw them (a campaign records as it goes, once per status update, so a campaign
+/// killed with -9 keeps what it recorded before).
+void record_seen(const std::filesystem::path& bundle_dir, std::uint64_t hits, std::time_t now,
+                 bool new_campaign = true);
 
 }  // namespace aotfuzz::fuzz

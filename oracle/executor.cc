@@ -45,8 +45,7 @@ RawResult run_single(const PreparedCase& c) {
   std::optional<Toolchain> tc = c.toolchain;
   if (!tc) tc = c.compiler ? find_toolchain(*c.compiler) : default_toolchain();
   if (!tc) {
-    return settled({Stage::kRun, ToolchainError{"no C compiler found (" +
-                                                std::string(compiler_kind_name(kind)) + ")"}});
+    return settled({Stage::kRun, ToolchainError{"no C compiler found: " + toolchain_problem(kind)}});
   }
   TempDir dir("aotfuzz-case");
   if (c.keep_files) dir.keep();
@@ -434,9 +433,8 @@ class BatchedExecutor::Impl {
       if (!opt_.toolchain) opt_.toolchain = find_toolchain(opt_.compiler);
       if (!opt_.toolchain) {
         for (auto& r : out) {
-          r = settled({Stage::kRun, ToolchainError{"no C compiler found (" +
-                                                   std::string(compiler_kind_name(opt_.compiler)) +
-                                                   ")"}});
+          r = settled({Stage::kRun, ToolchainError{"no C compiler found: " +
+                                                   toolchain_problem(opt_.compiler)}});
         }
         return;
       }

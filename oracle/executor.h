@@ -105,8 +105,8 @@ struct BatchOptions {
   std::size_t max_source_bytes = std::size_t{16} << 20;
   /// Cases one forked child runs in turn (0: the whole batch). Any case that crashes, exits,
   /// hangs or floods ends its child and is that case's verdict alone; the next case starts in a
-  /// fresh child. 1 forks a child per case, which costs a fork each (about 5 ms on the
-  /// measuring machine, 50 times a whole case's batched cost).
+  /// fresh child. 1 forks a child per case: a fork costs many times a whole case's batched
+  /// cost, so it is for checking isolation, not for campaigns.
   std::uint32_t cases_per_child = 0;
 };
 

@@ -25,6 +25,11 @@ std::string shell_quote(std::string_view word) {
   return out + "'";
 }
 
+std::string shell_quote_path(std::string_view path) {
+  if (!path.empty() && path.front() == '-') return shell_quote("./" + std::string(path));
+  return shell_quote(path);
+}
+
 std::optional<CaseOptions> fixed_options(const CaseOptions& options) {
   CaseOptions fixed = options;
   if (options.sut.kind == SutKind::kTvm) {

@@ -91,6 +91,8 @@ std::optional<CaseOptions> fixed_options(const CaseOptions& options);
 /// `word` as one POSIX shell word: unchanged when it holds only characters no shell treats
 /// specially, else single-quoted.
 std::string shell_quote(std::string_view word);
+// A file path as a word of a replay line: quoted, and kept from reading as an option.
+std::string shell_quote_path(std::string_view path);
 
 /// The flags that reproduce `options` on the command line (`--no-merge --api unpacked ...`).
 std::string replay_flags(const CaseOptions& options);

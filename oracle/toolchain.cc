@@ -9,9 +9,10 @@
 #include <array>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <optional>
-#include <filesystem>
+#include <variant>
 
 #include "oracle/tempdir.h"
 
@@ -34,8 +35,7 @@ std::optional<std::string> incomplete_elf(const std::string& path) {
   std::error_code ec;
   const std::uint64_t size = std::filesystem::file_size(path, ec);
   if (ec) return "its size cannot be read";
-  if (eh.e_shoff != 0 &&
-      eh.e_shoff + std::uint64_t{eh.e_shentsize} * eh.e_shnum > size) {
+  if (eh.e_shoff != 0 && eh.e_shoff + std::uint64_t{eh.e_shentsize} * eh.e_shnum > size) {
     return "its section headers end past its " + std::to_string(size) + " bytes";
   }
   for (unsigned i = 0; i < eh.e_phnum; ++i) {
@@ -137,22 +137,46 @@ std::optional<std::string> find_in_path(std::string_view program) {
   return std::nullopt;
 }
 
-std::optional<Toolchain> probe_toolchain(CompilerKind kind, const std::string& path) {
-  if (!is_executable_file(path)) return std::nullopt;
+namespace {
+
+// The version query, with why it failed when it did.
+std::variant<Toolchain, std::string> probe(CompilerKind kind, const std::string& path) {
+  if (!is_executable_file(path)) return path + " is not an executable file";
+  const char* flag = kind == CompilerKind::kTcc ? "-v" : "--version";
   RunLimits limits;
   limits.timeout = std::chrono::seconds(10);
   limits.address_space = 0;
-  RunResult r = run_process({path, kind == CompilerKind::kTcc ? "-v" : "--version"}, limits);
-  if (!r.exited_ok()) return std::nullopt;
+  RunResult r = run_process({path, flag}, limits);
+  if (!r.exited_ok()) return path + " " + flag + " " + r.describe();
   std::string version = first_line(r.stdout_text.empty() ? r.stderr_text : r.stdout_text);
-  if (version.empty()) return std::nullopt;
+  if (version.empty()) return path + " " + flag + " printed no version";
   return Toolchain{kind, std::filesystem::absolute(path).string(), version};
+}
+
+}  // namespace
+
+std::optional<Toolchain> probe_toolchain(CompilerKind kind, const std::string& path) {
+  auto r = probe(kind, path);
+  if (auto* tc = std::get_if<Toolchain>(&r)) return std::move(*tc);
+  return std::nullopt;
+}
+
+std::string probe_problem(CompilerKind kind, const std::string& path) {
+  auto r = probe(kind, path);
+  if (auto* why = std::get_if<std::string>(&r)) return std::move(*why);
+  return "";
 }
 
 std::optional<Toolchain> find_toolchain(CompilerKind kind) {
   auto path = find_in_path(compiler_kind_name(kind));
   if (!path) return std::nullopt;
   return probe_toolchain(kind, *path);
+}
+
+std::string toolchain_problem(CompilerKind kind) {
+  auto path = find_in_path(compiler_kind_name(kind));
+  if (!path) return std::string(compiler_kind_name(kind)) + " is not in PATH";
+  return probe_problem(kind, *path);
 }
 
 std::optional<CompilerKind> sanitizing_compiler() {

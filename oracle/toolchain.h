@@ -37,6 +37,11 @@ std::optional<Toolchain> find_toolchain(CompilerKind kind);
 /// The compiler at `path`, treated as `kind`; nullopt when it is not an executable or does not
 /// answer a version query.
 std::optional<Toolchain> probe_toolchain(CompilerKind kind, const std::string& path);
+/// Why find_toolchain(kind) finds nothing, as one phrase for an error line ("tcc is not in PATH",
+/// "/usr/bin/tcc -v timed out after 10000 ms", ...); empty when it finds the compiler.
+std::string toolchain_problem(CompilerKind kind);
+/// Why probe_toolchain(kind, path) gives nullopt; empty when it gives a toolchain.
+std::string probe_problem(CompilerKind kind, const std::string& path);
 /// The fastest installed compiler: tcc, else gcc, else clang.
 std::optional<Toolchain> default_toolchain();
 /// The compiler of a sanitized build when none is named: gcc, else clang (tcc has no

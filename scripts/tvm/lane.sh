@@ -52,10 +52,11 @@ note "pre-fix TVM: $pre"
 note "fixed TVM:   $fixed"
 
 # 2. aotfuzz, and the ctest tier `tvm`.
-scripts/setup.sh release >/dev/null
+scripts/setup.sh release > "$out/build.log" 2>&1 || { tail -30 "$out/build.log" >&2; exit 1; }
 cmake -S . -B build/tvm-tests -G Ninja -DCMAKE_BUILD_TYPE=Release -DAOTFUZZ_TESTS=ON \
-      -DAOTFUZZ_TVM_HOME="$pre" -DAOTFUZZ_TVM_HOME_FIXED="$fixed" >/dev/null
-cmake --build build/tvm-tests -j "$(nproc)" >/dev/null
+      -DAOTFUZZ_TVM_HOME="$pre" -DAOTFUZZ_TVM_HOME_FIXED="$fixed" >> "$out/build.log" 2>&1 \
+  && cmake --build build/tvm-tests -j "$(nproc)" >> "$out/build.log" 2>&1 \
+  || { tail -30 "$out/build.log" >&2; echo "lane: the build failed (log: $out/build.log)" >&2; exit 1; }
 ctest --test-dir build/tvm-tests -L tvm --output-on-failure | tee "$out/ctest.log" >&2
 aotfuzz="$repo/build/tvm-tests/cli/aotfuzz"
 

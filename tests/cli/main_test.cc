@@ -3,6 +3,7 @@
 // `-`, pure JSON from --json, output paths checked up front.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <wordexp.h>
 
 #include <filesystem>
 #include <fstream>
@@ -309,6 +310,28 @@ TEST(CommandLine, RunJsonPrintsOneJsonObjectWithTheReplayCommandInside) {
   const std::string replay = j.value("replay", "");
   EXPECT_EQ(replay.rfind("aotfuzz run " + kSeed + " ", 0), 0u) << replay;
   EXPECT_NE(replay.find("--inject tuple-arg-first-field"), std::string::npos) << replay;
+}
+
+TEST(CommandLine, AReplayLineSplitAsAShellWouldNamesAPathWithSpacesAndQuotes) {
+  oracle::TempDir dir("aotfuzz-cli-test");
+  fs::create_directories(dir.path() / "a b'c");
+  const fs::path file = dir.path() / "a b'c" / "-seed.relay";
+  fs::copy_file(fs::path(AOTFUZZ_SOURCE_DIR) / kSeed, file);
+  const oracle::RunResult r =
+      run_aotfuzz({"run", file.string(), "--inject", "tuple-arg-first-field", "--json"});
+  ASSERT_EQ(r.exit_code, 1) << r.stdout_text << r.stderr_text;
+  const std::string replay = nlohmann::json::parse(r.stdout_text).value("replay", "");
+  // WRDE_NOCMD: a command substitution in the line is an error, not run.
+  wordexp_t words;
+  ASSERT_EQ(wordexp(replay.c_str(), &words, WRDE_NOCMD | WRDE_UNDEF), 0) << replay;
+  std::vector<std::string> argv(words.we_wordv, words.we_wordv + words.we_wordc);
+  wordfree(&words);
+  ASSERT_GE(argv.size(), 3u) << replay;
+  EXPECT_EQ(argv[1], "run");
+  EXPECT_EQ(fs::path(argv[2]), file) << replay;
+  // The replayed argument vector gives the finding again.
+  argv.erase(argv.begin());
+  EXPECT_EQ(run_aotfuzz(argv).exit_code, 1) << replay;
 }
 
 TEST(CommandLine, RunJsonOfAnUnreadableFileIsAnInvalidInputObject) {

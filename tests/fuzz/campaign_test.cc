@@ -14,6 +14,7 @@
 #include "fuzz/campaign.h"
 #include "fuzz/campaign_report.h"
 #include "fuzz/replay.h"
+#include "fuzz/status_files.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "ir/structural.h"
@@ -162,8 +163,8 @@ TEST(Campaign, FindingIsBundledAtomicallyAndAResumedCampaignAddsNoDuplicate) {
   EXPECT_EQ(f.signature, "arity:codegen:kernel");
   EXPECT_TRUE(f.bundle_written);
   EXPECT_EQ(first.exit_code(), 1);
-  EXPECT_EQ(entries(findings),
-            (std::set<std::string>{"arity_codegen_kernel", "campaigns", "fuzzer_stats", "plot_data"}));
+  EXPECT_EQ(entries(findings), (std::set<std::string>{"arity_codegen_kernel", "campaigns",
+                                                      "fuzzer_stats", "plot_data"}));
   const fs::path bundle = findings / "arity_codegen_kernel";
   EXPECT_EQ(f.bundle_dir, bundle.string());
   for (const char* name : {"original.relay", "reduced.relay", "verdict.json", "inputs.txt",
@@ -192,8 +193,8 @@ TEST(Campaign, FindingIsBundledAtomicallyAndAResumedCampaignAddsNoDuplicate) {
   EXPECT_TRUE(second.findings.empty());
   EXPECT_EQ(second.known_seen, std::set<std::string>{"arity:codegen:kernel"});
   EXPECT_EQ(second.exit_code(), 1);
-  EXPECT_EQ(entries(findings),
-            (std::set<std::string>{"arity_codegen_kernel", "campaigns", "fuzzer_stats", "plot_data"}));
+  EXPECT_EQ(entries(findings), (std::set<std::string>{"arity_codegen_kernel", "campaigns",
+                                                      "fuzzer_stats", "plot_data"}));
   EXPECT_EQ(fs::last_write_time(bundle / "verdict.json"), before);
 }
 
@@ -228,12 +229,25 @@ TEST(Campaign, AFindingIsOnDiskBeforeItsReductionAndTheNextCampaignFinishesIt) {
   o.stop = nullptr;
   std::vector<std::string> logs;
   CampaignCallbacks cb2;
-  cb2.on_log = [&](LogLevel, const std::string& line) { logs.push_back(line); };
+  // A monitor sees the second campaign while it finishes the first one's reduction: its first
+  // plot row (no case yet) follows the first campaign's rows.
+  const std::size_t rows_before =
+      parse_plot_data(test_support::read_text((findings / "plot_data").string())).size();
+  std::vector<PlotRow> rows_while_resuming;
+  cb2.on_log = [&](LogLevel, const std::string& line) {
+    logs.push_back(line);
+    if (line.rfind("resuming the reduction of", 0) == 0) {
+      rows_while_resuming =
+          parse_plot_data(test_support::read_text((findings / "plot_data").string()));
+    }
+  };
   CampaignResult second = run_campaign(o, cb2);
+  ASSERT_EQ(rows_while_resuming.size(), rows_before + 1);
+  EXPECT_EQ(rows_while_resuming.back().cases, 0u);
   EXPECT_TRUE(second.findings.empty());
   EXPECT_TRUE(incomplete_bundles(findings).empty());
-  EXPECT_EQ(entries(findings),
-            (std::set<std::string>{"arity_codegen_kernel", "campaigns", "fuzzer_stats", "plot_data"}));
+  EXPECT_EQ(entries(findings), (std::set<std::string>{"arity_codegen_kernel", "campaigns",
+                                                      "fuzzer_stats", "plot_data"}));
   const std::string done = test_support::read_text((bundle / "reduced.relay").string());
   EXPECT_EQ(done.find("(not fully reduced)"), std::string::npos) << done;
   EXPECT_NE(done.find("// origin: aotfuzz fuzz --seed 1, case"), std::string::npos) << done;

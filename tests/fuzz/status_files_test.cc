@@ -88,6 +88,17 @@ TEST(StatusFiles, SeenRecordsAddUpAcrossCampaigns) {
   EXPECT_EQ(r.campaigns, 2u);
 }
 
+TEST(StatusFiles, ACampaignRecordingAsItGoesCountsItselfOnce) {
+  oracle::TempDir dir("aotfuzz-status-test");
+  record_seen(dir.path(), 3, 100, /*new_campaign=*/true);
+  record_seen(dir.path(), 4, 105, /*new_campaign=*/false);
+  const SeenRecord r = read_seen(dir.path());
+  EXPECT_EQ(r.first_seen, 100);
+  EXPECT_EQ(r.last_seen, 105);
+  EXPECT_EQ(r.hits, 7u);
+  EXPECT_EQ(r.campaigns, 1u);
+}
+
 TEST(StatusFiles, ACampaignWritesItsStatusFilesAndEachBundleCountsItsHits) {
   oracle::TempDir dir("aotfuzz-status-test");
   CampaignOptions o;

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The SARIF logs of `aotfuzz replay --sarif` validate against the SARIF 2.1.0 schema, and say
+"""The SARIF logs of `aotfuzz replay --sarif` and `aotfuzz check --sarif` validate against the
+SARIF 2.1.0 schema, and say
 what a code-scanning dashboard needs: one result per unmet expectation, at the corpus file and
 the line of its replay line, with the command that replays it.
 
@@ -36,8 +37,21 @@ def main():
         assert p.returncode == 1, "replay should exit 1 on an unmet expectation:\n" + p.stdout
         with open(log_path) as f:
             log = json.load(f)
+        # The gate's log: the same corpus, then a small fixed-seed campaign.
+        check_path = os.path.join(tmp, "check.sarif")
+        p = subprocess.run([aotfuzz, "check", "--corpus", corpus, "--cases", "30", "-j", "1",
+                            "--findings", os.path.join(tmp, "findings"), "--sarif", check_path],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           timeout=600)
+        assert p.returncode == 1, "check should exit 1 on an unmet expectation:\n" + p.stdout
+        with open(check_path) as f:
+            check_log = json.load(f)
     jsonschema.Draft4Validator.check_schema(schema)
     jsonschema.Draft4Validator(schema).validate(log)
+    jsonschema.Draft4Validator(schema).validate(check_log)
+    check_results = check_log["runs"][0]["results"]
+    assert [r["ruleId"] for r in check_results] == [log["runs"][0]["results"][0]["ruleId"]], \
+        check_results
     results = log["runs"][0]["results"]
     assert len(results) == 1, results
     r = results[0]
@@ -48,7 +62,8 @@ def main():
     assert "Replay: aotfuzz run " in r["message"]["text"], r
     rules = [rule["id"] for rule in log["runs"][0]["tool"]["driver"]["rules"]]
     assert r["ruleId"] in rules, (r["ruleId"], rules)
-    print("validate_sarif: the log validates against the SARIF 2.1.0 schema, 1 result as expected")
+    print("validate_sarif: the replay and check logs validate against the SARIF 2.1.0 schema, "
+          "1 result each as expected")
     return 0
 
 

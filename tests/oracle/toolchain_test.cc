@@ -258,7 +258,8 @@ class FakeCompiler : public ::testing::Test {
                "  if (strcmp(self, \"truncate\") == 0) {\n"
                "    /* Half of a real executable, as a write that hit a full disk leaves. */\n"
                "    const char* out = NULL;\n"
-               "    for (int i = 1; i + 1 < argc; ++i) if (strcmp(argv[i], \"-o\") == 0) out = argv[i + 1];\n"
+               "    for (int i = 1; i + 1 < argc; ++i) if (strcmp(argv[i], \"-o\") == 0) out = "
+               "argv[i + 1];\n"
                "    FILE* in = fopen(\"/proc/self/exe\", \"rb\");\n"
                "    FILE* to = out ? fopen(out, \"wb\") : NULL;\n"
                "    if (!in || !to) return 9;\n"
@@ -322,6 +323,22 @@ TEST_F(FakeCompiler, AHangingCompilerTimesOutAsAToolchainError) {
   EXPECT_EQ(c.status, CompileStatus::kToolchainError);
   EXPECT_EQ(c.run.kind, ExitKind::kTimedOut);
   EXPECT_LT(c.run.elapsed, std::chrono::milliseconds(1300));
+}
+
+TEST_F(FakeCompiler, AVersionProbeThatHangsOrFailsSaysSoRatherThanNotInstalled) {
+  const std::string hang = dir_.file("hang").string();
+  EXPECT_FALSE(probe_toolchain(CompilerKind::kGcc, hang));
+  const std::string why = probe_problem(CompilerKind::kGcc, hang);
+  EXPECT_NE(why.find(hang + " --version timed out"), std::string::npos) << why;
+  EXPECT_NE(
+      probe_problem(CompilerKind::kTcc, dir_.file("crash").string()).find("-v signaled SIGSEGV"),
+      std::string::npos)
+      << probe_problem(CompilerKind::kTcc, dir_.file("crash").string());
+  EXPECT_NE(
+      probe_problem(CompilerKind::kGcc, dir_.file("noop").string()).find("printed no version"),
+      std::string::npos);
+  EXPECT_EQ(probe_problem(CompilerKind::kGcc, dir_.file("nothing-here").string()),
+            dir_.file("nothing-here").string() + " is not an executable file");
 }
 
 // gcc writes temporary files; killed at the time limit it cannot clean them up, so compile()

@@ -17,7 +17,8 @@
 namespace aotfuzz::oracle {
 namespace {
 
-const char* kTupleParamGraph = R"(def @main(%p: (Tensor[(2), float32], Tensor[(2), float32]), %x: Tensor[(2), float32]) {
+const char* kTupleParamGraph =
+    R"(def @main(%p: (Tensor[(2), float32], Tensor[(2), float32]), %x: Tensor[(2), float32]) {
   %0 = annotation.compiler_begin(%p, compiler="ccompiler");
   %1 = %0.1;
   %2 = annotation.compiler_begin(%x, compiler="ccompiler");
@@ -92,6 +93,13 @@ TEST(ShellQuote, LeavesPlainWordsAndQuotesEverythingElse) {
   EXPECT_EQ(shell_quote("$(rm -rf x)"), "'$(rm -rf x)'");
 }
 
+TEST(ShellQuote, APathIsQuotedAndNeverReadsAsAnOption) {
+  EXPECT_EQ(shell_quote_path("findings/a b'c/reduced.relay"), "'findings/a b'\\''c/reduced.relay'");
+  EXPECT_EQ(shell_quote_path("-x.relay"), "./-x.relay");
+  EXPECT_EQ(shell_quote_path("--help"), "./--help");
+  EXPECT_EQ(shell_quote_path("/tmp/x.relay"), "/tmp/x.relay");
+}
+
 // --- the driver and the case flow against the fake TVM ---
 
 CaseOptions tvm_options(const std::string& home, const std::string& mod_name) {
@@ -104,7 +112,8 @@ CaseOptions tvm_options(const std::string& home, const std::string& mod_name) {
 }
 
 TEST(TvmCase, ATvmErrorInItsBuildIsASutErrorAtCodegen) {
-  const CaseResult r = run_case(test_support::seed_9036(), tvm_options("tests/oracle/fake_tvm", "my_mod"));
+  const CaseResult r =
+      run_case(test_support::seed_9036(), tvm_options("tests/oracle/fake_tvm", "my_mod"));
   ASSERT_EQ(r.verdict.kind(), VerdictKind::kSutError) << summary(r.verdict);
   // The fake's errors name no TVM source file: the bucket is the exception's class.
   EXPECT_EQ(signature(r.verdict), "sut-error:codegen:TVMError");
@@ -114,7 +123,8 @@ TEST(TvmCase, ATvmErrorInItsBuildIsASutErrorAtCodegen) {
 }
 
 TEST(TvmCase, ATvmErrorInMergeCompilerRegionsIsASutErrorAtMerge) {
-  const ir::Module m = test_support::parse_verified(R"(def @main(%raise_merge: Tensor[(2), float32]) {
+  const ir::Module m =
+      test_support::parse_verified(R"(def @main(%raise_merge: Tensor[(2), float32]) {
   %0 = annotation.compiler_begin(%raise_merge, compiler="ccompiler");
   %1 = add(%0, %0);
   annotation.compiler_end(%1, compiler="ccompiler")
