@@ -63,7 +63,9 @@ const aot::BugSet& injected_bugs() {
 std::string injected_bug_names() {
   std::string out;
   for (const auto& row : aot::bug_table()) {
-    if (injected_bugs().on(row.bug)) out += (out.empty() ? "" : ",") + std::string(row.name);
+    if (!injected_bugs().on(row.bug)) continue;
+    if (!out.empty()) out += ',';
+    out += row.name;
   }
   return out.empty() ? "none" : out;
 }
