@@ -516,7 +516,56 @@ class Runner {
       }
     }
     complete(k);
-    if (mine) handle_finding(spec, r, sig, found_at);
+    if (mine) {
+      handle_finding(spec, r, sig, found_at);
+    } else {
+      try_cleaner_repro(spec, sig);
+    }
+  }
+
+  // A finding whose graph fails on the fixed build too (it holds a second bug) was reduced for
+  // its signature alone, so its repro does not show that the fix removes it. A later case with
+  // the signature whose graph passes on the fixed build replaces it, reduced to keep both.
+  void try_cleaner_repro(const CaseSpec& spec, const std::string& sig) {
+    {
+      std::lock_guard lock(mu_);
+      auto it = needs_cleaner_.find(sig);
+      if (it == needs_cleaner_.end() || it->second.busy) return;
+      if (it->second.attempts >= kCleanerAttempts || stopping_) return;
+      it->second.busy = true;
+      ++it->second.attempts;
+    }
+    bool replaced = false;
+    try {
+      const auto fixed = oracle::fixed_options(spec.options);
+      if (fixed &&
+          oracle::run_case(spec.module, *fixed).verdict.kind() == oracle::VerdictKind::kPass) {
+        const oracle::CaseOptions o = canonical_options(spec, sig);
+        ReduceOptions ro;
+        ro.jobs = opt_.reduce_jobs > 0 ? opt_.reduce_jobs : std::max(1, opt_.jobs);
+        ro.time_limit = opt_.reduce_time;
+        ro.stop = opt_.stop;
+        ReduceResult red = reduce(spec.module, finding_predicate(o, sig), ro);
+        if (red.steps > 0 || red.minimal) {
+          const ir::Module reduced = red.module;
+          const bool interrupted = opt_.stop != nullptr && opt_.stop->load();
+          write_finding(spec, sig, o, reduced, red, !interrupted, /*replace=*/true);
+          log("case " + std::to_string(spec.index) + " gives " + sig +
+              " and passes on the fixed build: its reduction (ops " +
+              std::to_string(red.before.ops) + " -> " + std::to_string(red.after.ops) +
+              ") replaces the bundle");
+          replaced = true;
+        }
+      }
+    } catch (const std::exception& e) {
+      warn("cannot replace the bundle of " + sig + ": " + e.what());
+    }
+    std::lock_guard lock(mu_);
+    if (replaced) {
+      needs_cleaner_.erase(sig);
+    } else {
+      needs_cleaner_[sig].busy = false;
+    }
   }
 
   bool same(const ir::Module& m, const oracle::CaseOptions& o, const std::string& sig) {
@@ -589,8 +638,11 @@ class Runner {
       ro.stop = opt_.stop;
       f.reduction = reduce(spec.module, finding_predicate(o, sig), ro);
       if (f.reduction.steps == 0 && !f.reduction.minimal && oracle::fixed_options(o)) {
-        // The fixed pipeline fails too (a real bug as well?): keep the signature only.
+        // The fixed pipeline fails too (a real bug as well?): keep the signature only, until a
+        // later case gives a cleaner repro (try_cleaner_repro).
         f.reduction = reduce(spec.module, same_signature(o, sig), ro);
+        std::lock_guard lock(mu_);
+        needs_cleaner_[sig];
       }
       const ir::Module reduced = f.reduction.module;
       f.reduction.module = ir::Module();
@@ -746,6 +798,14 @@ class Runner {
   bool batched_ = false;
   oracle::CompilerKind batch_compiler_ = oracle::CompilerKind::kTcc;
   std::map<std::string, std::uint64_t> claimed_;
+  // Signatures whose bundle fails on the fixed build too, and the later cases tried for a
+  // cleaner repro.
+  struct CleanerSearch {
+    int attempts = 0;
+    bool busy = false;
+  };
+  static constexpr int kCleanerAttempts = 8;
+  std::map<std::string, CleanerSearch> needs_cleaner_;
   CampaignResult result_;
   double last_new_finding_s_ = -1;
   std::time_t start_time_ = 0;

@@ -64,6 +64,11 @@ aotfuzz="$repo/build/tvm-tests/cli/aotfuzz"
 # its C by the static arity check (outputs mismatch too, but TVM's ccompiler codegen also gives
 # wrong outputs on broadcasting adds, a different bug: see docs/tvm.md).
 is_9036() { grep -Eq '^arity:codegen:kernel$'; }
+# A bundle's signature, from its verdict.json; nothing for a directory that is not a bundle.
+signature_of() {
+  [ -f "$1/verdict.json" ] || return 0
+  /usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["signature"])' "$1/verdict.json"
+}
 
 # 3a. Pre-fix: found, reduced, exported.
 rm -rf "$out/pre-findings"
@@ -75,8 +80,7 @@ note "pre-fix campaign: $aotfuzz fuzz --sut tvm --tvm-home $pre --tvm-fixed-home
 note "  first #9036-class finding after: $(grep -m1 'new finding arity:codegen:kernel' "$out/pre-campaign.log" | sed 's/.* after \([0-9.]*s\).*/\1/')"
 found=""
 for b in "$out"/pre-findings/*/; do
-  [ -f "$b/signature" ] || continue
-  if is_9036 < "$b/signature"; then found="$b"; break; fi
+  if signature_of "$b" | is_9036; then found="$b"; break; fi
 done
 if [ -z "$found" ]; then
   note "FAIL: no #9036-class finding on the pre-fix TVM in 10 minutes"
@@ -85,7 +89,7 @@ fi
 reduced="$found/reduced.relay"
 adds=$(grep -c ' add(' "$reduced" || true)
 inputs=$(grep -m1 '^def @main' "$reduced" | grep -o '%[A-Za-z0-9_]*:' | wc -l)
-note "found: $(cat "$found/signature") in $found; reduced to $adds adds, $inputs inputs"
+note "found: $(signature_of "$found") in $found; reduced to $adds adds, $inputs inputs"
 [ "$adds" -le 3 ] && [ "$inputs" -le 3 ] || note "FAIL: the reduced repro is larger than 3 adds, 3 inputs"
 flags="$(grep -m1 '^// replay:' "$reduced" | sed 's/^\/\/ replay://' | grep -o -- ' --\(no-\)\{0,1\}merge\| --api [a-z]*\| --interface [a-z]*\| --mod-name [^ ]*' | tr '\n' ' ')"
 # shellcheck disable=SC2086
@@ -115,8 +119,8 @@ rm -rf "$out/fixed-findings"
   --findings "$out/fixed-findings" --stats "$out/fixed-stats.json" > "$out/fixed-campaign.log" 2>&1 || true
 note "fixed campaign ($fixed_time s): $(grep -m1 'cases/s' "$out/fixed-campaign.log" || tail -1 "$out/fixed-campaign.log")"
 for b in "$out"/fixed-findings/*/; do
-  [ -f "$b/signature" ] || continue
-  sig="$(cat "$b/signature")"
+  sig="$(signature_of "$b")"
+  [ -n "$sig" ] || continue
   if echo "$sig" | is_9036; then note "FAIL: fixed TVM still shows the #9036 class: $b"; fi
   note "fixed TVM finding: $sig ($b)"
 done
@@ -127,7 +131,8 @@ rm -rf "$out/fidelity-findings"
   --findings "$out/fidelity-findings" --stats "$out/fidelity-stats.json" > "$out/fidelity.log" 2>&1 || true
 note "1,000 graphs on the fixed TVM: $(tail -3 "$out/fidelity.log" | tr '\n' ' ')"
 for b in "$out"/fidelity-findings/*/; do
-  [ -f "$b/signature" ] || continue
-  note "  $(cat "$b/signature"): $b"
+  sig="$(signature_of "$b")"
+  [ -n "$sig" ] || continue
+  note "  $sig: $b"
 done
 note "summary: $summary"
