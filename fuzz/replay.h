@@ -11,27 +11,15 @@
 
 #include "ir/error.h"
 #include "ir/module.h"
+#include "oracle/case_flags.h"
 #include "oracle/oracle.h"
 
 namespace aotfuzz::fuzz {
 
 /// A malformed replay line or flag string; what() names the file and line when known.
-class ReplayError : public ir::Error {
- public:
-  using ir::Error::Error;
-};
-
-/// Splits a flag string into POSIX shell words (quotes as oracle::shell_quote writes them);
-/// throws ReplayError on an unterminated quote.
-std::vector<std::string> split_flags(std::string_view flags);
-
-/// The case options a flag string selects, with the same flags and defaults as `aotfuzz run`:
-/// --merge/--no-merge, --mod-name M, --api packed|unpacked, --interface packed|c,
-/// --storage-reuse/--no-storage-reuse, --check-num-args, --inject BUG (repeatable),
-/// --cc tcc|gcc|clang, --sanitize, --input-seed N, --ulp N; `--flag=value` works too. Throws
-/// ReplayError on an unknown flag, a missing or bad value, an unknown bug, or --interface c with
-/// the packed API.
-oracle::CaseOptions parse_case_flags(std::string_view flags);
+using ReplayError = oracle::FlagError;
+using oracle::parse_case_flags;
+using oracle::split_flags;
 
 /// One expectation: run_case with `flags` must give a verdict whose signature matches `expected`.
 struct ReplayLine {

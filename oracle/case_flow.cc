@@ -120,11 +120,12 @@ RunLimits case_limits(const ir::Module& annotated, const CaseOptions& options) {
 }
 
 std::optional<PreparedCase> prepare_case(const ir::Module& annotated, const CaseOptions& options,
-                                         CaseResult& r, const CaseReference* reference) {
+                                         CaseResult& r, const CaseReference* reference,
+                                         const StageMark* mark) {
   if (options.sut.kind == SutKind::kTvm) return prepare_tvm_case(annotated, options, r);
   auto t0 = Clock::now();
   // 1-2. The reference result of the valid input, then the passes, each verified and interpreted.
-  if (!reference_and_stages(annotated, options, reference, r)) return std::nullopt;
+  if (!reference_and_stages(annotated, options, reference, r, nullptr, mark)) return std::nullopt;
   const aot::Stages& stages = *r.stages;
   const auto t_codegen = Clock::now();
   // 3. C code and its static call arities.

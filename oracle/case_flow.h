@@ -13,9 +13,11 @@ namespace aotfuzz::oracle {
 /// Steps 1-3 into `r` (inputs, expected, stages, files, pipeline_time): returns the case to run,
 /// or nullopt when the case is settled without running (r.verdict set: invalid input, pipeline
 /// error, mismatch of a stage, static arity, or pass with options.in_process_only). `reference`,
-/// when given, is case_reference of the same graph and options.input_seed.
+/// when given, is case_reference of the same graph and options.input_seed; `mark`, when given,
+/// is told each pass's successor as the passes go (run_stages).
 std::optional<PreparedCase> prepare_case(const ir::Module& annotated, const CaseOptions& options,
-                                         CaseResult& r, const CaseReference* reference = nullptr);
+                                         CaseResult& r, const CaseReference* reference = nullptr,
+                                         const StageMark* mark = nullptr);
 
 /// The limits a case of `annotated` runs under: options.limits with the output cap raised to
 /// what the harness report needs (the outputs in hex and the call trace), so that a correct

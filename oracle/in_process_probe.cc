@@ -1,68 +1,93 @@
-// The probe: prepare_case's steps in a forked child, each step announced over a pipe.
+// The probe: prepare_case's steps in a child process (aotfuzz-probe), each step announced over a
+// pipe.
 #include "oracle/in_process_probe.h"
 
 #include <fcntl.h>
 #include <poll.h>
-#include <sys/prctl.h>
+#include <spawn.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <csignal>
+#include <cstdlib>
+#include <filesystem>
 
-#include "aot/pipeline.h"
+#include "ir/printer.h"
 #include "oracle/case_flow.h"
-#include "oracle/stages.h"
+
+extern char** environ;
 
 namespace aotfuzz::oracle {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-[[noreturn]] void child(int fd, pid_t parent, const std::function<void(const StageMark&)>& body) {
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() != parent) ::_exit(0);
-  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS}) {
-    std::signal(sig, SIG_DFL);
+// posix_spawn with stdin and stdout redirected, the signal mask cleared (a caller's thread may
+// block signals) and a process group of its own (a Ctrl-C at the terminal is for the caller,
+// which decides when its children stop). Returns the pid, or -1.
+pid_t spawn(const std::vector<std::string>& argv, int stdin_fd, int stdout_fd) {
+  posix_spawn_file_actions_t fa;
+  posix_spawnattr_t attr;
+  if (posix_spawn_file_actions_init(&fa) != 0) return -1;
+  if (posix_spawnattr_init(&attr) != 0) {
+    posix_spawn_file_actions_destroy(&fa);
+    return -1;
   }
-  std::signal(SIGINT, SIG_IGN);
-  std::signal(SIGTERM, SIG_IGN);
-  std::signal(SIGPIPE, SIG_IGN);
-  const StageMark mark = [fd](Stage stage) {
-    const auto byte = static_cast<unsigned char>(stage);
-    while (::write(fd, &byte, 1) < 0 && errno == EINTR) {
-    }
-  };
-  try {
-    body(mark);
-  } catch (...) {
-  }
-  ::_exit(0);
+  posix_spawn_file_actions_adddup2(&fa, stdin_fd, 0);
+  posix_spawn_file_actions_adddup2(&fa, stdout_fd, 1);
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = -1;
+  const int rc = posix_spawn(&pid, args[0], &fa, &attr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
+  return rc == 0 ? pid : -1;
 }
 
 }  // namespace
 
-ForkedOutcome run_forked(const std::function<void(const StageMark&)>& body,
-                         std::chrono::milliseconds budget) {
-  ForkedOutcome out;
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) {
-    out.kind = ForkedOutcome::Kind::kNoFork;
+SpawnedOutcome run_spawned(const std::vector<std::string>& argv, std::string_view input,
+                           std::chrono::milliseconds budget) {
+  SpawnedOutcome out;
+  // A socket for the input, so that a child gone before it read everything is an error of
+  // send (MSG_NOSIGNAL), never a SIGPIPE in this process.
+  int in[2];
+  int marks[2];
+  if (argv.empty() || ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) != 0) {
+    out.kind = SpawnedOutcome::Kind::kNoSpawn;
     return out;
   }
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
+  if (::pipe2(marks, O_CLOEXEC) != 0) {
+    ::close(in[0]);
+    ::close(in[1]);
+    out.kind = SpawnedOutcome::Kind::kNoSpawn;
+    return out;
+  }
+  const pid_t pid = spawn(argv, in[1], marks[1]);
+  ::close(in[1]);
+  ::close(marks[1]);
   if (pid < 0) {
-    ::close(fds[0]);
-    ::close(fds[1]);
-    out.kind = ForkedOutcome::Kind::kNoFork;
+    ::close(in[0]);
+    ::close(marks[0]);
+    out.kind = SpawnedOutcome::Kind::kNoSpawn;
     return out;
   }
-  if (pid == 0) {
-    ::close(fds[0]);
-    child(fds[1], parent, body);
-  }
-  ::close(fds[1]);
+  ::fcntl(in[0], F_SETFL, O_NONBLOCK);
+  std::size_t sent = 0;
+  bool writing = true;
+  auto finish_input = [&] {
+    ::shutdown(in[0], SHUT_WR);
+    writing = false;
+  };
+  if (input.empty()) finish_input();
   const auto deadline = Clock::now() + budget;
   bool timed_out = false;
   for (;;) {
@@ -72,69 +97,88 @@ ForkedOutcome run_forked(const std::function<void(const StageMark&)>& body,
       timed_out = true;
       break;
     }
-    pollfd p{fds[0], POLLIN, 0};
-    const int n = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) continue;
+    pollfd p[2] = {{marks[0], POLLIN, 0}, {writing ? in[0] : -1, POLLOUT, 0}};
+    const int n = ::poll(p, 2, static_cast<int>(std::min<long long>(left, 1000)));
+    if (n <= 0) continue;  // EINTR or a second gone by: look at the deadline again
+    if (writing && p[1].revents != 0) {
+      const ssize_t w = ::send(in[0], input.data() + sent, input.size() - sent, MSG_NOSIGNAL);
+      if (w > 0) {
+        sent += static_cast<std::size_t>(w);
+        if (sent == input.size()) finish_input();
+      } else if (w < 0 && errno != EAGAIN && errno != EINTR) {
+        writing = false;  // the child is gone: its end shows on the marks pipe
+      }
+    }
+    if (p[0].revents == 0) continue;
     unsigned char buf[64];
-    const ssize_t got = ::read(fds[0], buf, sizeof buf);
+    const ssize_t got = ::read(marks[0], buf, sizeof buf);
     if (got < 0 && errno == EINTR) continue;
     if (got <= 0) break;  // end of file: the child is gone
-    out.last_mark = static_cast<Stage>(buf[got - 1]);
+    for (ssize_t i = 0; i < got; ++i) {
+      if (buf[i] <= static_cast<unsigned char>(Stage::kCodegen)) {
+        out.last_mark = static_cast<Stage>(buf[i]);
+      }
+    }
   }
-  ::close(fds[0]);
+  ::close(in[0]);
+  ::close(marks[0]);
   if (timed_out) ::kill(pid, SIGKILL);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (timed_out) {
-    out.kind = ForkedOutcome::Kind::kTimedOut;
+    out.kind = SpawnedOutcome::Kind::kTimedOut;
   } else if (WIFSIGNALED(status)) {
     out.signal = WTERMSIG(status);
-    out.kind = out.signal == SIGKILL ? ForkedOutcome::Kind::kKilled : ForkedOutcome::Kind::kDied;
+    out.kind = out.signal == SIGKILL ? SpawnedOutcome::Kind::kKilled : SpawnedOutcome::Kind::kDied;
   } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
-    out.kind = ForkedOutcome::Kind::kDied;
+    out.kind = SpawnedOutcome::Kind::kDied;
     out.exit_code = WEXITSTATUS(status);
   }
   return out;
 }
 
-Stage next_stage(Stage stage, const aot::Options& options) {
-  for (const auto& row : aot::pass_table()) {
-    if (row.stage > stage && row.enabled(options)) return row.stage;
+std::string probe_path() {
+  if (const char* env = std::getenv("AOTFUZZ_PROBE"); env != nullptr && *env != '\0') return env;
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const auto sibling = self.parent_path() / "aotfuzz-probe";
+    if (::access(sibling.c_str(), X_OK) == 0) return sibling.string();
   }
-  return Stage::kCodegen;
+#ifdef AOTFUZZ_PROBE_BUILD_PATH
+  if (::access(AOTFUZZ_PROBE_BUILD_PATH, X_OK) == 0) return AOTFUZZ_PROBE_BUILD_PATH;
+#endif
+  return "";
+}
+
+void probe_steps(const ir::Module& annotated, const CaseOptions& options, const StageMark& mark) {
+  mark(Stage::kAnnotated);
+  const CaseReference ref =
+      case_reference(annotated, options.input_seed, nullptr, options.memory_budget);
+  if (ref.invalid) return;
+  mark(next_stage(Stage::kAnnotated, options.aot));
+  CaseResult r;
+  (void)prepare_case(annotated, options, r, &ref, &mark);
 }
 
 std::optional<Verdict> probe_in_process(const ir::Module& annotated, const CaseOptions& options) {
   if (options.sut.kind != SutKind::kBuiltin) return std::nullopt;
-  CaseOptions inner = options;
-  inner.isolate_in_process = false;
-  const ForkedOutcome o = run_forked(
-      [&](const StageMark& mark) {
-        mark(Stage::kAnnotated);
-        const CaseReference ref =
-            case_reference(annotated, inner.input_seed, nullptr, inner.memory_budget);
-        if (ref.invalid) return;
-        mark(next_stage(Stage::kAnnotated, inner.aot));
-        aot::Stages stages;
-        aot::run_pipeline(annotated, inner.aot, stages,
-                          [&](const aot::PassInfo& row, const ir::Module&) {
-                            mark(next_stage(row.stage, inner.aot));
-                            return true;
-                          });
-        CaseResult r;
-        (void)prepare_case(annotated, inner, r, &ref);
-      },
-      options.in_process_budget);
-  using Kind = ForkedOutcome::Kind;
-  if (o.kind == Kind::kEnded) return std::nullopt;
+  const std::string exe = probe_path();
+  if (exe.empty()) {
+    return Verdict{Stage::kRun, ToolchainError{"aotfuzz-probe is not next to aotfuzz (the "
+                                               "environment variable AOTFUZZ_PROBE may name it)"}};
+  }
+  const SpawnedOutcome o = run_spawned({exe, "--flags", replay_flags(options)},
+                                       ir::print_module(annotated), options.in_process_budget);
+  using Kind = SpawnedOutcome::Kind;
   const std::string where = "in the harness's process, at " + std::string(stage_name(o.last_mark));
   switch (o.kind) {
     case Kind::kEnded:
       return std::nullopt;
-    case Kind::kNoFork:
-      return Verdict{Stage::kRun, ToolchainError{"cannot fork to run the case's in-process steps"}};
+    case Kind::kNoSpawn:
+      return Verdict{Stage::kRun, ToolchainError{"cannot start " + exe +
+                                                 " to run the case's in-process steps"}};
     case Kind::kKilled:
       return Verdict{Stage::kRun,
                      ToolchainError{"the case's in-process steps were killed (SIGKILL, not by "
@@ -145,6 +189,10 @@ std::optional<Verdict> probe_in_process(const ir::Module& annotated, const CaseO
           o.last_mark,
           Timeout{static_cast<std::int64_t>(options.in_process_budget.count()), "hung " + where}};
     case Kind::kDied:
+      if (o.signal == 0 && o.exit_code == kProbeRefusedExit) {
+        return Verdict{Stage::kRun, ToolchainError{exe + " could not read the case back from its "
+                                                         "text and flags: a bug of the harness"}};
+      }
       if (o.last_mark == Stage::kAnnotated) break;
       return Verdict{
           o.last_mark,

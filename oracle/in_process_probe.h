@@ -1,56 +1,69 @@
 // Crashes and hangs of the in-process steps of a case (the reference, the passes, the C code)
-// would take the harness down with them; the probe runs those steps in a forked child first, so
-// that they become verdicts: crash:<stage>:<SIGNAL> or timeout:<stage>, the stage being the step
-// the child was in. `aotfuzz run`, replay, reduction and a campaign's confirmations use it
-// (CaseOptions::isolate_in_process); a campaign's own in-process steps are guarded by its
-// supervisor instead (fuzz/crash_journal.h), a fork per case being too dear there.
+// would take the harness down with them; the probe runs those steps in a child process first
+// (aotfuzz-probe, oracle/probe), so that they become verdicts: crash:<stage>:<SIGNAL> or
+// timeout:<stage>, the stage being the step the child was in. `aotfuzz run`, replay, reduction
+// and a campaign's confirmations use it (CaseOptions::isolate_in_process); a campaign's own
+// in-process steps are guarded by its supervisor instead (fuzz/crash_journal.h), a process per
+// case being too dear there.
+//
+// The child is a new program, not a fork: a fork of a process with threads (replay's workers, a
+// campaign's) may inherit a lock that another thread held at that moment, AddressSanitizer's
+// allocator among them, and would hang on it: a false timeout.
 #pragma once
 
 #include <chrono>
-#include <functional>
 #include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "ir/module.h"
 #include "oracle/oracle.h"
+#include "oracle/stages.h"
 #include "oracle/verdict.h"
 
 namespace aotfuzz::oracle {
 
-/// How a forked body ended.
-struct ForkedOutcome {
+/// How a spawned child ended.
+struct SpawnedOutcome {
   enum class Kind {
-    kEnded,     ///< returned (or threw): exit status 0
+    kEnded,     ///< exit status 0
     kDied,      ///< killed by a signal other than SIGKILL, or exited with another status
     kTimedOut,  ///< still running at the budget: killed by us
     kKilled,    ///< SIGKILL not sent by us (the kernel's out-of-memory killer, an operator)
-    kNoFork,    ///< fork() or pipe() failed: the environment, nothing was run
+    kNoSpawn,   ///< the child could not be started: the environment, nothing was run
   };
   Kind kind = Kind::kEnded;
   int signal = 0;     ///< kDied: the signal, 0 for an abnormal exit status
   int exit_code = 0;  ///< kDied without a signal
-  /// The last stage the body marked before it ended (kAnnotated when it marked none).
+  /// The last stage the child marked (a byte on its stdout) before it ended; kAnnotated when it
+  /// marked none.
   Stage last_mark = Stage::kAnnotated;
 };
 
-/// Called by the body as it enters each step.
-using StageMark = std::function<void(Stage)>;
+/// Runs `argv` (no shell; argv[0] a path) with `input` on its stdin and its stdout read as stage
+/// marks, for at most `budget` of wall-clock time, in a process group of its own (a terminal's
+/// Ctrl-C is for the caller) with no signal blocked. stderr is inherited.
+SpawnedOutcome run_spawned(const std::vector<std::string>& argv, std::string_view input,
+                           std::chrono::milliseconds budget);
 
-/// Runs `body` in a forked child of this process with `budget` of wall-clock time. The child
-/// ignores SIGINT and SIGTERM (the caller decides when to stop), has the default action for
-/// fatal signals (a crash handler of the caller is not inherited), dies with its parent, and
-/// never returns into the caller's code: it ends with _exit. An exception out of `body` counts
-/// as kEnded.
-ForkedOutcome run_forked(const std::function<void(const StageMark&)>& body,
-                         std::chrono::milliseconds budget);
+/// The exit status of aotfuzz-probe when it cannot read the case it was given.
+inline constexpr int kProbeRefusedExit = 125;
 
-/// The stage of the first step after `stage` under `options`: the next enabled pass, else codegen.
-Stage next_stage(Stage stage, const aot::Options& options);
+/// The aotfuzz-probe executable: $AOTFUZZ_PROBE, else next to this executable, else the build
+/// tree's; empty when there is none.
+std::string probe_path();
 
-/// prepare_case's steps on `annotated` in a forked child (run_forked, options.in_process_budget):
-/// the verdict when they crash (crash at the pass, or codegen, they were in), hang (timeout) or
-/// are killed (toolchain-error: the machine, not the pipeline); nullopt when they end, whatever
-/// their outcome, and for systems under test that do not run in this process (--sut tvm).
-/// A crash of the harness's own reference interpreter is a toolchain-error naming it.
+/// What aotfuzz-probe runs: the reference, then prepare_case, marking each step as it enters it.
+/// The passes stop where prepare_case stops (a mismatch, a refusal), as they do in the caller.
+void probe_steps(const ir::Module& annotated, const CaseOptions& options, const StageMark& mark);
+
+/// prepare_case's steps on `annotated` in aotfuzz-probe (run_spawned, options.in_process_budget,
+/// the case as its text and replay flags): the verdict when they crash (crash at the pass, or
+/// codegen, they were in), hang (timeout) or are killed (toolchain-error: the machine, not the
+/// pipeline); nullopt when they end, whatever their outcome, and for systems under test that do
+/// not run in this process (--sut tvm). A crash of the harness's own reference interpreter is a
+/// toolchain-error naming it.
 std::optional<Verdict> probe_in_process(const ir::Module& annotated, const CaseOptions& options);
 
 }  // namespace aotfuzz::oracle

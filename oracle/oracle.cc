@@ -57,7 +57,16 @@ std::string replay_flags(const CaseOptions& o) {
   }
   if (o.compiler) f += " --cc " + std::string(compiler_kind_name(*o.compiler));
   if (o.sanitize) f += " --sanitize";
+  if (o.aot.check_num_args) f += " --check-num-args";
   if (o.input_seed != 1) f += " --input-seed " + std::to_string(o.input_seed);
+  if (o.max_ulp != 0) f += " --ulp " + std::to_string(o.max_ulp);
+  if (o.memory_budget != CaseOptions().memory_budget) {
+    // In MiB as on the command line (rounded up); no budget is the largest one it takes.
+    const std::uint64_t mib = o.memory_budget == 0 || o.memory_budget >= (std::uint64_t{1} << 63)
+                                  ? std::uint64_t{1} << 44
+                                  : (o.memory_budget + (std::uint64_t{1} << 20) - 1) >> 20;
+    f += " --memory-budget " + std::to_string(mib);
+  }
   for (const auto& row : aot::bug_table()) {
     if (o.aot.bugs.on(row.bug)) f += " --inject " + std::string(row.name);
   }

@@ -89,11 +89,19 @@ std::optional<Verdict> structure_verdict(const aot::PassInfo& pass, const ir::Mo
 
 }  // namespace
 
+Stage next_stage(Stage stage, const aot::Options& options) {
+  for (const auto& row : aot::pass_table()) {
+    if (row.stage > stage && row.enabled(options)) return row.stage;
+  }
+  return Stage::kCodegen;
+}
+
 std::optional<Verdict> run_stages(const ir::Module& annotated, aot::Options options,
                                   const CaseReference& reference, std::uint32_t ulp,
                                   aot::Stages& stages, reference::PlanCache* plans,
                                   bool check_structure,
-                                  std::vector<reference::Value>* mismatch_actual) {
+                                  std::vector<reference::Value>* mismatch_actual,
+                                  const StageMark* mark) {
   // The reference verified the input; the passes verify their outputs (PassError kBrokenOutput).
   options.verify_input = false;
   std::optional<Verdict> verdict;
@@ -110,6 +118,7 @@ std::optional<Verdict> run_stages(const ir::Module& annotated, aot::Options opti
     if (!verdict && check_structure) {
       verdict = structure_verdict(pass, input_of(stages, pass.stage), &output, "", options);
     }
+    if (!verdict && mark != nullptr) (*mark)(next_stage(pass.stage, options));
     return !verdict;
   };
   try {
@@ -135,7 +144,7 @@ std::optional<Verdict> run_stages(const ir::Module& annotated, aot::Options opti
 
 bool reference_and_stages(const ir::Module& annotated, const CaseOptions& options,
                           const CaseReference* reference, CaseResult& r,
-                          reference::PlanCache* plans) {
+                          reference::PlanCache* plans, const StageMark* mark) {
   CaseReference computed;
   if (reference == nullptr) {
     computed = case_reference(annotated, options.input_seed, plans, options.memory_budget);
@@ -148,7 +157,7 @@ bool reference_and_stages(const ir::Module& annotated, const CaseOptions& option
   aot::Stages stages;
   const std::optional<Verdict> v = run_stages(annotated, options.aot, *reference,
                                               options.max_ulp, stages, plans,
-                                              options.check_structure, &r.actual);
+                                              options.check_structure, &r.actual, mark);
   // After run_stages, which reads them: a reference computed here is not needed any more.
   if (reference == &computed) {
     r.inputs = std::move(computed.inputs);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -36,6 +37,12 @@ std::optional<Verdict> compare_outputs(const std::vector<reference::Value>& expe
                                        const std::vector<reference::Value>& actual,
                                        std::uint32_t ulp, Stage stage);
 
+/// Told each step of a case as it is entered (the probe's child reports them to its parent).
+using StageMark = std::function<void(Stage)>;
+
+/// The stage of the first step after `stage` under `options`: the next enabled pass, else codegen.
+Stage next_stage(Stage stage, const aot::Options& options);
+
 /// Runs the pipeline driver (aot::run_pipeline) with `options` on
 /// `annotated`, which `reference` must come from (so it is valid and is not verified again; every
 /// pass still verifies its output). Each stage's output is interpreted on reference.inputs and
@@ -46,12 +53,13 @@ std::optional<Verdict> compare_outputs(const std::vector<reference::Value>& expe
 /// `check_structure`, each pass that agrees on values is then checked against its reference pass
 /// (oracle/structure.h), and a refusal is a structure verdict unless the reference refuses too.
 /// `mismatch_actual`, when given, receives the outputs of the stage a mismatch verdict is about
-/// (a bundle's actual.txt).
+/// (a bundle's actual.txt). `mark`, when given, is told the next step each time a stage agrees.
 std::optional<Verdict> run_stages(const ir::Module& annotated, aot::Options options,
                                   const CaseReference& reference, std::uint32_t ulp,
                                   aot::Stages& stages, reference::PlanCache* plans = nullptr,
                                   bool check_structure = true,
-                                  std::vector<reference::Value>* mismatch_actual = nullptr);
+                                  std::vector<reference::Value>* mismatch_actual = nullptr,
+                                  const StageMark* mark = nullptr);
 
 /// Steps 1 and 2 of every case, into `r`: the reference (`*reference` when given, computed from
 /// `annotated` and options.input_seed otherwise) into r.inputs and r.expected, then run_stages
@@ -59,6 +67,7 @@ std::optional<Verdict> run_stages(const ir::Module& annotated, aot::Options opti
 /// invalid input, pipeline error or mismatch); true when the executor side is to be checked next.
 bool reference_and_stages(const ir::Module& annotated, const CaseOptions& options,
                           const CaseReference* reference, CaseResult& r,
-                          reference::PlanCache* plans = nullptr);
+                          reference::PlanCache* plans = nullptr,
+                          const StageMark* mark = nullptr);
 
 }  // namespace aotfuzz::oracle

@@ -26,20 +26,6 @@ std::string write_temp(const oracle::TempDir& dir, const std::string& name,
   return path;
 }
 
-TEST(CaseFlags, QuotedWordsSplitAsAPosixShellSplitsThem) {
-  EXPECT_EQ(split_flags("--mod-name '' --tvm-home '/a b/c'  x\\ y \"q\\\"r\""),
-            (std::vector<std::string>{"--mod-name", "", "--tvm-home", "/a b/c", "x y", "q\"r"}));
-  EXPECT_THROW(split_flags("--mod-name 'open"), ReplayError);
-  EXPECT_THROW(split_flags("--mod-name \"open"), ReplayError);
-}
-
-TEST(CaseFlags, EveryModuleNameSurvivesShellQuotingAndParsingBack) {
-  for (const std::string name : {"", "my_mod", "a b", "it's", "$(x)", "tab\there"}) {
-    const auto options = parse_case_flags("--merge --mod-name " + oracle::shell_quote(name));
-    EXPECT_EQ(options.aot.mod_name, name);
-  }
-}
-
 TEST(ReplayLines, ParseFlagsAndExpectedSignatureFromTheHeader) {
   const std::string text = std::string("// origin: test\n") +
                            "// replay: --no-merge --api unpacked => pass\n" +
@@ -80,50 +66,6 @@ TEST(ReplayLines, FormatParsesBack) {
   EXPECT_EQ(lines[0].flags, "--no-merge --inject tuple-arg-first-field");
   EXPECT_EQ(lines[0].expected, "arity:codegen:kernel");
   EXPECT_EQ(parse_replay_lines(format_replay_line("", "pass") + "\n", "f").at(0).flags, "");
-}
-
-TEST(CaseFlags, DefaultsAreThoseOfTheRunCommand) {
-  oracle::CaseOptions o = parse_case_flags("");
-  oracle::CaseOptions defaults;
-  EXPECT_EQ(oracle::replay_flags(o), oracle::replay_flags(defaults));
-  EXPECT_TRUE(o.aot.merge);
-  EXPECT_FALSE(o.aot.bugs.any());
-}
-
-TEST(CaseFlags, ReplayFlagsOfAnyOptionsParseBackToTheSameOptions) {
-  using Api = aot::Options::Api;
-  using Interface = aot::Options::Interface;
-  for (int bits = 0; bits < 16; ++bits) {
-    oracle::CaseOptions o;
-    o.aot.merge = bits & 1;
-    o.aot.api = bits & 2 ? Api::kUnpacked : Api::kPacked;
-    o.aot.interface = (bits & 2) && (bits & 4) ? Interface::kC : Interface::kPacked;
-    o.aot.storage_reuse = bits & 8;
-    o.aot.mod_name = bits & 4 ? "m1" : "default";
-    o.input_seed = static_cast<std::uint64_t>(bits) + 1;
-    if (bits & 1) o.aot.bugs.enable(aot::Bug::kSwappedOutputOrder);
-    if (bits & 8) o.compiler = oracle::CompilerKind::kGcc;
-    const std::string flags = oracle::replay_flags(o);
-    oracle::CaseOptions back = parse_case_flags(flags);
-    EXPECT_EQ(oracle::replay_flags(back), flags);
-    EXPECT_EQ(back.aot.mod_name, o.aot.mod_name);
-    EXPECT_EQ(back.aot.bugs.on(aot::Bug::kSwappedOutputOrder),
-              o.aot.bugs.on(aot::Bug::kSwappedOutputOrder));
-  }
-}
-
-TEST(CaseFlags, RejectsWhatTheRunCommandRejects) {
-  EXPECT_THROW(parse_case_flags("--interface c"), ReplayError);  // needs --api unpacked
-  EXPECT_THROW(parse_case_flags("--api"), ReplayError);
-  EXPECT_THROW(parse_case_flags("--api fast"), ReplayError);
-  EXPECT_THROW(parse_case_flags("--sanitize --cc tcc"), ReplayError);  // tcc cannot
-  // Without --cc, as on the command line: gcc, else clang.
-  EXPECT_EQ(parse_case_flags("--sanitize").compiler, oracle::sanitizing_compiler());
-  EXPECT_THROW(parse_case_flags("--debug-fault fuse:explode"), ReplayError);
-  EXPECT_EQ(parse_case_flags("--debug-fault fuse:crash").aot.debug_fault_pass, "fuse");
-  EXPECT_THROW(parse_case_flags("--in-process-time 0"), ReplayError);
-  EXPECT_THROW(parse_case_flags("--input-seed -1"), ReplayError);
-  EXPECT_NO_THROW(parse_case_flags("--interface=c --api=unpacked --ulp 2"));
 }
 
 TEST(SignatureMatching, AcceptsEqualityAndPrefixesEndingAtAColon) {

@@ -1,22 +1,27 @@
-// The probe (oracle/in_process_probe.h): a body run in a forked child ends, dies or hangs, and a
+// The probe (oracle/in_process_probe.h): a child process ends, dies or hangs, and a
 // case whose pass crashes or hangs is a verdict naming that pass, not the end of this process.
 #include "oracle/in_process_probe.h"
 
 #include <gtest/gtest.h>
 
 #include <unistd.h>
+
+#include <atomic>
 #include <csignal>
+#include <thread>
+#include <vector>
 #include <cstdlib>
 #include <stdexcept>
 
 #include "ir/parser.h"
+#include "oracle/case_flow.h"
 #include "oracle/oracle.h"
 
 namespace aotfuzz::oracle {
 namespace {
 
 using namespace std::chrono_literals;
-using Kind = ForkedOutcome::Kind;
+using Kind = SpawnedOutcome::Kind;
 
 const char* const kSeedGraph = R"(
 def @main(%x: Tensor[(4), float32]) {
@@ -27,76 +32,80 @@ def @main(%x: Tensor[(4), float32]) {
 }
 )";
 
-TEST(RunForked, ABodyThatReturnsEndsWithItsLastMark) {
-  const ForkedOutcome o = run_forked(
-      [](const StageMark& mark) {
-        mark(Stage::kMerge);
-        mark(Stage::kFuse);
-      },
-      5s);
+// A shell script as the child: its marks are the bytes it prints.
+std::vector<std::string> sh(const std::string& script) { return {"/bin/sh", "-c", script}; }
+
+std::string mark_bytes(std::initializer_list<Stage> stages) {
+  std::string out = "printf '";
+  for (Stage s : stages) out += "\\" + std::to_string(static_cast<unsigned>(s));
+  return out + "'";
+}
+
+TEST(RunSpawned, AChildThatEndsEndsWithItsLastMark) {
+  const SpawnedOutcome o = run_spawned(sh(mark_bytes({Stage::kMerge, Stage::kFuse})), "", 5s);
   EXPECT_EQ(o.kind, Kind::kEnded);
   EXPECT_EQ(o.last_mark, Stage::kFuse);
 }
 
-TEST(RunForked, AnExceptionOutOfTheBodyCountsAsAnEnd) {
-  const ForkedOutcome o = run_forked(
-      [](const StageMark& mark) {
-        mark(Stage::kPartition);
-        throw std::runtime_error("a verdict, not a crash");
-      },
-      5s);
+TEST(RunSpawned, TheChildReadsItsWholeInputOnStdin) {
+  const std::string input(1 << 20, 'x');
+  const SpawnedOutcome o = run_spawned(
+      sh("test \"$(wc -c)\" -eq " + std::to_string(input.size()) + " && " +
+         mark_bytes({Stage::kCodegen})),
+      input, 10s);
+  EXPECT_EQ(o.kind, Kind::kEnded);
+  EXPECT_EQ(o.last_mark, Stage::kCodegen);
+}
+
+TEST(RunSpawned, AChildThatLeavesItsInputUnreadIsNoSigpipeHere) {
+  const SpawnedOutcome o = run_spawned(sh("exit 0"), std::string(1 << 20, 'x'), 5s);
   EXPECT_EQ(o.kind, Kind::kEnded);
 }
 
-TEST(RunForked, ACrashIsItsSignalAtTheStepItWasIn) {
-  for (int sig : {SIGSEGV, SIGABRT, SIGFPE, SIGBUS}) {
-    const ForkedOutcome o = run_forked(
-        [sig](const StageMark& mark) {
-          mark(Stage::kPartition);
-          std::raise(sig);
-        },
-        5s);
+TEST(RunSpawned, ACrashIsItsSignalAtTheStepItWasIn) {
+  for (const char* sig : {"SEGV", "ABRT", "FPE", "BUS"}) {
+    const SpawnedOutcome o =
+        run_spawned(sh(mark_bytes({Stage::kPartition}) + "; kill -" + sig + " $$"), "", 5s);
     EXPECT_EQ(o.kind, Kind::kDied) << sig;
-    EXPECT_EQ(o.signal, sig);
+    EXPECT_EQ(o.signal, std::string(sig) == "SEGV"   ? SIGSEGV
+                        : std::string(sig) == "ABRT" ? SIGABRT
+                        : std::string(sig) == "FPE"  ? SIGFPE
+                                                     : SIGBUS);
     EXPECT_EQ(o.last_mark, Stage::kPartition) << sig;
   }
 }
 
-TEST(RunForked, AnExitStatusOtherThanZeroIsADeathWithoutASignal) {
-  const ForkedOutcome o = run_forked([](const StageMark&) { ::_exit(7); }, 5s);
+TEST(RunSpawned, AnExitStatusOtherThanZeroIsADeathWithoutASignal) {
+  const SpawnedOutcome o = run_spawned(sh("exit 7"), "", 5s);
   EXPECT_EQ(o.kind, Kind::kDied);
   EXPECT_EQ(o.signal, 0);
   EXPECT_EQ(o.exit_code, 7);
 }
 
-TEST(RunForked, ABodyStillRunningAtTheBudgetIsKilledAsTimedOut) {
+TEST(RunSpawned, AChildStillRunningAtTheBudgetIsKilledAsTimedOut) {
   const auto t0 = std::chrono::steady_clock::now();
-  const ForkedOutcome o = run_forked(
-      [](const StageMark& mark) {
-        mark(Stage::kFuse);
-        for (;;) ::pause();
-      },
-      300ms);
+  const SpawnedOutcome o =
+      run_spawned(sh(mark_bytes({Stage::kFuse}) + "; exec sleep 60"), "", 300ms);
   EXPECT_EQ(o.kind, Kind::kTimedOut);
   EXPECT_EQ(o.last_mark, Stage::kFuse);
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
 }
 
-TEST(RunForked, ASigkillFromElsewhereIsTheEnvironmentNotACrash) {
-  const ForkedOutcome o = run_forked([](const StageMark&) { ::kill(::getpid(), SIGKILL); }, 5s);
+TEST(RunSpawned, ASigkillFromElsewhereIsTheEnvironmentNotACrash) {
+  const SpawnedOutcome o = run_spawned(sh("kill -KILL $$"), "", 5s);
   EXPECT_EQ(o.kind, Kind::kKilled);
 }
 
-TEST(RunForked, InterruptsAreIgnoredInTheChild) {
-  const ForkedOutcome o = run_forked(
-      [](const StageMark& mark) {
-        std::raise(SIGINT);
-        std::raise(SIGTERM);
-        mark(Stage::kCodegen);
-      },
-      5s);
-  EXPECT_EQ(o.kind, Kind::kEnded);
-  EXPECT_EQ(o.last_mark, Stage::kCodegen);
+TEST(RunSpawned, AChildInterruptingItsProcessGroupDoesNotReachTheCaller) {
+  // Were the child in this process's group, this test would die of the SIGINT.
+  const SpawnedOutcome o = run_spawned(sh("kill -INT 0"), "", 5s);
+  EXPECT_EQ(o.kind, Kind::kDied);
+  EXPECT_EQ(o.signal, SIGINT);
+}
+
+TEST(RunSpawned, AProgramThatDoesNotExistIsNotStartedRatherThanACrash) {
+  const SpawnedOutcome o = run_spawned({"/nonexistent/aotfuzz-probe"}, "", 5s);
+  EXPECT_EQ(o.kind, Kind::kNoSpawn);
 }
 
 TEST(NextStage, IsTheNextEnabledPassThenCodegen) {
@@ -141,6 +150,50 @@ TEST(ProbeInProcess, AFaultInAPassThatDoesNotRunIsNoVerdict) {
   o.aot.debug_fault = aot::Options::DebugFault::kCrash;
   o.aot.debug_fault_pass = "merge";
   EXPECT_EQ(probe_in_process(ir::parse_module(kSeedGraph), o), std::nullopt);
+}
+
+TEST(ProbeInProcess, ThePassesStopAtAMismatchAsTheyDoInProcess) {
+  // The partition pass is wrong here, so fuse never runs: its hang is no verdict.
+  const ir::Module m = ir::parse_module(R"(
+def @main(%x0: Tensor[(1), float32]) {
+  %0 = annotation.compiler_begin(%x0, compiler="ccompiler");
+  %1 = annotation.compiler_begin(%x0, compiler="ccompiler");
+  %2 = add(%0, %1);
+  %3 = annotation.compiler_end(%2, compiler="ccompiler");
+  %4 = annotation.compiler_end(%1, compiler="ccompiler");
+  add(%3, %4)
+}
+)");
+  CaseOptions o;
+  o.aot.bugs.enable(aot::Bug::kRegionOutputOffByOne);
+  o.aot.debug_fault = aot::Options::DebugFault::kHang;
+  o.aot.debug_fault_pass = "fuse";
+  o.in_process_budget = 5s;
+  EXPECT_EQ(probe_in_process(m, o), std::nullopt);
+  o.isolate_in_process = true;
+  EXPECT_EQ(signature(run_case(m, o).verdict), "mismatch:partition");
+}
+
+TEST(ProbeInProcess, ThreadsForkingAtOnceNeverHang) {
+  // Probes from several threads at once, as replay's workers start them: each child is a new
+  // program, so no child inherits a lock another thread held (the hang a fork gave).
+  const ir::Module m = ir::parse_module(kSeedGraph);
+  std::atomic<int> verdicts{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      CaseOptions o;
+      o.in_process_only = true;
+      o.in_process_budget = 20s;
+      for (int i = 0; i < 10; ++i) {
+        if (probe_in_process(m, o)) ++verdicts;
+        CaseResult r;
+        (void)prepare_case(m, o, r);  // allocating in this process while others start children
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(verdicts.load(), 0);
 }
 
 TEST(RunCase, IsolatedACrashingPassIsTheVerdictAndThisProcessGoesOn) {

@@ -1,0 +1,35 @@
+// The flag strings of replay lines, parsed back into case options: the inverse of replay_flags
+// (oracle.h). Replay lines, campaign records and the probe child (in_process_probe.h) carry a
+// case's options this way, so one parser serves them all.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/error.h"
+#include "oracle/oracle.h"
+
+namespace aotfuzz::oracle {
+
+/// A malformed flag string or replay line; what() names the file and line when known.
+class FlagError : public ir::Error {
+ public:
+  using ir::Error::Error;
+};
+
+/// Splits a flag string into POSIX shell words (quotes as shell_quote writes them); throws
+/// FlagError on an unterminated quote.
+std::vector<std::string> split_flags(std::string_view flags);
+
+/// The case options a flag string selects, with the same flags and defaults as `aotfuzz run`
+/// (isolate_in_process on): --merge/--no-merge, --mod-name M, --api packed|unpacked,
+/// --interface packed|c, --storage-reuse/--no-storage-reuse, --max-fuse-depth N,
+/// --check-num-args, --inject BUG (repeatable), --cc tcc|gcc|clang, --sanitize, --input-seed N,
+/// --ulp N, --no-run, --[no-]structure, --[no-]determinism, --sut builtin|tvm, --tvm-home DIR,
+/// --in-process-time S, --debug-fault PASS:crash|PASS:hang; `--flag=value` works too. Throws
+/// FlagError on an unknown flag, a missing or bad value, an unknown bug, or --interface c with
+/// the packed API.
+CaseOptions parse_case_flags(std::string_view flags);
+
+}  // namespace aotfuzz::oracle

@@ -1,0 +1,59 @@
+// aotfuzz-probe: a case's in-process steps (the reference, every pass, the C code) in a process
+// of their own, so that a pass that crashes or hangs is a verdict of the caller rather than its
+// end (oracle/in_process_probe.h). A new process, not a fork of the caller: a fork of a process
+// with threads may inherit a lock another thread held (AddressSanitizer's allocator takes no
+// care of fork), and the child would hang on it.
+//
+// usage: aotfuzz-probe --flags FLAGS < module.relay
+// Writes one byte per step entered (the Stage) to stdout; exits 0 when the steps end, whatever
+// their verdict, and kProbeRefusedExit when it cannot read the case.
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <iterator>
+#include <string>
+
+#include "ir/parser.h"
+#include "oracle/case_flags.h"
+#include "oracle/in_process_probe.h"
+
+int main(int argc, char** argv) {
+  using namespace aotfuzz;
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() == 1) return 0;
+  // A crash is the caller's verdict by its signal: no sanitizer report in its place.
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS}) {
+    std::signal(sig, SIG_DFL);
+  }
+  std::signal(SIGINT, SIG_IGN);
+  std::signal(SIGTERM, SIG_IGN);
+  std::signal(SIGPIPE, SIG_IGN);
+  if (argc != 3 || std::string(argv[1]) != "--flags") {
+    std::fprintf(stderr, "usage: aotfuzz-probe --flags FLAGS < module.relay\n");
+    ::_exit(oracle::kProbeRefusedExit);
+  }
+  oracle::CaseOptions options;
+  ir::Module module;
+  try {
+    options = oracle::parse_case_flags(argv[2]);
+    const std::string text(std::istreambuf_iterator<char>(std::cin), {});
+    module = ir::parse_module(text, "<stdin>");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "aotfuzz-probe: %s\n", e.what());
+    ::_exit(oracle::kProbeRefusedExit);
+  }
+  const oracle::StageMark mark = [](oracle::Stage stage) {
+    const auto byte = static_cast<unsigned char>(stage);
+    while (::write(1, &byte, 1) < 0 && errno == EINTR) {
+    }
+  };
+  try {
+    oracle::probe_steps(module, options, mark);
+  } catch (...) {
+  }
+  // Without the exit-time work (a leak check, destructors): the steps' outcome is all that counts.
+  ::_exit(0);
+}
