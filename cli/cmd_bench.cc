@@ -50,9 +50,10 @@ Command register_bench(CLI::App& parent) {
     t.rounds = opts->rounds;
     t.batched_only = opts->batched_only;
     const auto kind = t.campaign.base.compiler.value_or(oracle::CompilerKind::kTcc);
-    if (t.campaign.base.compiler ? !oracle::find_toolchain(kind) : !oracle::default_toolchain()) {
-      throw CommandError(kInternal,
-                         "bench: no C compiler found: " + oracle::toolchain_problem(kind));
+    const auto found = t.campaign.base.compiler ? oracle::locate_toolchain(kind)
+                                                : oracle::locate_default_toolchain();
+    if (auto* why = std::get_if<std::string>(&found)) {
+      throw CommandError(kInternal, "bench: no C compiler found: " + *why);
     }
     if (!oracle::batched_execution_available(
             t.campaign.base.compiler.value_or(oracle::default_toolchain()->kind))) {

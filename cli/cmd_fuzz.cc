@@ -94,14 +94,13 @@ fuzz::CampaignOptions campaign_options(CLI::App* app, FuzzFlags f, bool seed_giv
   // Fail early (exit 3) when no compiler is there, rather than with a toolchain-error per case.
   // The compiler stays unset unless given, so replay lines work with whatever is installed.
   if (o.base.compiler) {
-    if (!oracle::find_toolchain(*o.base.compiler)) {
-      throw CommandError(kInternal, oracle::toolchain_problem(*o.base.compiler));
+    const auto tc = oracle::locate_toolchain(*o.base.compiler);
+    if (auto* why = std::get_if<std::string>(&tc)) throw CommandError(kInternal, *why);
+  } else {
+    const auto tc = oracle::locate_default_toolchain();
+    if (auto* why = std::get_if<std::string>(&tc)) {
+      throw CommandError(kInternal, "no C compiler found: " + *why);
     }
-  } else if (!oracle::default_toolchain()) {
-    throw CommandError(
-        kInternal, "no C compiler found: " + oracle::toolchain_problem(oracle::CompilerKind::kTcc) +
-                       "; " + oracle::toolchain_problem(oracle::CompilerKind::kGcc) + "; " +
-                       oracle::toolchain_problem(oracle::CompilerKind::kClang));
   }
   return o;
 }

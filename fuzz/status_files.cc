@@ -1,13 +1,16 @@
 #include "fuzz/status_files.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <system_error>
+#include <thread>
 
 #include "fuzz/bundle.h"
 #include "fuzz/campaign_report.h"
@@ -23,6 +26,8 @@ void write_file_atomically(const fs::path& path, const std::string& text) {
   name += path.filename().string();
   name += ".tmp-";
   name += std::to_string(::getpid());
+  // Two campaigns of one process may write the same file: each thread has its own temporary.
+  name += "-" + std::to_string(std::hash<std::thread::id>()(std::this_thread::get_id()));
   const fs::path tmp = path.parent_path() / name;
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
@@ -160,7 +165,7 @@ std::vector<nlohmann::json> read_campaign_records(const fs::path& dir) {
     const fs::path& p = entry.path();
     if (p.extension() == ".json" && p.filename().string().front() != '.') files.push_back(p);
   }
-  // Named <start_time>-<pid>: name order, then start time, gives one order on every machine.
+  // Named <start_time>-<pid>-<n>: name order, then start time, gives one order on every machine.
   std::sort(files.begin(), files.end());
   for (const auto& p : files) {
     try {
@@ -175,6 +180,30 @@ std::vector<nlohmann::json> read_campaign_records(const fs::path& dir) {
   });
   return records;
 }
+
+namespace {
+
+// <start>-<pid>-<n>.json, n counting the campaigns of this process that started in that second
+// (zero-padded, so that name order is start order): the name is taken by creating the file, so
+// two campaigns never share one.
+std::string reserve_record_name(const fs::path& campaigns, std::time_t start) {
+  const std::string base = std::to_string(start) + "-" + std::to_string(::getpid()) + "-";
+  for (int n = 1;; ++n) {
+    char counter[16];
+    std::snprintf(counter, sizeof counter, "%03d", n);
+    const std::string name = base + counter + ".json";
+    const int fd = ::open((campaigns / name).c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      ::close(fd);
+      return name;
+    }
+    if (errno != EEXIST) {
+      throw std::system_error(errno, std::generic_category(), (campaigns / name).string());
+    }
+  }
+}
+
+}  // namespace
 
 StatusFiles::StatusFiles(fs::path dir) : dir_(std::move(dir)) {
   std::ifstream in(dir_ / "plot_data");
@@ -193,10 +222,8 @@ void StatusFiles::update(const StatusSnapshot& s) {
   write_file_atomically(dir_ / "plot_data", std::string(kPlotDataHeader) + "\n" + plot_);
   write_file_atomically(dir_ / "fuzzer_stats", fuzzer_stats_text(s));
   fs::create_directories(dir_ / "campaigns");
-  write_file_atomically(dir_ / "campaigns" /
-                            (std::to_string(s.start_time) + "-" + std::to_string(::getpid()) +
-                             ".json"),
-                        campaign_record(s).dump(2) + "\n");
+  if (record_name_.empty()) record_name_ = reserve_record_name(dir_ / "campaigns", s.start_time);
+  write_file_atomically(dir_ / "campaigns" / record_name_, campaign_record(s).dump(2) + "\n");
 }
 
 SeenRecord read_seen(const fs::path& bundle_dir) {

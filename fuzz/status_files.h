@@ -77,6 +77,7 @@ class StatusFiles {
  private:
   std::filesystem::path dir_;
   std::string plot_;
+  std::string record_name_;  // campaigns/<start>-<pid>-<n>.json, taken at the first update
 };
 
 /// A bundle's seen.json: {"first_seen", "last_seen" (unix times), "hits" (finding cases),

@@ -41,11 +41,13 @@ RawResult settled(Verdict v) {
 
 RawResult run_single(const PreparedCase& c) {
   RawResult out;
-  const CompilerKind kind = c.compiler.value_or(CompilerKind::kTcc);
   std::optional<Toolchain> tc = c.toolchain;
-  if (!tc) tc = c.compiler ? find_toolchain(*c.compiler) : default_toolchain();
   if (!tc) {
-    return settled({Stage::kRun, ToolchainError{"no C compiler found: " + toolchain_problem(kind)}});
+    auto found = c.compiler ? locate_toolchain(*c.compiler) : locate_default_toolchain();
+    if (auto* why = std::get_if<std::string>(&found)) {
+      return settled({Stage::kRun, ToolchainError{"no C compiler found: " + *why}});
+    }
+    tc = std::get<Toolchain>(std::move(found));
   }
   TempDir dir("aotfuzz-case");
   if (c.keep_files) dir.keep();
@@ -430,13 +432,15 @@ class BatchedExecutor::Impl {
       request.tcc_options = "-std=c99 -Wall -Werror -DAOTFUZZ_TRACE";
     } else {
       // gcc/clang: the compiler's command line builds a shared object the runner loads.
-      if (!opt_.toolchain) opt_.toolchain = find_toolchain(opt_.compiler);
       if (!opt_.toolchain) {
-        for (auto& r : out) {
-          r = settled({Stage::kRun, ToolchainError{"no C compiler found: " +
-                                                   toolchain_problem(opt_.compiler)}});
+        auto found = locate_toolchain(opt_.compiler);
+        if (auto* why = std::get_if<std::string>(&found)) {
+          for (auto& r : out) {
+            r = settled({Stage::kRun, ToolchainError{"no C compiler found: " + *why}});
+          }
+          return;
         }
-        return;
+        opt_.toolchain = std::get<Toolchain>(std::move(found));
       }
       try {
         dir.emplace("aotfuzz-batch");

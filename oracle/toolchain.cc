@@ -137,10 +137,7 @@ std::optional<std::string> find_in_path(std::string_view program) {
   return std::nullopt;
 }
 
-namespace {
-
-// The version query, with why it failed when it did.
-std::variant<Toolchain, std::string> probe(CompilerKind kind, const std::string& path) {
+std::variant<Toolchain, std::string> probe_toolchain(CompilerKind kind, const std::string& path) {
   if (!is_executable_file(path)) return path + " is not an executable file";
   const char* flag = kind == CompilerKind::kTcc ? "-v" : "--version";
   RunLimits limits;
@@ -153,30 +150,32 @@ std::variant<Toolchain, std::string> probe(CompilerKind kind, const std::string&
   return Toolchain{kind, std::filesystem::absolute(path).string(), version};
 }
 
-}  // namespace
+std::variant<Toolchain, std::string> locate_toolchain(CompilerKind kind) {
+  auto path = find_in_path(compiler_kind_name(kind));
+  if (!path) return std::string(compiler_kind_name(kind)) + " is not in PATH";
+  return probe_toolchain(kind, *path);
+}
 
-std::optional<Toolchain> probe_toolchain(CompilerKind kind, const std::string& path) {
-  auto r = probe(kind, path);
+std::optional<Toolchain> find_toolchain(CompilerKind kind) {
+  auto r = locate_toolchain(kind);
   if (auto* tc = std::get_if<Toolchain>(&r)) return std::move(*tc);
   return std::nullopt;
 }
 
-std::string probe_problem(CompilerKind kind, const std::string& path) {
-  auto r = probe(kind, path);
-  if (auto* why = std::get_if<std::string>(&r)) return std::move(*why);
-  return "";
+std::variant<Toolchain, std::string> locate_default_toolchain() {
+  std::string why;
+  for (auto kind : {CompilerKind::kTcc, CompilerKind::kGcc, CompilerKind::kClang}) {
+    auto r = locate_toolchain(kind);
+    if (std::holds_alternative<Toolchain>(r)) return r;
+    why += (why.empty() ? "" : "; ") + std::get<std::string>(r);
+  }
+  return why;
 }
 
-std::optional<Toolchain> find_toolchain(CompilerKind kind) {
-  auto path = find_in_path(compiler_kind_name(kind));
-  if (!path) return std::nullopt;
-  return probe_toolchain(kind, *path);
-}
-
-std::string toolchain_problem(CompilerKind kind) {
-  auto path = find_in_path(compiler_kind_name(kind));
-  if (!path) return std::string(compiler_kind_name(kind)) + " is not in PATH";
-  return probe_problem(kind, *path);
+std::optional<Toolchain> default_toolchain() {
+  auto r = locate_default_toolchain();
+  if (auto* tc = std::get_if<Toolchain>(&r)) return std::move(*tc);
+  return std::nullopt;
 }
 
 std::optional<CompilerKind> sanitizing_compiler() {
@@ -186,12 +185,6 @@ std::optional<CompilerKind> sanitizing_compiler() {
   return std::nullopt;
 }
 
-std::optional<Toolchain> default_toolchain() {
-  for (auto kind : {CompilerKind::kTcc, CompilerKind::kGcc, CompilerKind::kClang}) {
-    if (auto tc = find_toolchain(kind)) return tc;
-  }
-  return std::nullopt;
-}
 
 std::vector<std::string> compile_command(const Toolchain& toolchain,
                                          const std::vector<std::string>& sources,

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <variant>
 #include <string_view>
 #include <vector>
 
@@ -32,17 +33,17 @@ struct Toolchain {
 /// path; no shell is involved. A name containing '/' is checked as is.
 std::optional<std::string> find_in_path(std::string_view program);
 
-/// Looks the compiler up in PATH and asks it for its version (one short subprocess).
+/// The compiler at `path`, treated as `kind`, or why it is none, as one phrase for an error line
+/// ("/usr/bin/tcc -v timed out after 10000 ms", "... is not an executable file", ...).
+std::variant<Toolchain, std::string> probe_toolchain(CompilerKind kind, const std::string& path);
+/// Looks the compiler up in PATH and asks it for its version (one short subprocess); or why
+/// there is none ("tcc is not in PATH", or probe_toolchain's phrase).
+std::variant<Toolchain, std::string> locate_toolchain(CompilerKind kind);
+/// locate_toolchain's compiler, or nullopt.
 std::optional<Toolchain> find_toolchain(CompilerKind kind);
-/// The compiler at `path`, treated as `kind`; nullopt when it is not an executable or does not
-/// answer a version query.
-std::optional<Toolchain> probe_toolchain(CompilerKind kind, const std::string& path);
-/// Why find_toolchain(kind) finds nothing, as one phrase for an error line ("tcc is not in PATH",
-/// "/usr/bin/tcc -v timed out after 10000 ms", ...); empty when it finds the compiler.
-std::string toolchain_problem(CompilerKind kind);
-/// Why probe_toolchain(kind, path) gives nullopt; empty when it gives a toolchain.
-std::string probe_problem(CompilerKind kind, const std::string& path);
-/// The fastest installed compiler: tcc, else gcc, else clang.
+/// The fastest installed compiler: tcc, else gcc, else clang; or why each of them is none.
+std::variant<Toolchain, std::string> locate_default_toolchain();
+/// locate_default_toolchain's compiler, or nullopt.
 std::optional<Toolchain> default_toolchain();
 /// The compiler of a sanitized build when none is named: gcc, else clang (tcc has no
 /// sanitizers); nullopt when neither is installed.

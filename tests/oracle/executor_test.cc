@@ -9,12 +9,14 @@
 #include <csignal>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "ir/parser.h"
 #include "oracle/case_flow.h"
 #include "oracle/executor.h"
 #include "oracle/oracle.h"
 #include "oracle/runner/runner.h"
+#include "oracle/tempdir.h"
 #include "oracle/toolchain.h"
 
 namespace aotfuzz::oracle {
@@ -163,6 +165,52 @@ TEST(BatchedExecutor, ACaseSeesZerosAroundItsBuffersWhateverRanBeforeItInTheSame
       EXPECT_EQ(v.kind(), VerdictKind::kPass) << per_child << " " << i << ": " << summary(v);
     }
   }
+}
+
+// A case whose program forks a child that outlives it (holding whatever the runner gave it)
+// neither stalls the batch nor outlives the batch: its verdict comes in its time limit, the
+// other cases pass, and its child is gone once the batch is done.
+void expect_a_forking_case_is_contained(const BatchOptions& options) {
+  TempDir dir("aotfuzz-fork-test");
+  const std::string pid_file = dir.file("grandchild.pid").string();
+  std::vector<Case> cases;
+  cases.push_back(prepared_seed_case());
+  cases.push_back(with_fault(
+      "{ pid_t c = fork(); if (c == 0) { for (;;) pause(); } FILE* f = fopen(\"" + pid_file +
+      "\", \"w\"); if (f) { fprintf(f, \"%d\\n\", (int)c); fclose(f); } }"));
+  cases.push_back(prepared_seed_case());
+  for (auto& c : cases) {
+    c.prepared.sources.back().second.insert(0, "#include <stdio.h>\n#include <unistd.h>\n");
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto raws = run_batched(cases, options);
+  ASSERT_EQ(raws.size(), cases.size());
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(30));
+  for (std::size_t i : {0, 2}) {
+    const Verdict v = judge(cases[i], raws[i]);
+    EXPECT_EQ(v.kind(), VerdictKind::kPass) << i << ": " << summary(v);
+  }
+  // The forking case computed the right outputs; its verdict is its own, whatever it is.
+  (void)judge(cases[1], raws[1]);
+  std::ifstream in(pid_file);
+  int pid = 0;
+  ASSERT_TRUE(in >> pid) << "the case never forked";
+  ASSERT_GT(pid, 0) << "fork failed in the case";
+  // Its end is asynchronous: SIGKILL is delivered, then the process is reaped by whoever
+  // inherited it.
+  bool gone = false;
+  for (int i = 0; i < 100 && !gone; ++i) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    gone = !std::getline(stat, line) || line.find(") Z ") != std::string::npos;
+    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_TRUE(gone) << "the forked child " << pid << " outlived its batch";
+}
+
+TEST(BatchedExecutor, AProgramThatForksIsContainedWithATccBatch) {
+  if (!batched_tcc_available()) GTEST_FAIL() << "libtcc or aotfuzz-runner missing";
+  expect_a_forking_case_is_contained(BatchOptions{});
 }
 
 TEST(SingleProgramExecutor, AFileSystemThatRefusesWritesIsAToolchainErrorNotAFinding) {
