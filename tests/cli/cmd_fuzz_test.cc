@@ -1,10 +1,12 @@
 // Fault tests of `aotfuzz fuzz` (cli/cmd_fuzz.cc): a reader that goes away (`aotfuzz fuzz | head`)
 // must not take the campaign's summary, findings or exit code with it, and a pass that crashes or
-// hangs inside aotfuzz's own process is a finding of a campaign that goes on.
+// hangs inside aotfuzz's own process is a finding of a campaign that goes on, and a broken
+// temporary directory is the environment's failure, never a finding.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "oracle/tempdir.h"
@@ -30,6 +32,27 @@ TEST(FuzzOutput, AClosedStdoutMovesFindingsAndTheSummaryToStderrAndKeepsTheExitC
   // The closing summary (fuzz::format_summary) after the last finding.
   EXPECT_NE(r.err.find("aotfuzz fuzz: seed 1, shard"), std::string::npos) << r.err;
   EXPECT_TRUE(std::filesystem::is_directory(findings));
+}
+
+TEST(FuzzEnvironment, ABrokenTempDirectoryIsAToolchainErrorPerCaseNeverAFinding) {
+  // TMPDIR under a regular file: every case's directory fails, as on a full or broken disk.
+  oracle::TempDir dir("aotfuzz-cli-test");
+  { std::ofstream(dir.file("plain")) << "not a directory\n"; }
+  const std::string findings = dir.file("findings").string();
+  const oracle::RunResult r =
+      run_aotfuzz({"fuzz", "--cases", "20", "--jobs", "1", "--seed", "1", "--cc", "gcc",
+                   "--findings", findings},
+                  300, {{"TMPDIR", (dir.file("plain") / "tmp").string()}});
+  EXPECT_EQ(r.exit_code, 3) << r.stderr_text;
+  EXPECT_NE(r.stderr_text.find("toolchain error (not a finding"), std::string::npos)
+      << r.stderr_text;
+  EXPECT_NE(r.stdout_text.find("verdicts: toolchain-error 20"), std::string::npos)
+      << r.stdout_text;
+  EXPECT_NE(r.stdout_text.find("findings: 0 cases"), std::string::npos) << r.stdout_text;
+  // No bundle: the directory holds the campaign's status files only.
+  for (const auto& e : std::filesystem::directory_iterator(findings)) {
+    EXPECT_FALSE(std::filesystem::exists(e.path() / "verdict.json")) << e.path();
+  }
 }
 
 TEST(FuzzOutput, QuietAndTheLogLevelSilenceTheLogButNotTheFindingsOrTheSummary) {

@@ -15,13 +15,15 @@
 
 namespace aotfuzz::cli::test {
 
-oracle::RunResult run_aotfuzz(const std::vector<std::string>& args, int timeout_s) {
+oracle::RunResult run_aotfuzz(const std::vector<std::string>& args, int timeout_s,
+                              const std::map<std::string, std::string>& env) {
   std::vector<std::string> argv = {AOTFUZZ_BINARY};
   argv.insert(argv.end(), args.begin(), args.end());
   oracle::RunLimits limits;
   limits.timeout = std::chrono::seconds(timeout_s);
   limits.address_space = 0;  // the harness with its threads, not a generated test program
   limits.working_dir = AOTFUZZ_SOURCE_DIR;
+  for (const auto& [name, value] : env) limits.env[name] = value;
   return oracle::run_process(argv, limits);
 }
 

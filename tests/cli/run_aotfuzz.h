@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -10,8 +11,10 @@
 namespace aotfuzz::cli::test {
 
 /// Runs aotfuzz with `args` in the source tree (so corpus paths are relative), stdin empty,
-/// stdout and stderr captured, killed after `timeout_s` seconds.
-oracle::RunResult run_aotfuzz(const std::vector<std::string>& args, int timeout_s = 120);
+/// stdout and stderr captured, killed after `timeout_s` seconds; `env` adds to (or replaces
+/// variables of) the minimal environment it gets.
+oracle::RunResult run_aotfuzz(const std::vector<std::string>& args, int timeout_s = 120,
+                              const std::map<std::string, std::string>& env = {});
 
 /// How a process started by spawn_aotfuzz ended, and what it wrote.
 struct Spawned {
