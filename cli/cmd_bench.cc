@@ -55,8 +55,7 @@ Command register_bench(CLI::App& parent) {
     if (auto* why = std::get_if<std::string>(&found)) {
       throw CommandError(kInternal, "bench: no C compiler found: " + *why);
     }
-    if (!oracle::batched_execution_available(
-            t.campaign.base.compiler.value_or(oracle::default_toolchain()->kind))) {
+    if (!oracle::batched_execution_available(std::get<oracle::Toolchain>(found).kind)) {
       throw CommandError(kInternal,
                          "bench: batched execution is not available (aotfuzz-runner "
                          "missing, or tcc without libtcc)");

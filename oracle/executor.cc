@@ -290,7 +290,11 @@ class RunnerProcess {
     posix_spawn_file_actions_adddup2(&fa, sv[1], 1);
     char* argv[] = {const_cast<char*>(path_.c_str()), nullptr};
     pid_t pid = -1;
-    const int rc = ::posix_spawn(&pid, path_.c_str(), &fa, nullptr, argv, environ);
+    int rc = 0;
+    {
+      std::lock_guard<std::mutex> lock(launch_mutex());
+      rc = ::posix_spawn(&pid, path_.c_str(), &fa, nullptr, argv, environ);
+    }
     posix_spawn_file_actions_destroy(&fa);
     ::close(sv[1]);
     if (rc != 0) {

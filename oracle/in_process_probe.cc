@@ -15,6 +15,7 @@
 #include <filesystem>
 
 #include "ir/printer.h"
+#include "oracle/process.h"
 #include "oracle/case_flow.h"
 
 extern char** environ;
@@ -24,9 +25,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// posix_spawn with stdin and stdout redirected, the signal mask cleared (a caller's thread may
-// block signals) and a process group of its own (a Ctrl-C at the terminal is for the caller,
-// which decides when its children stop). Returns the pid, or -1.
+// posix_spawn with stdin and stdout redirected, every signal at its default action and none
+// blocked (a caller may ignore or block some; ignored ones would survive the exec), and a
+// process group of its own (a Ctrl-C at the terminal is for the caller, which decides when its
+// children stop). Returns the pid, or -1.
 pid_t spawn(const std::vector<std::string>& argv, int stdin_fd, int stdout_fd) {
   posix_spawn_file_actions_t fa;
   posix_spawnattr_t attr;
@@ -38,15 +40,23 @@ pid_t spawn(const std::vector<std::string>& argv, int stdin_fd, int stdout_fd) {
   posix_spawn_file_actions_adddup2(&fa, stdin_fd, 0);
   posix_spawn_file_actions_adddup2(&fa, stdout_fd, 1);
   sigset_t none;
+  sigset_t all;
   sigemptyset(&none);
+  sigfillset(&all);
   posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &all);
   posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setflags(&attr,
+                           POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid = -1;
-  const int rc = posix_spawn(&pid, args[0], &fa, &attr, args.data(), environ);
+  int rc = 0;
+  {
+    std::lock_guard<std::mutex> lock(launch_mutex());
+    rc = posix_spawn(&pid, args[0], &fa, &attr, args.data(), environ);
+  }
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&attr);
   return rc == 0 ? pid : -1;
@@ -117,6 +127,7 @@ SpawnedOutcome run_spawned(const std::vector<std::string>& argv, std::string_vie
     for (ssize_t i = 0; i < got; ++i) {
       if (buf[i] <= static_cast<unsigned char>(Stage::kCodegen)) {
         out.last_mark = static_cast<Stage>(buf[i]);
+        out.marked = true;
       }
     }
   }
@@ -169,8 +180,9 @@ std::optional<Verdict> probe_in_process(const ir::Module& annotated, const CaseO
     return Verdict{Stage::kRun, ToolchainError{"aotfuzz-probe is not next to aotfuzz (the "
                                                "environment variable AOTFUZZ_PROBE may name it)"}};
   }
-  const SpawnedOutcome o = run_spawned({exe, "--flags", replay_flags(options)},
-                                       ir::print_module(annotated), options.in_process_budget);
+  const SpawnedOutcome o =
+      run_spawned({exe, "--flags", replay_flags(options), "--parent", std::to_string(::getpid())},
+                  ir::print_module(annotated), options.in_process_budget);
   using Kind = SpawnedOutcome::Kind;
   const std::string where = "in the harness's process, at " + std::string(stage_name(o.last_mark));
   switch (o.kind) {
@@ -184,6 +196,12 @@ std::optional<Verdict> probe_in_process(const ir::Module& annotated, const CaseO
                      ToolchainError{"the case's in-process steps were killed (SIGKILL, not by "
                                     "aotfuzz: out of memory?)"}};
     case Kind::kTimedOut:
+      if (!o.marked) {
+        return Verdict{Stage::kRun,
+                       ToolchainError{exe + " did not start within " +
+                                      std::to_string(options.in_process_budget.count()) +
+                                      " ms (the machine, not the pipeline)"}};
+      }
       if (o.last_mark == Stage::kAnnotated) break;
       return Verdict{
           o.last_mark,

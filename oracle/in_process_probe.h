@@ -39,11 +39,14 @@ struct SpawnedOutcome {
   /// The last stage the child marked (a byte on its stdout) before it ended; kAnnotated when it
   /// marked none.
   Stage last_mark = Stage::kAnnotated;
+  /// Whether it marked any stage (a child that marked none may not have started at all).
+  bool marked = false;
 };
 
 /// Runs `argv` (no shell; argv[0] a path) with `input` on its stdin and its stdout read as stage
 /// marks, for at most `budget` of wall-clock time, in a process group of its own (a terminal's
-/// Ctrl-C is for the caller) with no signal blocked. stderr is inherited.
+/// Ctrl-C is for the caller) with every signal at its default action and none blocked, started
+/// under launch_mutex(). stderr is inherited.
 SpawnedOutcome run_spawned(const std::vector<std::string>& argv, std::string_view input,
                            std::chrono::milliseconds budget);
 

@@ -51,7 +51,7 @@ struct CaseOptions {
   bool check_determinism = true;
   /// Keep the temporary directory (its path is in CaseResult::work_dir).
   bool keep_files = false;
-  /// run_case probes the in-process steps in a forked child first (oracle/in_process_probe.h),
+  /// run_case probes the in-process steps in a child process first (oracle/in_process_probe.h),
   /// so that a crash or hang of a pass is a verdict rather than the end of this process. The
   /// command line sets it; libFuzzer targets leave it off (a crash there is the finding).
   bool isolate_in_process = false;

@@ -137,15 +137,6 @@ struct ChildSetup : bp::extend::handler {
   }
 };
 
-// Boost.Process v1 creates its exec-error pipe without O_CLOEXEC on one end and sets it on the
-// other only after pipe(2): a fork in another thread in between would leak it into an unrelated
-// child and stall this launch until that child ends. Launches are therefore serialized (a launch
-// is a fork plus an exec, well under a millisecond of holding the lock).
-std::mutex& launch_mutex() {
-  static std::mutex m;
-  return m;
-}
-
 // Reads what is available from `fd` into `sink` (up to `cap` bytes kept). Returns false at
 // end-of-file or on a hard error. A bounded number of reads per call so that a flooding child
 // cannot keep us from checking the deadline.
@@ -281,6 +272,15 @@ bool pump(std::array<Stream, 2>& streams, int pidfd, pid_t pid, Clock::time_poin
 }
 
 }  // namespace
+
+// Boost.Process v1 creates its exec-error pipe without O_CLOEXEC on one end and sets it on the
+// other only after pipe(2): a fork in another thread in between would leak it into an unrelated
+// child and stall this launch until that child ends. Launches are therefore serialized (a launch
+// is a fork plus an exec, well under a millisecond of holding the lock).
+std::mutex& launch_mutex() {
+  static std::mutex m;
+  return m;
+}
 
 void detail::force_wait_fallback(bool on) { g_force_wait_fallback.store(on); }
 

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,11 @@ struct RunResult {
 /// are results); throws std::invalid_argument for an empty argv. On return the child has been
 /// reaped and every process left in its group has been killed. Thread-safe.
 RunResult run_process(const std::vector<std::string>& argv, const RunLimits& limits = RunLimits());
+
+/// Held by whatever starts a child process in this process (run_process, the runner, the
+/// probe), for the fork and exec only: a child started while another launch is under way could
+/// inherit that launch's pipes and stall it (oracle/process.cc says how).
+std::mutex& launch_mutex();
 
 namespace detail {
 /// For tests: when on, run_process ignores pidfd_open and uses the polling fallback it needs on

@@ -4,7 +4,7 @@
 // with threads may inherit a lock another thread held (AddressSanitizer's allocator takes no
 // care of fork), and the child would hang on it.
 //
-// usage: aotfuzz-probe --flags FLAGS < module.relay
+// usage: aotfuzz-probe --flags FLAGS --parent PID < module.relay
 // Writes one byte per step entered (the Stage) to stdout; exits 0 when the steps end, whatever
 // their verdict, and kProbeRefusedExit when it cannot read the case.
 #include <sys/prctl.h>
@@ -23,7 +23,12 @@
 int main(int argc, char** argv) {
   using namespace aotfuzz;
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() == 1) return 0;
+  if (argc != 5 || std::string(argv[1]) != "--flags" || std::string(argv[3]) != "--parent") {
+    std::fprintf(stderr, "usage: aotfuzz-probe --flags FLAGS --parent PID < module.relay\n");
+    ::_exit(oracle::kProbeRefusedExit);
+  }
+  // A parent gone before the death signal was armed: nobody waits for the steps.
+  if (std::to_string(::getppid()) != argv[4]) ::_exit(0);
   // A crash is the caller's verdict by its signal: no sanitizer report in its place.
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS}) {
     std::signal(sig, SIG_DFL);
@@ -31,10 +36,8 @@ int main(int argc, char** argv) {
   std::signal(SIGINT, SIG_IGN);
   std::signal(SIGTERM, SIG_IGN);
   std::signal(SIGPIPE, SIG_IGN);
-  if (argc != 3 || std::string(argv[1]) != "--flags") {
-    std::fprintf(stderr, "usage: aotfuzz-probe --flags FLAGS < module.relay\n");
-    ::_exit(oracle::kProbeRefusedExit);
-  }
+  // In a process group of its own, a write to the terminal must not stop it.
+  std::signal(SIGTTOU, SIG_IGN);
   oracle::CaseOptions options;
   ir::Module module;
   try {

@@ -115,10 +115,10 @@ TEST(FuzzInProcessFaults, APassThatHangsIsATimeoutFindingWithinItsBudget) {
   const std::string findings = dir.file("findings").string();
   const oracle::RunResult r = run_aotfuzz(
       {"fuzz", "--cases", "3", "--jobs", "1", "--seed", "5", "--debug-fault", "partition:hang",
-       "--in-process-time", "0.5", "--no-reduce", "--findings", findings});
+       "--in-process-time", "2", "--no-reduce", "--findings", findings});
   EXPECT_EQ(r.exit_code, 1) << r.stderr_text;
   EXPECT_NE(r.stdout_text.find("finding: timeout:partition"), std::string::npos) << r.stdout_text;
-  EXPECT_NE(r.stderr_text.find("took more than 500 ms"), std::string::npos) << r.stderr_text;
+  EXPECT_NE(r.stderr_text.find("took more than 2000 ms"), std::string::npos) << r.stderr_text;
   EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(findings) / "timeout_partition"));
 }
 

@@ -137,11 +137,11 @@ TEST(ProbeInProcess, APassThatHangsIsATimeoutOfThatPassAfterTheBudget) {
   CaseOptions o;
   o.aot.debug_fault = aot::Options::DebugFault::kHang;
   o.aot.debug_fault_pass = "partition";
-  o.in_process_budget = 500ms;
+  o.in_process_budget = 3s;
   const auto v = probe_in_process(ir::parse_module(kSeedGraph), o);
   ASSERT_TRUE(v);
   EXPECT_EQ(signature(*v), "timeout:partition");
-  EXPECT_EQ(std::get<Timeout>(v->detail).limit_ms, 500);
+  EXPECT_EQ(std::get<Timeout>(v->detail).limit_ms, 3000);
 }
 
 TEST(ProbeInProcess, AFaultInAPassThatDoesNotRunIsNoVerdict) {
@@ -174,7 +174,7 @@ def @main(%x0: Tensor[(1), float32]) {
   EXPECT_EQ(signature(run_case(m, o).verdict), "mismatch:partition");
 }
 
-TEST(ProbeInProcess, ThreadsForkingAtOnceNeverHang) {
+TEST(ProbeInProcess, ThreadsStartingProbesAtOnceNeverHang) {
   // Probes from several threads at once, as replay's workers start them: each child is a new
   // program, so no child inherits a lock another thread held (the hang a fork gave).
   const ir::Module m = ir::parse_module(kSeedGraph);
