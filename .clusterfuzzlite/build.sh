@@ -4,13 +4,14 @@
 # $WORK, $OUT. Writes to $OUT every target with <target>_seed_corpus.zip, <target>.dict and
 # <target>.options; at run time the targets need nothing but $OUT and /tmp.
 #
-# fuzz_differential is not built: it compiles C in memory with libtcc, but that C includes glibc
-# headers (signal.h, sys/mman.h, ...) and libtcc needs its include/ and libtcc1.a at run time,
-# none of which ClusterFuzz's runners have (run it on your own machines, docs/libfuzzer.md).
+# fuzz_differential compiles the generated C in memory with libtcc (linked statically). At run
+# time libtcc reads its include/ and libtcc1.a, and the C includes system headers: ClusterFuzz's
+# runners have none of them, so they are shipped beside the target in $OUT/aotfuzz-tcc, where
+# the target looks first (oracle/runner/runner.cc).
 
 src="${AOTFUZZ_SRC:-$SRC/aotfuzz}"
 build="$WORK/aotfuzz-build"
-targets="fuzz_parser fuzz_pipeline fuzz_pipeline_text"
+targets="fuzz_parser fuzz_pipeline fuzz_pipeline_text fuzz_differential"
 
 # The compiled apt library the configuration finds (Boost.Filesystem) is built against libstdc++, so
 # the targets are too (OSS-Fuzz's CXXFLAGS ask for libc++; MemorySanitizer is not supported).
@@ -34,11 +35,34 @@ for t in $targets; do
   cp "$build/fuzz/targets/$t" "$OUT/"
   cp "$src/fuzz/targets/$t.options" "$OUT/"
 done
+# libtcc's support files, and under sysinclude/ every system header the generated C reaches:
+# the headers that oracle/harness.cc, aot/runtime_header.cc and aot/codegen*.cc emit includes
+# of, and what they include in turn, as tcc itself resolves them (its -E line markers). The
+# multiarch directory is folded into sysinclude/ (its files' names do not clash with the rest).
+tcc_lib=$(tcc -vv | awk '/^install:/ { print $2 }')
+support="$OUT/aotfuzz-tcc"
+rm -rf "$support"
+mkdir -p "$support/sysinclude"
+cp -r "$tcc_lib/include" "$support/include"
+cp "$tcc_lib/libtcc1.a" "$support/"
+printf '#include <%s>\n' signal.h stdarg.h stddef.h stdint.h stdio.h stdlib.h string.h \
+  sys/mman.h unistd.h > "$WORK/aotfuzz-headers.c"
+tcc -std=c99 -E "$WORK/aotfuzz-headers.c" | sed -n 's/^# [0-9]* "\(\/usr\/include\/[^"]*\)".*/\1/p' \
+  | sort -u | while read -r header; do
+  relative=$(printf '%s\n' "${header#/usr/include/}" | sed 's|^[a-z0-9_]*-linux-gnu/||')
+  if [ -e "$support/sysinclude/$relative" ]; then
+    echo "build.sh: two system headers fold to sysinclude/$relative" >&2
+    exit 1
+  fi
+  mkdir -p "$(dirname "$support/sysinclude/$relative")"
+  cp "$header" "$support/sysinclude/$relative"
+done
+
 cp "$src/fuzz/targets/relay.dict" "$OUT/fuzz_parser.dict"
 cp "$src/fuzz/targets/relay.dict" "$OUT/fuzz_pipeline_text.dict"
 
 # Seed corpora: every .relay graph of corpus/ for the text targets, the byte seeds for the
-# decoder target. zip -j stores bare names; ClusterFuzz unpacks them into the target's corpus.
+# decoder targets. zip -j stores bare names; ClusterFuzz unpacks them into the target's corpus.
 zip_seeds() {  # zip_seeds ARCHIVE FILE...
   rm -f "$1"
   if command -v zip > /dev/null; then
@@ -52,3 +76,4 @@ zip_seeds "$OUT/fuzz_parser_seed_corpus.zip" "${relay[@]}"
 zip_seeds "$OUT/fuzz_pipeline_text_seed_corpus.zip" "${relay[@]}"
 mapfile -t bytes < <(find "$src/fuzz/targets/seeds/fuzz_pipeline" -type f | sort)
 zip_seeds "$OUT/fuzz_pipeline_seed_corpus.zip" "${bytes[@]}"
+zip_seeds "$OUT/fuzz_differential_seed_corpus.zip" "${bytes[@]}"

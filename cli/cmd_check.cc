@@ -9,6 +9,7 @@
 #include "fuzz/junit.h"
 #include "fuzz/junit_suites.h"
 #include "fuzz/replay.h"
+#include "oracle/tempdir.h"
 
 namespace aotfuzz::cli {
 
@@ -65,6 +66,8 @@ Command register_check(CLI::App& parent) {
     if (!opts->sarif.empty()) check_output_file(opts->sarif, "--sarif", "check");
     if (!opts->fuzz.findings.empty()) check_output_dir(opts->fuzz.findings, "--findings", "check");
     const auto& stop = fuzz::install_interrupt_handler();
+    // Everything the replays and campaigns put in temporary files lives under one root.
+    const oracle::ScopedTempRoot temp_root;
     std::printf("aotfuzz check: replaying %s\n", opts->corpus.c_str());
     fuzz::ReplayOverride override;
     if (opts->fuzz.flags.sut == "tvm") override.sut = make_sut("tvm", opts->fuzz.flags.tvm_home);

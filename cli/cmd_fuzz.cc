@@ -19,6 +19,7 @@
 #include "fuzz/interrupt.h"
 #include "generator/policy.h"
 #include "ir/error.h"
+#include "oracle/tempdir.h"
 
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
@@ -276,6 +277,8 @@ Command register_fuzz(CLI::App& parent) {
     if (!f->stats.empty()) check_output_file(f->stats, "--stats", "fuzz");
     // The campaign runs in a child process that a supervisor restarts when a case's in-process
     // steps crash or hang (fuzz/crash_journal.h); the child prints, bundles and writes the stats.
+    // Everything the campaign's processes put in temporary files lives under one root.
+    const oracle::ScopedTempRoot temp_root;
     fuzz::SupervisorOptions so;
     so.in_process_budget = o.base.in_process_budget;
     so.stop = &fuzz::install_interrupt_handler();

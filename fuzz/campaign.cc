@@ -254,6 +254,7 @@ class Runner {
     oracle::BatchOptions bo;
     bo.compiler = batch_compiler_;
     bo.toolchain = opt_.base.toolchain;
+    bo.stop = opt_.stop;
     return std::make_unique<oracle::BatchedExecutor>(bo);
   }
 
@@ -365,6 +366,11 @@ class Runner {
         const auto raws = executor.run(to_run);
         for (std::size_t j = 0; j < to_run.size(); ++j) {
           Item& it = items[run_item[j]];
+          // Stopped before it ran: neither judged nor counted, as if never started.
+          if (raws[j].cancelled) {
+            it.generated = false;
+            continue;
+          }
           InProcessSteps steps(opt_.journal, slot, it.k);
           oracle::judge_case(it.spec.module, it.spec.options, to_run[j], raws[j], it.result);
         }

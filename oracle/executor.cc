@@ -1,14 +1,16 @@
 // The single-program and batched executors, and the batch program's assembly.
 #include "oracle/executor.h"
 
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <set>
 
@@ -250,17 +252,11 @@ std::string batch_program_c(std::span<const PreparedCase* const> cases) {
 }
 
 std::string runner_path() {
-  if (const char* env = std::getenv("AOTFUZZ_RUNNER"); env != nullptr && *env != '\0') return env;
-  std::error_code ec;
-  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    const auto sibling = self.parent_path() / "aotfuzz-runner";
-    if (::access(sibling.c_str(), X_OK) == 0) return sibling.string();
-  }
 #ifdef AOTFUZZ_RUNNER_BUILD_PATH
-  if (::access(AOTFUZZ_RUNNER_BUILD_PATH, X_OK) == 0) return AOTFUZZ_RUNNER_BUILD_PATH;
+  return companion_program("AOTFUZZ_RUNNER", "aotfuzz-runner", AOTFUZZ_RUNNER_BUILD_PATH);
+#else
+  return companion_program("AOTFUZZ_RUNNER", "aotfuzz-runner", nullptr);
 #endif
-  return "";
 }
 
 bool batched_execution_available(CompilerKind compiler) {
@@ -320,14 +316,40 @@ class RunnerProcess {
   }
 
   // The batch's result; nullopt when the runner died, hung past `deadline_ms` or answered
-  // garbage (it is then stopped).
-  std::optional<runner::BatchResult> call(const runner::BatchRequest& request, long deadline_ms) {
+  // garbage, or when `cancel` was set before it answered (`*cancelled` then says so); the
+  // runner is stopped in each of these cases.
+  std::optional<runner::BatchResult> call(const runner::BatchRequest& request, long deadline_ms,
+                                          const std::atomic<bool>* cancel, bool* cancelled) {
     if (!running() && !start()) return std::nullopt;
     if (!runner::write_frame(fd_, runner::encode(request))) {
       stop();
       return std::nullopt;
     }
-    auto frame = runner::read_frame(fd_, std::size_t{1} << 31, deadline_ms);
+    // The runner answers with one frame when the whole batch is done: wait for its first byte
+    // in short slices, so that a stop request is seen while it compiles and runs.
+    const auto deadline = Clock::now() + std::chrono::milliseconds(deadline_ms);
+    for (;;) {
+      if (cancel != nullptr && cancel->load()) {
+        *cancelled = true;
+        stop();
+        return std::nullopt;
+      }
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+      if (left.count() <= 0) {
+        stop();
+        return std::nullopt;
+      }
+      pollfd p{fd_, POLLIN, 0};
+      const int slice = cancel != nullptr ? 20 : static_cast<int>(std::min<long>(left.count(), 60'000));
+      const int ready = ::poll(&p, 1, static_cast<int>(std::min<long>(slice, left.count())));
+      if (ready > 0) break;
+      if (ready < 0 && errno != EINTR) {
+        stop();
+        return std::nullopt;
+      }
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    auto frame = runner::read_frame(fd_, std::size_t{1} << 31, std::max<long>(1, left.count()));
     if (!frame) {
       stop();
       return std::nullopt;
@@ -409,6 +431,10 @@ class BatchedExecutor::Impl {
         bytes += size;
         ++end;
       }
+      if (opt_.stop != nullptr && opt_.stop->load()) {
+        for (std::size_t i = begin; i < cases.size(); ++i) out[i].cancelled = true;
+        break;
+      }
       std::vector<const PreparedCase*> group;
       for (std::size_t i = begin; i < end; ++i) group.push_back(&cases[i]);
       run_group(group, std::span<RawResult>(out.data() + begin, end - begin), true);
@@ -453,10 +479,15 @@ class BatchedExecutor::Impl {
         CompileOptions co;
         co.defines = {"AOTFUZZ_TRACE"};
         co.extra_flags = {"-shared", "-fPIC"};
+        co.cancel = opt_.stop;
         const std::string so = dir->file("batch.so").string();
         const auto t0 = Clock::now();
         CompileResult cr = compile(*opt_.toolchain, {src}, so, co);
         compile_time = since(t0);
+        if (cr.run.cancelled) {
+          for (auto& r : out) r.cancelled = true;
+          return;
+        }
         compile_failure = verdict_from_compile(cr, opt_.compiler);
         request.mode = runner::BatchRequest::Mode::kSharedObject;
         request.program = so;
@@ -483,7 +514,12 @@ class BatchedExecutor::Impl {
           }
           runner_ = std::make_unique<RunnerProcess>(opt_.runner);
         }
-        result = runner_->call(request, deadline_ms);
+        bool cancelled = false;
+        result = runner_->call(request, deadline_ms, opt_.stop, &cancelled);
+        if (cancelled) {
+          for (auto& r : out) r.cancelled = true;
+          return;
+        }
       }
       if (result && result->compile == runner::BatchResult::Compile::kOk &&
           result->cases.size() != group.size()) {
@@ -500,6 +536,10 @@ class BatchedExecutor::Impl {
     if (compile_failure || !result) {
       if (retry && group.size() > 1) {
         for (std::size_t k = 0; k < group.size(); ++k) {
+          if (opt_.stop != nullptr && opt_.stop->load()) {
+            for (std::size_t i = k; i < group.size(); ++i) out[i].cancelled = true;
+            return;
+          }
           run_group({group[k]}, out.subspan(k, 1), false);
         }
         return;

@@ -6,6 +6,7 @@
 // fork server, each case in its own child (BatchedExecutor, campaigns).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <map>
@@ -71,6 +72,8 @@ struct RawResult {
   std::chrono::microseconds compile_time{0}, run_time{0};
   /// Where the single program's files are (kept with keep_files), else empty.
   std::string work_dir;
+  /// Cut short by a stop request (BatchOptions::stop): the case has no result to judge.
+  bool cancelled = false;
 };
 
 /// Runs prepared cases. One executor is used by one thread at a time.
@@ -108,6 +111,10 @@ struct BatchOptions {
   /// fresh child. 1 forks a child per case: a fork costs many times a whole case's batched
   /// cost, so it is for checking isolation, not for campaigns.
   std::uint32_t cases_per_child = 0;
+  /// A stop request (a campaign's SIGTERM flag). Once set, the batch in flight is abandoned
+  /// within milliseconds (its compiler or runner killed) and every case not yet run comes back
+  /// `cancelled`.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 /// The runner executable: $AOTFUZZ_RUNNER, else `aotfuzz-runner` next to this program, else the

@@ -12,7 +12,6 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
-#include <filesystem>
 
 #include "ir/printer.h"
 #include "oracle/process.h"
@@ -150,17 +149,11 @@ SpawnedOutcome run_spawned(const std::vector<std::string>& argv, std::string_vie
 }
 
 std::string probe_path() {
-  if (const char* env = std::getenv("AOTFUZZ_PROBE"); env != nullptr && *env != '\0') return env;
-  std::error_code ec;
-  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    const auto sibling = self.parent_path() / "aotfuzz-probe";
-    if (::access(sibling.c_str(), X_OK) == 0) return sibling.string();
-  }
 #ifdef AOTFUZZ_PROBE_BUILD_PATH
-  if (::access(AOTFUZZ_PROBE_BUILD_PATH, X_OK) == 0) return AOTFUZZ_PROBE_BUILD_PATH;
+  return companion_program("AOTFUZZ_PROBE", "aotfuzz-probe", AOTFUZZ_PROBE_BUILD_PATH);
+#else
+  return companion_program("AOTFUZZ_PROBE", "aotfuzz-probe", nullptr);
 #endif
-  return "";
 }
 
 void probe_steps(const ir::Module& annotated, const CaseOptions& options, const StageMark& mark) {

@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <mutex>
 #include <stdexcept>
 #include <utility>
@@ -221,7 +222,8 @@ std::uint64_t resident_bytes_of(pid_t pid) {
 // memory is sampled every few milliseconds; passing it stops the wait with `over_memory` set.
 bool pump(std::array<Stream, 2>& streams, int pidfd, pid_t pid, Clock::time_point until,
           std::size_t cap, bool watch_child, std::uint64_t max_resident = 0,
-          bool* over_memory = nullptr) {
+          bool* over_memory = nullptr, const std::atomic<bool>* cancel = nullptr,
+          bool* cancelled = nullptr) {
   auto backoff = std::chrono::microseconds(100);
   while (true) {
     std::array<pollfd, 3> fds{};
@@ -244,6 +246,13 @@ bool pump(std::array<Stream, 2>& streams, int pidfd, pid_t pid, Clock::time_poin
     if (watch_child && pidfd < 0) {
       wait = std::min<Clock::duration>(wait, backoff);
       backoff = std::min(backoff * 2, std::chrono::microseconds(20'000));
+    }
+    if (cancel != nullptr) {
+      if (cancel->load()) {
+        if (cancelled != nullptr) *cancelled = true;
+        return false;
+      }
+      wait = std::min<Clock::duration>(wait, std::chrono::milliseconds(10));
     }
     if (watch_child && max_resident != 0) {
       if (resident_bytes_of(pid) > max_resident) {
@@ -280,6 +289,18 @@ bool pump(std::array<Stream, 2>& streams, int pidfd, pid_t pid, Clock::time_poin
 std::mutex& launch_mutex() {
   static std::mutex m;
   return m;
+}
+
+std::string companion_program(const char* env_var, const char* name, const char* build_path) {
+  if (const char* env = std::getenv(env_var); env != nullptr && *env != '\0') return env;
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const auto sibling = self.parent_path() / name;
+    if (::access(sibling.c_str(), X_OK) == 0) return sibling.string();
+  }
+  if (build_path != nullptr && ::access(build_path, X_OK) == 0) return build_path;
+  return "";
 }
 
 void detail::force_wait_fallback(bool on) { g_force_wait_fallback.store(on); }
@@ -497,7 +518,7 @@ RunResult run_process(const std::vector<std::string>& argv, const RunLimits& lim
   const auto deadline = start + limits.timeout;
   bool over_memory = false;
   bool ended = pump(streams, pidfd.get(), pid, deadline, limits.output_cap, true,
-                    limits.resident_bytes, &over_memory);
+                    limits.resident_bytes, &over_memory, limits.cancel, &result.cancelled);
   bool timed_out = !ended;
   // Kill whatever is left in the group: on timeout the child itself, otherwise stragglers it left
   // behind. The child is not reaped yet, so its pid (the group id) cannot have been reused.
@@ -530,7 +551,9 @@ RunResult run_process(const std::vector<std::string>& argv, const RunLimits& lim
     return finish();
   }
   set_exit_status(result, status, timed_out, limits);
-  if (over_memory) {
+  if (result.cancelled) {
+    result.message = "cancelled by a stop request";
+  } else if (over_memory) {
     result.message = "resident memory passed the limit of " +
                      std::to_string(limits.resident_bytes >> 20) + " MiB";
   }

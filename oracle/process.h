@@ -2,6 +2,7 @@
 // kills the whole process group, and size-capped capture of stdout and stderr.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -34,6 +35,9 @@ struct RunLimits {
   std::string working_dir;
   /// The child's complete environment (nothing else is inherited).
   std::map<std::string, std::string> env = minimal_environment();
+  /// A stop request (a campaign's SIGTERM flag): once set, the child's group is killed as at
+  /// the timeout and the result is marked `cancelled`. Checked every few milliseconds.
+  const std::atomic<bool>* cancel = nullptr;
 
   /// PATH (ours, or a standard one), LC_ALL=C, and TMPDIR when set.
   static std::map<std::string, std::string> minimal_environment();
@@ -65,6 +69,8 @@ struct RunResult {
   std::chrono::microseconds elapsed{0};
   int pid = -1;         ///< for logs only; the process is gone when run_process returns
   std::string message;  ///< why it failed to start, or what limit it hit
+  /// Killed because RunLimits::cancel was set: says nothing of the program.
+  bool cancelled = false;
 
   bool exited_ok() const { return kind == ExitKind::kExited && exit_code == 0; }
   /// One line: "exited 0", "signaled SIGSEGV", "timed out after 10000 ms", ...
@@ -81,6 +87,11 @@ RunResult run_process(const std::vector<std::string>& argv, const RunLimits& lim
 /// probe), for the fork and exec only: a child started while another launch is under way could
 /// inherit that launch's pipes and stall it (oracle/process.cc says how).
 std::mutex& launch_mutex();
+
+/// A program of this project that runs beside the harness (aotfuzz-runner, aotfuzz-probe): the
+/// path in the environment variable `env_var` when set, else `name` next to this executable,
+/// else `build_path` (the build tree's) when executable; empty when none exists.
+std::string companion_program(const char* env_var, const char* name, const char* build_path);
 
 namespace detail {
 /// For tests: when on, run_process ignores pidfd_open and uses the polling fallback it needs on

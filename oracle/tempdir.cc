@@ -76,6 +76,27 @@ void TempDir::remove() noexcept {
   path_.clear();
 }
 
+ScopedTempRoot::ScopedTempRoot(std::string_view prefix) {
+  remove_stale_temp_dirs();
+  try {
+    root_.emplace(prefix);
+  } catch (const std::system_error&) {
+    return;
+  }
+  if (const char* old = ::getenv("TMPDIR"); old != nullptr) old_tmpdir_ = old;
+  if (::setenv("TMPDIR", root_->path().c_str(), 1) != 0) root_.reset();
+}
+
+ScopedTempRoot::~ScopedTempRoot() {
+  if (!root_) return;
+  if (old_tmpdir_) {
+    ::setenv("TMPDIR", old_tmpdir_->c_str(), 1);
+  } else {
+    ::unsetenv("TMPDIR");
+  }
+  root_->remove();
+}
+
 std::optional<pid_t> temp_dir_owner(std::string_view name, std::string_view prefix) {
   // <prefix>...-<pid>-XXXXXX
   if (name.rfind(prefix, 0) != 0) return std::nullopt;

@@ -48,6 +48,28 @@ class TempDir {
   bool keep_ = false;
 };
 
+/// A process's own temporary root: a fresh TempDir `<temp_root()>/<prefix>-<pid>-XXXXXX` made
+/// the TMPDIR of this process and so of its children (compilers, runners, probes), until
+/// destruction restores TMPDIR and removes the root with everything in it. What dead processes
+/// left in the old root is removed first; a run killed with SIGKILL leaves one directory, which
+/// the next run removes. When the root cannot be made nothing changes: temporary files go where
+/// they went before, and fail there as they would have. setenv is not thread-safe: make one in
+/// a command's main thread before it starts others.
+class ScopedTempRoot {
+ public:
+  explicit ScopedTempRoot(std::string_view prefix = "aotfuzz-root");
+  ~ScopedTempRoot();
+  ScopedTempRoot(const ScopedTempRoot&) = delete;
+  ScopedTempRoot& operator=(const ScopedTempRoot&) = delete;
+
+  /// The root, or nullptr when it could not be made.
+  const TempDir* root() const { return root_ ? &*root_ : nullptr; }
+
+ private:
+  std::optional<std::string> old_tmpdir_;
+  std::optional<TempDir> root_;
+};
+
 /// The pid in a temporary directory's name `<prefix>...-<pid>-XXXXXX` (a TempDir's, or a bundle
 /// being built, `.tmp-<pid>-XXXXXX`), else nullopt.
 std::optional<pid_t> temp_dir_owner(std::string_view name, std::string_view prefix = "aotfuzz");

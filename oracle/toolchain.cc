@@ -256,6 +256,7 @@ CompileResult compile(const Toolchain& toolchain, const std::vector<std::string>
   limits.file_size = std::uint64_t{512} << 20;
   limits.output_cap = std::size_t{256} << 10;
   limits.env["TMPDIR"] = scratch->path().string();
+  limits.cancel = options.cancel;
   result.run = run_process(result.command, limits);
   scratch.reset();
 

@@ -3,6 +3,7 @@
 // pipeline under test.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <optional>
 #include <string>
@@ -62,6 +63,8 @@ struct CompileOptions {
   std::vector<std::string> extra_flags;  ///< before the sources
   std::vector<std::string> link_flags;   ///< after the sources (e.g. "-lm")
   std::chrono::milliseconds timeout{60'000};
+  /// A stop request: once set, the compiler is killed (RunResult::cancelled on the result).
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 /// The outcome of one compilation.

@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
+#include <string>
 #include <vector>
 
 #ifdef AOTFUZZ_HAVE_LIBTCC
@@ -328,6 +330,25 @@ void collect_diagnostic(void* opaque, const char* message) {
   *out += message;
   *out += '\n';
 }
+
+// Where libtcc finds its include/ and libtcc1.a: $AOTFUZZ_TCC_DIR, else `aotfuzz-tcc/` beside
+// this executable, else the build machine's tcc. A ClusterFuzzLite build ships `aotfuzz-tcc/`
+// beside fuzz_differential, with the system headers the generated C reaches under sysinclude/:
+// the machines that run it have no headers of their own.
+std::string tcc_support_dir(bool* shipped) {
+  *shipped = true;
+  if (const char* env = std::getenv("AOTFUZZ_TCC_DIR"); env != nullptr && *env != '\0') return env;
+  char self[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n > 0) {
+    std::string dir(self, static_cast<std::size_t>(n));
+    dir = dir.substr(0, dir.rfind('/') + 1) + "aotfuzz-tcc";
+    struct stat st {};
+    if (::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return dir;
+  }
+  *shipped = false;
+  return AOTFUZZ_TCC_LIB_PATH;
+}
 #endif
 
 }  // namespace
@@ -355,7 +376,11 @@ BatchResult run_batch(const BatchRequest& request) {
       result.diagnostics = "tcc_new failed";
       return result;
     }
-    tcc_set_lib_path(tcc, AOTFUZZ_TCC_LIB_PATH);
+    bool shipped = false;
+    const std::string support = tcc_support_dir(&shipped);
+    tcc_set_lib_path(tcc, support.c_str());
+    // Ahead of the system's own directories (added with the output type), which it may lack.
+    if (shipped) tcc_add_sysinclude_path(tcc, (support + "/sysinclude").c_str());
     tcc_set_error_func(tcc, &result.diagnostics, collect_diagnostic);
     tcc_set_options(tcc, request.tcc_options.c_str());
     tcc_set_output_type(tcc, TCC_OUTPUT_MEMORY);

@@ -1,6 +1,8 @@
 // The command-line tests' way of starting aotfuzz.
 #include "tests/cli/run_aotfuzz.h"
 
+#include <gtest/gtest.h>
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -89,6 +91,20 @@ Spawned spawn_aotfuzz(const std::vector<std::string>& args, const std::string& s
   result.out = slurp(out_path);
   result.err = slurp(err_path);
   return result;
+}
+
+void expect_one_line_usage_error(const std::vector<std::string>& args,
+                                 const std::string& mentions) {
+  std::string shown;
+  for (const auto& a : args) shown += " " + a;
+  SCOPED_TRACE("aotfuzz" + shown);
+  // A refused flag returns at once; a budget flag that slipped through would run for a while.
+  const oracle::RunResult r = run_aotfuzz(args, 30);
+  EXPECT_EQ(r.kind, oracle::ExitKind::kExited) << r.describe();
+  EXPECT_EQ(r.exit_code, 2) << r.stderr_text;
+  EXPECT_EQ(r.stdout_text, "");
+  EXPECT_EQ(line_count(r.stderr_text), 1) << r.stderr_text;
+  EXPECT_NE(r.stderr_text.find(mentions), std::string::npos) << r.stderr_text;
 }
 
 int line_count(const std::string& text) {

@@ -29,6 +29,11 @@ struct Spawned {
 Spawned spawn_aotfuzz(const std::vector<std::string>& args, const std::string& stdin_file,
                       bool closed_stdout);
 
+/// Runs aotfuzz with `args` and asserts the shape of a usage error: exit 2, nothing on stdout,
+/// exactly one line on stderr, containing `mentions`.
+void expect_one_line_usage_error(const std::vector<std::string>& args,
+                                 const std::string& mentions);
+
 /// The number of lines of `text` (newline characters, plus one for an unterminated last line).
 int line_count(const std::string& text);
 

@@ -198,6 +198,39 @@ TEST(Campaign, FindingIsBundledAtomicallyAndAResumedCampaignAddsNoDuplicate) {
   EXPECT_EQ(fs::last_write_time(bundle / "verdict.json"), before);
 }
 
+TEST(Campaign, AFindingsDirectoryReplacedByAFileMidCampaignLosesNoFinding) {
+  oracle::TempDir dir("aotfuzz-campaign-test");
+  const fs::path findings = dir.file("findings");
+  CampaignOptions o = with_9036_bug(in_process(1, 300));
+  o.base.aot.bugs.enable(aot::Bug::kSwappedOutputOrder);
+  o.findings_dir = findings;
+  o.reduce = false;
+  std::vector<Finding> announced;
+  CampaignCallbacks cb;
+  cb.on_finding = [&](const Finding& f) {
+    announced.push_back(f);
+    if (announced.size() == 1) {
+      // The directory vanishes under the campaign (a user's `rm -rf`, a full disk's cleanup).
+      fs::remove_all(findings);
+      std::ofstream(findings) << "not a directory\n";
+    }
+  };
+  CampaignResult r = run_campaign(o, cb);
+  ASSERT_GE(announced.size(), 2u) << format_summary(r, o);
+  EXPECT_EQ(r.findings.size(), announced.size());
+  EXPECT_EQ(r.exit_code(), 1);
+  EXPECT_TRUE(announced[0].error.empty()) << announced[0].error;
+  for (std::size_t i = 1; i < announced.size(); ++i) {
+    const Finding& f = announced[i];
+    // Said, not lost: why the bundle is missing, and a replay line that needs no bundle.
+    EXPECT_FALSE(f.error.empty()) << f.signature;
+    EXPECT_NE(f.replay.find("aotfuzz gen --seed " + std::to_string(f.gen_seed)),
+              std::string::npos)
+        << f.replay;
+  }
+  EXPECT_TRUE(fs::is_regular_file(findings));
+}
+
 TEST(Campaign, AFindingIsOnDiskBeforeItsReductionAndTheNextCampaignFinishesIt) {
   oracle::TempDir dir("aotfuzz-campaign-test");
   const fs::path findings = dir.file("findings");

@@ -6,7 +6,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <csignal>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -288,6 +292,66 @@ TEST(BatchedExecutor, ARunnerKilledByACaseIsRestartedAndTheOtherCasesAreRetried)
   // And the executor still works afterwards.
   const auto again = executor.run(std::span<const PreparedCase>(&prepared[0], 1));
   EXPECT_EQ(judge(cases[0], again[0]).kind(), VerdictKind::kPass);
+}
+
+TEST(BatchedExecutor, AStopRequestAbandonsTheBatchInFlightAndNoCaseIsJudged) {
+  if (!batched_tcc_available()) GTEST_FAIL() << "libtcc or aotfuzz-runner missing";
+  std::vector<Case> cases;
+  cases.push_back(prepared_seed_case());
+  cases.push_back(with_fault("for (;;) {}"));
+  cases.push_back(prepared_seed_case());
+  cases[1].prepared.limits.timeout = std::chrono::milliseconds(30'000);
+  std::vector<PreparedCase> prepared;
+  for (const auto& c : cases) prepared.push_back(c.prepared);
+  std::atomic<bool> stop{false};
+  BatchOptions options;
+  options.stop = &stop;
+  BatchedExecutor executor(options);
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    stop = true;
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto raws = executor.run(prepared);
+  const auto took = std::chrono::steady_clock::now() - t0;
+  stopper.join();
+  ASSERT_EQ(raws.size(), 3u);
+  for (const auto& r : raws) EXPECT_TRUE(r.cancelled);
+  // The hanging case alone would hold the batch for 30 s.
+  EXPECT_LT(took, std::chrono::seconds(10));
+  // While the flag stays set nothing starts; once cleared, a new runner serves the next batch.
+  const int starts = executor.runner_starts();
+  EXPECT_TRUE(executor.run(std::span<const PreparedCase>(&prepared[0], 1))[0].cancelled);
+  EXPECT_EQ(executor.runner_starts(), starts);
+  stop = false;
+  const auto again = executor.run(std::span<const PreparedCase>(&prepared[0], 1));
+  EXPECT_FALSE(again[0].cancelled);
+  EXPECT_EQ(judge(cases[0], again[0]).kind(), VerdictKind::kPass);
+}
+
+TEST(BatchedExecutor, LibtccTakesItsFilesFromTheDirectoryAotfuzzTccDirNames) {
+  if (!batched_tcc_available()) GTEST_FAIL() << "libtcc or aotfuzz-runner missing";
+  namespace fs = std::filesystem;
+  TempDir dir("aotfuzz-tcc-dir-test");
+  std::vector<Case> cases;
+  cases.push_back(prepared_seed_case());
+  // Empty: tcc's own headers (stddef.h, stdarg.h) are not found, so nothing compiles.
+  fs::create_directories(dir.file("empty"));
+  ::setenv("AOTFUZZ_TCC_DIR", dir.file("empty").c_str(), 1);
+  const auto without = run_batched(cases);
+  ASSERT_EQ(without.size(), 1u);
+  ASSERT_TRUE(without[0].settled.has_value());
+  EXPECT_EQ(without[0].settled->kind(), VerdictKind::kCompileError) << summary(*without[0].settled);
+  // A copy of the machine's tcc files: the case compiles and passes.
+  const fs::path copy = dir.file("copy");
+  fs::create_directories(copy);
+  fs::copy(fs::path(AOTFUZZ_TCC_LIB_PATH) / "include", copy / "include");
+  fs::copy_file(fs::path(AOTFUZZ_TCC_LIB_PATH) / "libtcc1.a", copy / "libtcc1.a");
+  ::setenv("AOTFUZZ_TCC_DIR", copy.c_str(), 1);
+  const auto with = run_batched(cases);
+  ::unsetenv("AOTFUZZ_TCC_DIR");
+  ASSERT_EQ(with.size(), 1u);
+  EXPECT_EQ(judge(cases[0], with[0]).kind(), VerdictKind::kPass);
 }
 
 TEST(BatchedExecutor, ACaseThatDoesNotCompileIsACompileErrorAndTheOthersStillRun) {

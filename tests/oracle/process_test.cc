@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <atomic>
 #include <csignal>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -103,6 +105,31 @@ TEST_F(Process, AnInfiniteLoopIsKilledAtTheTimeout) {
   ASSERT_TRUE(v.has_value());
   EXPECT_EQ(signature(*v), "timeout:run");
   EXPECT_EQ(std::get<Timeout>(v->detail).limit_ms, 1000);
+}
+
+TEST_F(Process, AStopRequestKillsTheChildWithinMillisecondsAndSaysItWasCancelled) {
+  std::atomic<bool> stop{false};
+  RunLimits limits;
+  limits.timeout = 20'000ms;
+  limits.cancel = &stop;
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(200ms);
+    stop = true;
+  });
+  RunResult r = child({"spin"}, limits);
+  stopper.join();
+  EXPECT_TRUE(r.cancelled);
+  EXPECT_EQ(r.kind, ExitKind::kTimedOut) << r.describe();
+  EXPECT_GE(r.elapsed, 200ms);
+  EXPECT_LT(r.elapsed, 5000ms);
+  EXPECT_NE(r.message.find("stop request"), std::string::npos) << r.message;
+  EXPECT_TRUE(process_is_dead(r.pid));
+  // A flag that stays clear changes nothing.
+  std::atomic<bool> never{false};
+  limits.cancel = &never;
+  RunResult ok = child({"exit", "3"}, limits);
+  EXPECT_FALSE(ok.cancelled);
+  EXPECT_EQ(ok.exit_code, 3) << ok.describe();
 }
 
 TEST_F(Process, TheCpuLimitEndsABusyLoopAsATimeout) {
@@ -336,6 +363,28 @@ TEST_F(Process, WithoutPidfdExitsSignalsTimeoutsAndGrandchildrenAreStillHandled)
   EXPECT_TRUE(left.exited_ok());
   EXPECT_LT(left.elapsed, 2s);
   EXPECT_TRUE(process_is_dead(first_line_as_pid(left.stdout_text)));
+}
+
+TEST(CompanionProgram, TheEnvironmentThenTheSiblingThenTheBuildTree) {
+  test_support::ScopedTmpdir tmp;
+  const std::string exe = (tmp.path() / "tool").string();
+  std::ofstream(exe) << "#!/bin/sh\n";
+  std::filesystem::permissions(exe, std::filesystem::perms::owner_all);
+  ::unsetenv("AOTFUZZ_TEST_COMPANION");
+  // No such program beside the test binary: the build tree's path, when executable.
+  EXPECT_EQ(companion_program("AOTFUZZ_TEST_COMPANION", "no-such-aotfuzz-tool", exe.c_str()), exe);
+  EXPECT_EQ(companion_program("AOTFUZZ_TEST_COMPANION", "no-such-aotfuzz-tool",
+                              (tmp.path() / "missing").c_str()),
+            "");
+  EXPECT_EQ(companion_program("AOTFUZZ_TEST_COMPANION", "no-such-aotfuzz-tool", nullptr), "");
+  ::setenv("AOTFUZZ_TEST_COMPANION", "/named/by/the/user", 1);
+  EXPECT_EQ(companion_program("AOTFUZZ_TEST_COMPANION", "no-such-aotfuzz-tool", exe.c_str()),
+            "/named/by/the/user");
+  ::unsetenv("AOTFUZZ_TEST_COMPANION");
+  // The test binary's own name is a sibling of itself.
+  const auto self = std::filesystem::read_symlink("/proc/self/exe");
+  EXPECT_EQ(companion_program("AOTFUZZ_TEST_COMPANION", self.filename().c_str(), exe.c_str()),
+            self.string());
 }
 
 TEST(ProcessNames, SignalsHaveTheirConventionalNames) {

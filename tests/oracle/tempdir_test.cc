@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "oracle/process.h"
 #include "oracle/tempdir.h"
 #include "tests/support/files.h"
 #include "tests/support/processes.h"
@@ -113,6 +114,51 @@ TEST(TempDir, LeftoversOfAZombieAreRemoved) {
   EXPECT_EQ(remove_stale_temp_dirs(), 1);
   EXPECT_FALSE(fs::exists(left));
   ::waitpid(zombie, nullptr, 0);
+}
+
+TEST(ScopedTempRoot, BecomesTmpdirAndIsRemovedWithWhatWasPutInIt) {
+  test_support::ScopedTmpdir tmp;
+  fs::path root;
+  {
+    ScopedTempRoot scoped;
+    ASSERT_NE(scoped.root(), nullptr);
+    root = scoped.root()->path();
+    EXPECT_EQ(root.parent_path(), tmp.path());
+    EXPECT_EQ(temp_root(), root);
+    TempDir inner("aotfuzz-case");
+    inner.keep();
+    write_file(inner.file("main.c").string(), "int main(void) { return 0; }\n");
+    EXPECT_EQ(inner.path().parent_path(), root);
+    // Children see it as theirs.
+    EXPECT_EQ(RunLimits::minimal_environment().at("TMPDIR"), root.string());
+  }
+  EXPECT_FALSE(fs::exists(root));
+  EXPECT_EQ(temp_root(), tmp.path());
+  EXPECT_EQ(count_entries(tmp.path()), 0);
+}
+
+TEST(ScopedTempRoot, RemovesTheRootsOfDeadRunsAndKeepsLiveOnes) {
+  test_support::ScopedTmpdir tmp;
+  const fs::path dead = tmp.path() / "aotfuzz-root-999999999-abcdef";
+  fs::create_directories(dead / "aotfuzz-case-999999999-ghijkl");
+  TempDir live("aotfuzz-root");
+  ScopedTempRoot scoped;
+  ASSERT_NE(scoped.root(), nullptr);
+  EXPECT_FALSE(fs::exists(dead));
+  EXPECT_TRUE(fs::exists(live.path()));
+}
+
+TEST(ScopedTempRoot, ARootThatCannotBeMadeChangesNothing) {
+  test_support::ScopedTmpdir tmp;
+  const std::string file = (tmp.path() / "a-file").string();
+  write_file(file, "not a directory\n");
+  ::setenv("TMPDIR", file.c_str(), 1);
+  {
+    ScopedTempRoot scoped;
+    EXPECT_EQ(scoped.root(), nullptr);
+    EXPECT_EQ(temp_root(), fs::path(file));
+  }
+  EXPECT_EQ(temp_root(), fs::path(file));
 }
 
 TEST(TempDir, AnUnusableTmpdirThrows) {

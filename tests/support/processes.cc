@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <stdexcept>
 
 namespace aotfuzz::test_support {
 
@@ -185,18 +186,8 @@ const std::string& child_program() {
   return exe;
 }
 
-ScopedTmpdir::ScopedTmpdir() : dir_("aotfuzz-test-tmpdir") {
-  const char* old = std::getenv("TMPDIR");
-  if (old != nullptr) old_ = old;
-  ::setenv("TMPDIR", dir_.path().c_str(), 1);
-}
-
-ScopedTmpdir::~ScopedTmpdir() {
-  if (old_) {
-    ::setenv("TMPDIR", old_->c_str(), 1);
-  } else {
-    ::unsetenv("TMPDIR");
-  }
+ScopedTmpdir::ScopedTmpdir() : root_("aotfuzz-test-tmpdir") {
+  if (root_.root() == nullptr) throw std::runtime_error("cannot make a temporary directory");
 }
 
 }  // namespace aotfuzz::test_support

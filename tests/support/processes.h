@@ -23,18 +23,15 @@ oracle::RunResult python(const std::vector<std::string>& args);
 /// current test failed) when that is impossible. The process tests run it.
 const std::string& child_program();
 
-/// Points $TMPDIR at a fresh, empty directory for the lifetime of the object.
+/// Points $TMPDIR at a fresh, empty directory for the lifetime of the object: an
+/// oracle::ScopedTempRoot that must be made (the test fails with an exception otherwise).
 class ScopedTmpdir {
  public:
   ScopedTmpdir();
-  ~ScopedTmpdir();
-  ScopedTmpdir(const ScopedTmpdir&) = delete;
-  ScopedTmpdir& operator=(const ScopedTmpdir&) = delete;
-  const std::filesystem::path& path() const { return dir_.path(); }
+  const std::filesystem::path& path() const { return root_.root()->path(); }
 
  private:
-  oracle::TempDir dir_;
-  std::optional<std::string> old_;
+  oracle::ScopedTempRoot root_;
 };
 
 }  // namespace aotfuzz::test_support

@@ -1,7 +1,9 @@
 #!/bin/bash
 # cflite_build_test.sh REPO WORKDIR: runs .clusterfuzzlite/build.sh the way OSS-Fuzz's builder
 # does (clang, its CFLAGS/CXXFLAGS, LIB_FUZZING_ENGINE, SRC/WORK/OUT), checks what it wrote to
-# $OUT, then runs every target for 3 seconds on its unpacked seed corpus from inside $OUT.
+# $OUT, then runs every target for 3 seconds on its unpacked seed corpus from inside $OUT;
+# fuzz_differential with the machine's system headers and tcc's files hidden (a private mount
+# namespace: needs root), as on ClusterFuzz's runners, which have neither.
 # Exits 77 (ctest: skipped) only when clang or its libFuzzer runtime is missing.
 set -euo pipefail
 repo=$(cd "$1" && pwd)
@@ -39,7 +41,7 @@ bash "$repo/.clusterfuzzlite/build.sh"
 echo "cflite_build_test: build.sh took $(( $(date +%s) - start )) s"
 
 status=0
-for t in fuzz_parser fuzz_pipeline fuzz_pipeline_text; do
+for t in fuzz_parser fuzz_pipeline fuzz_pipeline_text fuzz_differential; do
   for f in "$t" "$t.options" "${t}_seed_corpus.zip"; do
     [ -s "$OUT/$f" ] || { echo "missing \$OUT/$f"; status=1; }
   done
@@ -52,17 +54,31 @@ done
 for d in fuzz_parser.dict fuzz_pipeline_text.dict; do
   [ -s "$OUT/$d" ] || { echo "missing \$OUT/$d"; status=1; }
 done
+for f in aotfuzz-tcc/include/stddef.h aotfuzz-tcc/libtcc1.a aotfuzz-tcc/sysinclude/stdio.h \
+    aotfuzz-tcc/sysinclude/sys/mman.h; do
+  [ -s "$OUT/$f" ] || { echo "missing \$OUT/$f"; status=1; }
+done
 [ "$status" -eq 0 ] || exit 1
+tcc_lib=$(tcc -vv | awk '/^install:/ { print $2 }')
 
-for t in fuzz_parser fuzz_pipeline fuzz_pipeline_text; do
+for t in fuzz_parser fuzz_pipeline fuzz_pipeline_text fuzz_differential; do
   corpus="$WORK/corpus-$t"
   rm -rf "$corpus" && mkdir -p "$corpus"
   unzip -q -o "$OUT/${t}_seed_corpus.zip" -d "$corpus"
   dict=()
   [ -f "$OUT/$t.dict" ] && dict=("-dict=$OUT/$t.dict")
   echo "== $t: $(find "$corpus" -type f | wc -l) seeds"
-  (cd "$OUT" && ./"$t" "${dict[@]}" -max_total_time=3 -seed=1 -print_final_stats=1 "$corpus" \
-     > "$WORK/$t.log" 2>&1) || { tail -n 60 "$WORK/$t.log"; echo "$t failed"; exit 1; }
+  hide=()
+  if [ "$t" = fuzz_differential ]; then
+    # What the generated C needs must come from $OUT: no /usr/include, no tcc installation.
+    hide=(unshare -m bash -c 'mount -t tmpfs none /usr/include && mount -t tmpfs none "$0" &&
+          test ! -e /usr/include/stdio.h && exec "$@"' "$tcc_lib")
+  fi
+  (cd "$OUT" && "${hide[@]}" ./"$t" "${dict[@]}" -max_total_time=3 -seed=1 -print_final_stats=1 \
+     "$corpus" > "$WORK/$t.log" 2>&1) || { tail -n 60 "$WORK/$t.log"; echo "$t failed"; exit 1; }
+  if [ "$t" = fuzz_differential ] && ! grep -q "libtcc in process" "$WORK/$t.log"; then
+    tail -n 60 "$WORK/$t.log"; echo "fuzz_differential did not run its cases through libtcc"; exit 1
+  fi
   grep -E 'stat::number_of_executed_units|stat::average_exec_per_sec' "$WORK/$t.log" || true
 done
 echo "cflite_build_test: every target built by build.sh ran its seeds without a finding"

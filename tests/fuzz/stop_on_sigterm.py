@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""A campaign sent SIGTERM while its workers are busy (batches compiling and running, reductions
+in flight) ends within the bound: its summary printed, its stats written, its usual exit code, nothing
+left in its temporary directory. Measured from the signal to the exit of the supervisor, for a
+tcc campaign and a gcc one (whose batches take seconds to compile), at several moments.
+Usage: stop_on_sigterm.py AOTFUZZ WORK_DIR [BOUND_SECONDS] [ROUNDS]
+"""
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import time
+
+AOTFUZZ, WORK = sys.argv[1], os.path.abspath(sys.argv[2])
+BOUND = float(sys.argv[3]) if len(sys.argv) > 3 else 1.0
+ROUNDS = int(sys.argv[4]) if len(sys.argv) > 4 else 3
+
+
+def fail(message):
+    print("FAIL: " + message)
+    sys.exit(1)
+
+
+def one_stop(name, flags, wait, expected_exits):
+    work = os.path.join(WORK, name)
+    shutil.rmtree(work, ignore_errors=True)
+    tmp = os.path.join(work, "tmp")
+    os.makedirs(tmp)
+    env = dict(os.environ, TMPDIR=tmp)
+    stats = os.path.join(work, "stats.json")
+    cmd = [AOTFUZZ, "fuzz", "--time", "300", "--jobs", "2", "--quiet",
+           "--findings", os.path.join(work, "findings"), "--stats", stats] + flags
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    time.sleep(wait)
+    if proc.poll() is not None:
+        fail("%s: the campaign ended before the signal: %s" % (name, proc.stderr.read()))
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGTERM)
+    try:
+        out, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        fail("%s: still running 60 s after SIGTERM" % name)
+    took = time.monotonic() - sent
+    if proc.returncode not in expected_exits:
+        fail("%s: exit %d after SIGTERM, expected %s\nstdout:\n%s\nstderr:\n%s"
+             % (name, proc.returncode, expected_exits, out, err))
+    if "(interrupted)" not in out:
+        fail("%s: no summary saying the campaign was interrupted\nstdout:\n%s" % (name, out))
+    if not os.path.exists(stats):
+        fail("%s: no stats file after SIGTERM" % name)
+    left = os.listdir(tmp)
+    if left:
+        fail("%s: temporary files left after SIGTERM: %s" % (name, left))
+    return took
+
+
+def main():
+    shutil.rmtree(WORK, ignore_errors=True)
+    os.makedirs(WORK)
+    # A stopped campaign exits as a finished one would: 0 with nothing found, 1 with findings.
+    runs = {"tcc": (["--cc", "tcc"], (0,)), "gcc": (["--cc", "gcc"], (0,)),
+            "reducing": (["--cc", "tcc", "--inject", "tuple-arg-first-field", "--inject",
+                          "swapped-output-order", "--reduce-time", "60"], (1,))}
+    times = {name: [] for name in runs}
+    for r in range(ROUNDS):
+        for name, (flags, exits) in runs.items():
+            times[name].append(one_stop("%s-%d" % (name, r), flags, 2.0 + 1.3 * r, exits))
+    worst = 0.0
+    for name, t in times.items():
+        print("%s: SIGTERM to exit %s s, median %.3f s"
+              % (name, " ".join("%.3f" % x for x in t), statistics.median(t)))
+        worst = max(worst, max(t))
+    if worst > BOUND:
+        fail("a campaign took %.3f s to stop after SIGTERM (bound %.1f s)" % (worst, BOUND))
+    print("PASS: every campaign stopped within %.1f s (worst %.3f s)" % (BOUND, worst))
+
+
+main()
