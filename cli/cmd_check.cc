@@ -1,10 +1,16 @@
 // `aotfuzz check`: the pre-merge gate. Replays the corpus, then runs a fixed-seed fuzz budget;
 // a JUnit report and exit 1 on any unmet expectation or finding.
+#include <atomic>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
 
 #include "cli/cmd_fuzz.h"
 #include "cli/common.h"
+#include "fuzz/crash_journal.h"
 #include "fuzz/interrupt.h"
 #include "fuzz/junit.h"
 #include "fuzz/junit_suites.h"
@@ -17,6 +23,51 @@ namespace {
 
 /// The gate's fixed default seed (TVM issue #9036).
 constexpr std::uint64_t kCheckSeed = 9036;
+
+}  // namespace
+
+namespace {
+
+// Runs one shard's campaign as `fuzz` runs its own: in a child that a supervisor restarts when a
+// case's in-process steps crash or hang (fuzz/crash_journal.h), so a pass that kills the process
+// is a finding of the gate rather than the end of it. The child hands what the reports need back
+// through a file.
+fuzz::ShardOutcome run_shard_supervised(fuzz::CampaignOptions o, const FuzzFlags& f,
+                                        const std::atomic<bool>& stop) {
+  const oracle::TempDir handoff("aotfuzz-check");
+  const std::string file = handoff.file("shard.json").string();
+  fuzz::SupervisorOptions so;
+  so.in_process_budget = o.base.in_process_budget;
+  so.stop = &stop;
+  const int code = fuzz::run_supervised(
+      [&](fuzz::CrashJournal& journal) {
+        o.journal = &journal;
+        const fuzz::CampaignResult r = run_campaign_with_output(o, f);
+        std::ofstream out(file, std::ios::binary);
+        out << fuzz::to_json(fuzz::shard_outcome(r, o)).dump() << "\n";
+        out.close();
+        return out ? r.exit_code() : static_cast<int>(kInternal);
+      },
+      so, [](const std::string& line) { std::fprintf(stderr, "aotfuzz: %s\n", line.c_str()); });
+  fuzz::ShardOutcome outcome;
+  try {
+    std::ifstream in(file, std::ios::binary);
+    outcome = fuzz::shard_outcome_from_json(nlohmann::json::parse(in));
+  } catch (const std::exception&) {
+    outcome.junit.classname = "fuzz";
+    outcome.junit.name = "fuzz shard " + std::to_string(o.shard.index) + "/" +
+                         std::to_string(o.shard.count) + " (seed " + std::to_string(o.seed) + ")";
+    outcome.junit.failed = true;
+    outcome.junit.message = "the campaign's process ended without a result (see the log)";
+  }
+  // The supervisor counts what earlier children of the shard found, and how the last one ended.
+  outcome.exit_code = code;
+  if (code == kFinding && !outcome.junit.failed) {
+    outcome.junit.failed = true;
+    outcome.junit.message = "findings of a case that took the campaign's process down";
+  }
+  return outcome;
+}
 
 }  // namespace
 
@@ -55,6 +106,10 @@ Command register_check(CLI::App& parent) {
                    "Fuzz this many cases (split among the shards) instead of a time budget: the "
                    "gate then judges the same cases on any machine")
       ->transform(unsigned_decimal(1));
+  // A testing aid, as for run and fuzz: kept out of the help (docs/fuzzing.md describes it).
+  c.app->add_option("--debug-fault", opts->fuzz.flags.debug_fault,
+                    "Crash (PASS:crash) or hang (PASS:hang) aotfuzz itself when pass PASS starts")
+      ->group("");
   add_sut_flags(c.app, opts->fuzz.flags.sut, opts->fuzz.flags.tvm_home);
   CLI::App* app = c.app;
   c.run = [opts, app] {
@@ -75,7 +130,7 @@ Command register_check(CLI::App& parent) {
     bool failed = false;
     for (const auto& r : replays) failed |= !r.ok();
     std::vector<fuzz::JUnitSuite> suites = {fuzz::replay_suite(replays)};
-    std::vector<fuzz::CampaignResult> campaigns;
+    std::vector<fuzz::Finding> findings;
     fuzz::JUnitSuite fuzz_suite;
     fuzz_suite.name = "fuzz";
     // --cases replaces the default time budget; an explicit --time still bounds it.
@@ -94,18 +149,18 @@ Command register_check(CLI::App& parent) {
           f.cases = (opts->fuzz.cases + shards - 1 - static_cast<std::uint64_t>(i)) / shards;
         if (by_cases && f.cases == 0) continue;
         fuzz::CampaignOptions o = campaign_options(app, f, /*seed_given=*/true);
-        fuzz::CampaignResult r = run_campaign_with_output(o, f);
-        fuzz_suite.cases.push_back(fuzz::fuzz_shard_case(r, o));
-        campaigns.push_back(r);
-        failed |= r.exit_code() == kFinding;
-        all_toolchain &= r.exit_code() == kInternal;
+        fuzz::ShardOutcome r = run_shard_supervised(o, f, stop);
+        fuzz_suite.cases.push_back(r.junit);
+        findings.insert(findings.end(), r.findings.begin(), r.findings.end());
+        failed |= r.exit_code == kFinding;
+        all_toolchain &= r.exit_code == kInternal;
       }
       suites.push_back(fuzz_suite);
     } else {
       all_toolchain = false;
     }
     if (!opts->sarif.empty()) {
-      write_sarif(opts->sarif, replays, campaigns);
+      write_sarif(opts->sarif, replays, findings);
       std::printf("aotfuzz check: wrote %s\n", opts->sarif.c_str());
     }
     if (!opts->junit.empty()) {

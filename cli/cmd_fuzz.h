@@ -71,8 +71,8 @@ void add_sut_flags(CLI::App* app, std::string& sut, std::string& tvm_home);
 
 /// Writes a JUnit XML report; throws CommandError when the file cannot be written.
 void write_junit(const std::string& path, const std::vector<fuzz::JUnitSuite>& suites);
-/// Writes fuzz::sarif_log of `replays` and `campaigns` to `path`; CommandError when it cannot.
+/// Writes fuzz::sarif_log of `replays` and `findings` to `path`; CommandError when it cannot.
 void write_sarif(const std::string& path, const std::vector<fuzz::FileReplay>& replays,
-                 const std::vector<fuzz::CampaignResult>& campaigns);
+                 const std::vector<fuzz::Finding>& findings);
 
 }  // namespace aotfuzz::cli

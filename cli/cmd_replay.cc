@@ -44,9 +44,9 @@ std::vector<fuzz::FileReplay> replay_and_print(const std::vector<std::string>& p
 }
 
 void write_sarif(const std::string& path, const std::vector<fuzz::FileReplay>& replays,
-                 const std::vector<fuzz::CampaignResult>& campaigns) {
+                 const std::vector<fuzz::Finding>& findings) {
   std::ofstream out(path, std::ios::binary);
-  out << fuzz::sarif_log(AOTFUZZ_VERSION, replays, campaigns).dump(2) << "\n";
+  out << fuzz::sarif_log(AOTFUZZ_VERSION, replays, findings).dump(2) << "\n";
   if (!out) throw CommandError(kInternal, "cannot write " + path);
 }
 

@@ -56,6 +56,61 @@ JUnitCase fuzz_shard_case(const CampaignResult& result, const CampaignOptions& o
   return c;
 }
 
+ShardOutcome shard_outcome(const CampaignResult& result, const CampaignOptions& options) {
+  ShardOutcome o;
+  o.junit = fuzz_shard_case(result, options);
+  o.findings = result.findings;
+  o.exit_code = result.exit_code();
+  return o;
+}
+
+nlohmann::json to_json(const ShardOutcome& o) {
+  nlohmann::json findings = nlohmann::json::array();
+  for (const auto& f : o.findings) {
+    findings.push_back({{"signature", f.signature},
+                        {"case", f.case_index},
+                        {"summary", f.summary},
+                        {"replay", f.replay},
+                        {"bundle", f.bundle_dir},
+                        {"bundle_written", f.bundle_written}});
+  }
+  const JUnitCase& c = o.junit;
+  return {{"junit",
+           {{"classname", c.classname},
+            {"name", c.name},
+            {"seconds", c.seconds},
+            {"failed", c.failed},
+            {"message", c.message},
+            {"details", c.details},
+            {"output", c.output}}},
+          {"findings", findings},
+          {"exit_code", o.exit_code}};
+}
+
+ShardOutcome shard_outcome_from_json(const nlohmann::json& j) {
+  ShardOutcome o;
+  const auto& c = j.at("junit");
+  o.junit.classname = c.at("classname").get<std::string>();
+  o.junit.name = c.at("name").get<std::string>();
+  o.junit.seconds = c.at("seconds").get<double>();
+  o.junit.failed = c.at("failed").get<bool>();
+  o.junit.message = c.at("message").get<std::string>();
+  o.junit.details = c.at("details").get<std::string>();
+  o.junit.output = c.at("output").get<std::string>();
+  for (const auto& f : j.at("findings")) {
+    Finding finding;
+    finding.signature = f.at("signature").get<std::string>();
+    finding.case_index = f.at("case").get<std::uint64_t>();
+    finding.summary = f.at("summary").get<std::string>();
+    finding.replay = f.at("replay").get<std::string>();
+    finding.bundle_dir = f.at("bundle").get<std::string>();
+    finding.bundle_written = f.at("bundle_written").get<bool>();
+    o.findings.push_back(std::move(finding));
+  }
+  o.exit_code = j.at("exit_code").get<int>();
+  return o;
+}
+
 std::string replay_status_line(const FileReplay& f) {
   if (f.ok()) {
     return "ok    " + f.path + " (" + std::to_string(f.runs.size()) + " runs, " +

@@ -46,7 +46,7 @@ std::string rule_of(const std::string& signature) {
 }  // namespace
 
 json sarif_log(const std::string& version, const std::vector<FileReplay>& replays,
-               const std::vector<CampaignResult>& campaigns) {
+               const std::vector<Finding>& findings) {
   json results = json::array();
   std::map<std::string, std::string> rules;  // id -> description
   auto add = [&](const std::string& rule, const std::string& description, json result) {
@@ -76,17 +76,15 @@ json sarif_log(const std::string& version, const std::vector<FileReplay>& replay
            {"properties", {{"expected", run.line.expected}, {"actual", run.actual}}}});
     }
   }
-  for (const auto& campaign : campaigns) {
-    for (const auto& f : campaign.findings) {
-      json result = {{"level", "error"},
-                     {"message", {{"text", f.summary + ". Replay: " + f.replay}}},
-                     {"properties", {{"signature", f.signature}, {"case", f.case_index}}}};
-      if (f.bundle_written && !f.bundle_dir.empty()) {
-        result["locations"] = json::array({location(f.bundle_dir + "/reduced.relay", 0)});
-      }
-      add(rule_of(f.signature), "A campaign finding: the pipeline under test is wrong here",
-          std::move(result));
+  for (const auto& f : findings) {
+    json result = {{"level", "error"},
+                   {"message", {{"text", f.summary + ". Replay: " + f.replay}}},
+                   {"properties", {{"signature", f.signature}, {"case", f.case_index}}}};
+    if (f.bundle_written && !f.bundle_dir.empty()) {
+      result["locations"] = json::array({location(f.bundle_dir + "/reduced.relay", 0)});
     }
+    add(rule_of(f.signature), "A campaign finding: the pipeline under test is wrong here",
+        std::move(result));
   }
   json rule_list = json::array();
   for (const auto& [id, description] : rules) {

@@ -18,9 +18,9 @@ inline constexpr const char* kSarifSchema =
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
 
 /// A log with one run of the tool "aotfuzz" (`version`): results for every failed expectation of
-/// `replays` and every finding of `campaigns`. Paths are written as given (relative paths stay
+/// `replays` and every campaign finding of `findings`. Paths are written as given (relative paths stay
 /// relative, resolved against the working directory, SARIF's `%SRCROOT%`).
 nlohmann::json sarif_log(const std::string& version, const std::vector<FileReplay>& replays,
-                         const std::vector<CampaignResult>& campaigns = {});
+                         const std::vector<Finding>& findings = {});
 
 }  // namespace aotfuzz::fuzz

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include "oracle/tempdir.h"
@@ -120,6 +121,32 @@ TEST(FuzzInProcessFaults, APassThatHangsIsATimeoutFindingWithinItsBudget) {
   EXPECT_NE(r.stdout_text.find("finding: timeout:partition"), std::string::npos) << r.stdout_text;
   EXPECT_NE(r.stderr_text.find("took more than 2000 ms"), std::string::npos) << r.stderr_text;
   EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(findings) / "timeout_partition"));
+}
+
+TEST(CheckInProcessFaults, APassThatCrashesIsAFindingInTheGatesReportsNotTheGatesEnd) {
+  oracle::TempDir dir("aotfuzz-cli-test");
+  std::filesystem::create_directories(dir.file("corpus"));
+  const std::string junit = dir.file("junit.xml").string();
+  const std::string sarif = dir.file("log.sarif").string();
+  const oracle::RunResult r = run_aotfuzz(
+      {"check", "--corpus", dir.file("corpus").string(), "--cases", "12", "--jobs", "2",
+       "--shards", "2", "--debug-fault", "fuse:crash", "--findings",
+       dir.file("findings").string(), "--junit", junit, "--sarif", sarif});
+  EXPECT_EQ(r.exit_code, 1) << r.stdout_text << r.stderr_text;
+  EXPECT_NE(r.stderr_text.find("took the campaign down (it died of SIGSEGV)"), std::string::npos)
+      << r.stderr_text;
+  EXPECT_NE(r.stdout_text.find("aotfuzz check: FAILED"), std::string::npos) << r.stdout_text;
+  // Both shards are in the JUnit report, failed; the finding is in the SARIF log.
+  std::ifstream j(junit);
+  std::stringstream xml;
+  xml << j.rdbuf();
+  EXPECT_NE(xml.str().find("fuzz shard 0/2"), std::string::npos) << xml.str();
+  EXPECT_NE(xml.str().find("fuzz shard 1/2"), std::string::npos) << xml.str();
+  EXPECT_NE(xml.str().find("failures=\"2\""), std::string::npos) << xml.str();
+  std::ifstream s(sarif);
+  std::stringstream log;
+  log << s.rdbuf();
+  EXPECT_NE(log.str().find("crash:fuse:SIGSEGV"), std::string::npos) << log.str();
 }
 
 }  // namespace

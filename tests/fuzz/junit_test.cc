@@ -1,7 +1,9 @@
 // Unit tests for the JUnit XML report: escaping, totals, and well-formedness as judged by an XML
 // parser (Python's xml.dom.minidom).
 #include <gtest/gtest.h>
+#include <chrono>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "fuzz/junit.h"
 #include "fuzz/junit_suites.h"
@@ -62,6 +64,44 @@ TEST(JUnit, ReplaySuiteHasOneCasePerFileNamedByDirectory) {
   EXPECT_TRUE(suite.cases[1].failed);
   EXPECT_NE(suite.cases[1].details.find("aotfuzz run corpus/regressions/x.relay --no-merge"),
             std::string::npos);
+}
+
+TEST(JUnit, AShardOutcomeSurvivesItsJsonHandOffFromTheSupervisedChild) {
+  CampaignResult r;
+  r.elapsed = std::chrono::milliseconds(1500);
+  r.stats.cases = 40;
+  Finding f;
+  f.signature = "crash:fuse:SIGSEGV";
+  f.case_index = 7;
+  f.summary = "crash at fuse: SIGSEGV \"in\" the harness's process";
+  f.replay = "aotfuzz run 'a b/reduced.relay' --merge";
+  f.bundle_dir = "a b";
+  f.bundle_written = true;
+  r.findings.push_back(f);
+  CampaignOptions o;
+  o.seed = 3;
+  const ShardOutcome sent = shard_outcome(r, o);
+  EXPECT_TRUE(sent.junit.failed);
+  EXPECT_EQ(sent.exit_code, 1);
+  const ShardOutcome got = shard_outcome_from_json(nlohmann::json::parse(to_json(sent).dump()));
+  EXPECT_EQ(got.junit.name, sent.junit.name);
+  EXPECT_EQ(got.junit.classname, sent.junit.classname);
+  EXPECT_EQ(got.junit.seconds, sent.junit.seconds);
+  EXPECT_EQ(got.junit.failed, sent.junit.failed);
+  EXPECT_EQ(got.junit.message, sent.junit.message);
+  EXPECT_EQ(got.junit.details, sent.junit.details);
+  EXPECT_EQ(got.junit.output, sent.junit.output);
+  EXPECT_EQ(got.exit_code, 1);
+  ASSERT_EQ(got.findings.size(), 1u);
+  EXPECT_EQ(got.findings[0].signature, f.signature);
+  EXPECT_EQ(got.findings[0].case_index, 7u);
+  EXPECT_EQ(got.findings[0].summary, f.summary);
+  EXPECT_EQ(got.findings[0].replay, f.replay);
+  EXPECT_EQ(got.findings[0].bundle_dir, f.bundle_dir);
+  EXPECT_TRUE(got.findings[0].bundle_written);
+  // A truncated hand-off is refused, not half read.
+  EXPECT_THROW(shard_outcome_from_json(nlohmann::json::parse(R"({"junit": {}})")),
+               nlohmann::json::exception);
 }
 
 }  // namespace

@@ -8,15 +8,13 @@ namespace aotfuzz::fuzz {
 namespace {
 
 TEST(Sarif, ACampaignFindingPointsAtItsReducedGraphAndEndsWithItsReplayCommand) {
-  CampaignResult campaign;
   Finding f;
   f.signature = "structure:fuse";
   f.summary = "structure at fuse: the module differs from what TVM v0.8's rules give";
   f.replay = "aotfuzz run 'my findings/structure_fuse/reduced.relay' --merge";
   f.bundle_dir = "my findings/structure_fuse";
   f.bundle_written = true;
-  campaign.findings.push_back(f);
-  const auto log = sarif_log("1.2.3", {}, {campaign});
+  const auto log = sarif_log("1.2.3", {}, {f});
   EXPECT_EQ(log.at("version"), "2.1.0");
   const auto& run = log.at("runs").at(0);
   EXPECT_EQ(run.at("tool").at("driver").at("version"), "1.2.3");

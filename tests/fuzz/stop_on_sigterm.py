@@ -3,7 +3,10 @@
 in flight) ends within the bound: its summary printed, its stats written, its usual exit code, nothing
 left in its temporary directory. Measured from the signal to the exit of the supervisor, for a
 tcc campaign and a gcc one (whose batches take seconds to compile), at several moments.
-Usage: stop_on_sigterm.py AOTFUZZ WORK_DIR [BOUND_SECONDS] [ROUNDS]
+A campaign that is reducing first finishes the reduction step in flight and the canonicalisation
+of the finding's options (at most four runs of the case, so that its bundle does not depend on
+when the signal came), hence a bound of its own.
+Usage: stop_on_sigterm.py AOTFUZZ WORK_DIR [BOUND_SECONDS] [ROUNDS] [REDUCING_BOUND_SECONDS]
 """
 import os
 import shutil
@@ -16,6 +19,7 @@ import time
 AOTFUZZ, WORK = sys.argv[1], os.path.abspath(sys.argv[2])
 BOUND = float(sys.argv[3]) if len(sys.argv) > 3 else 1.0
 ROUNDS = int(sys.argv[4]) if len(sys.argv) > 4 else 3
+REDUCING_BOUND = float(sys.argv[5]) if len(sys.argv) > 5 else BOUND
 
 
 def fail(message):
@@ -69,14 +73,16 @@ def main():
     for r in range(ROUNDS):
         for name, (flags, exits) in runs.items():
             times[name].append(one_stop("%s-%d" % (name, r), flags, 2.0 + 1.3 * r, exits))
-    worst = 0.0
+    late = []
     for name, t in times.items():
-        print("%s: SIGTERM to exit %s s, median %.3f s"
-              % (name, " ".join("%.3f" % x for x in t), statistics.median(t)))
-        worst = max(worst, max(t))
-    if worst > BOUND:
-        fail("a campaign took %.3f s to stop after SIGTERM (bound %.1f s)" % (worst, BOUND))
-    print("PASS: every campaign stopped within %.1f s (worst %.3f s)" % (BOUND, worst))
+        bound = REDUCING_BOUND if name == "reducing" else BOUND
+        print("%s: SIGTERM to exit %s s, median %.3f s (bound %.1f s)"
+              % (name, " ".join("%.3f" % x for x in t), statistics.median(t), bound))
+        if max(t) > bound:
+            late.append("%s took %.3f s (bound %.1f s)" % (name, max(t), bound))
+    if late:
+        fail("campaigns stopped late after SIGTERM: " + "; ".join(late))
+    print("PASS: every campaign stopped within its bound")
 
 
 main()
