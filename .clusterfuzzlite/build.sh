@@ -45,8 +45,12 @@ rm -rf "$support"
 mkdir -p "$support/sysinclude"
 cp -r "$tcc_lib/include" "$support/include"
 cp "$tcc_lib/libtcc1.a" "$support/"
-printf '#include <%s>\n' signal.h stdarg.h stddef.h stdint.h stdio.h stdlib.h string.h \
-  sys/mman.h unistd.h > "$WORK/aotfuzz-headers.c"
+# The harness defines _GNU_SOURCE before its includes, which selects more of glibc's headers.
+{
+  echo '#define _GNU_SOURCE'
+  printf '#include <%s>\n' signal.h stdarg.h stddef.h stdint.h stdio.h stdlib.h string.h \
+    sys/mman.h unistd.h
+} > "$WORK/aotfuzz-headers.c"
 tcc -std=c99 -E "$WORK/aotfuzz-headers.c" | sed -n 's/^# [0-9]* "\(\/usr\/include\/[^"]*\)".*/\1/p' \
   | sort -u | while read -r header; do
   relative=$(printf '%s\n' "${header#/usr/include/}" | sed 's|^[a-z0-9_]*-linux-gnu/||')

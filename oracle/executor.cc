@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <set>
+#include <string_view>
 
 #include "aot/runtime_header.h"
 #include "ir/error.h"
@@ -398,6 +399,29 @@ RawResult raw_from_outcome(runner::CaseOutcome&& o) {
   return r;
 }
 
+// A batch program inlines every generated file, so an include its compiler cannot find is a
+// system header this machine lacks (tcc: "include file 'x' not found"; gcc: "x: No such file or
+// directory"; clang: "'x' file not found"): the environment, not the code under test.
+bool missing_header(std::string_view diagnostics) {
+  return (diagnostics.find("include file '") != std::string_view::npos &&
+          diagnostics.find("' not found") != std::string_view::npos) ||
+         (diagnostics.find("fatal error:") != std::string_view::npos &&
+          (diagnostics.find("No such file or directory") != std::string_view::npos ||
+           diagnostics.find("file not found") != std::string_view::npos));
+}
+
+std::string header_missing(std::string_view diagnostics) {
+  std::string_view line = diagnostics;
+  for (std::string_view key : {"include file '", "fatal error:"}) {
+    if (const auto at = diagnostics.find(key); at != std::string_view::npos) {
+      line = diagnostics.substr(at, diagnostics.find('\n', at) - at);
+      break;
+    }
+  }
+  return "a system header the generated C includes is missing here (" + std::string(line) +
+         "): install the C library's headers, or ship them (docs/libfuzzer.md)";
+}
+
 runner::CaseRequest case_request(const PreparedCase& c, int index) {
   runner::CaseRequest q;
   q.index = index;
@@ -489,6 +513,9 @@ class BatchedExecutor::Impl {
           return;
         }
         compile_failure = verdict_from_compile(cr, opt_.compiler);
+        if (compile_failure && missing_header(cr.diagnostics)) {
+          compile_failure = Verdict{Stage::kRun, ToolchainError{header_missing(cr.diagnostics)}};
+        }
         request.mode = runner::BatchRequest::Mode::kSharedObject;
         request.program = so;
       } catch (const std::exception& e) {
@@ -527,9 +554,11 @@ class BatchedExecutor::Impl {
       }
       if (result && result->compile != runner::BatchResult::Compile::kOk) {
         compile_failure =
-            result->compile == runner::BatchResult::Compile::kCompileError
-                ? Verdict{Stage::kCodegen, CompileError{"tcc", result->diagnostics}}
-                : Verdict{Stage::kCodegen, ToolchainError{"libtcc: " + result->diagnostics}};
+            result->compile != runner::BatchResult::Compile::kCompileError
+                ? Verdict{Stage::kCodegen, ToolchainError{"libtcc: " + result->diagnostics}}
+            : missing_header(result->diagnostics)
+                ? Verdict{Stage::kRun, ToolchainError{header_missing(result->diagnostics)}}
+                : Verdict{Stage::kCodegen, CompileError{"tcc", result->diagnostics}};
         compile_time = std::chrono::microseconds(result->compile_us);
       }
     }
