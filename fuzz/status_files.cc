@@ -27,7 +27,8 @@ void write_file_atomically(const fs::path& path, const std::string& text) {
   name += ".tmp-";
   name += std::to_string(::getpid());
   // Two campaigns of one process may write the same file: each thread has its own temporary.
-  name += "-" + std::to_string(std::hash<std::thread::id>()(std::this_thread::get_id()));
+  name += '-';
+  name += std::to_string(std::hash<std::thread::id>()(std::this_thread::get_id()));
   const fs::path tmp = path.parent_path() / name;
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);

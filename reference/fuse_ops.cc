@@ -413,7 +413,10 @@ class FuseMutator {
       for (std::size_t i = 0; i < arguments.size(); ++i) {
         if (arguments[i] == expr) return params[i];
       }
-      ir::Var var = ir::VarNode::make("p" + std::to_string(params.size()), type);
+      // Appended to a named string: GCC 12 warns (-Wrestrict) on "p" + a temporary at -O2.
+      std::string name = "p";
+      name += std::to_string(params.size());
+      ir::Var var = ir::VarNode::make(name, type);
       params.push_back(var);
       arguments.push_back(expr);
       return var;

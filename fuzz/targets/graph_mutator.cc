@@ -285,7 +285,10 @@ std::optional<ir::Module> replace_operand(const ir::Module& module, const View& 
     }
   }
   if (same_type.empty() || rng.chance(0.3)) {
-    auto p = ir::VarNode::make("m" + std::to_string(params.size()), old_arg->type());
+    // Appended to a named string: GCC 12 warns (-Wrestrict) on "m" + a temporary at -O2.
+    std::string name = "m";
+    name += std::to_string(params.size());
+    auto p = ir::VarNode::make(name, old_arg->type());
     params.push_back(p);
     replacement = p;
   } else {
