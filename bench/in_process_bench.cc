@@ -31,7 +31,7 @@ std::vector<ir::Module> graphs(int ops, int count) {
   return out;
 }
 
-void BM_FuzzPipelineInput(benchmark::State& state) {
+void run_inputs(benchmark::State& state, bool check_structure) {
   const auto inputs = graphs(static_cast<int>(state.range(0)), 64);
   double ops = 0;
   for (const auto& m : inputs) ops += static_cast<double>(generator::graph_stats(m).ops);
@@ -39,6 +39,7 @@ void BM_FuzzPipelineInput(benchmark::State& state) {
   for (auto _ : state) {
     oracle::CaseOptions options;
     options.aot.merge = next % 2 == 0;
+    options.check_structure = check_structure;
     const ir::Module& m = inputs[next++ % inputs.size()];
     benchmark::DoNotOptimize(oracle::run_case_in_process(m, options));
   }
@@ -46,7 +47,18 @@ void BM_FuzzPipelineInput(benchmark::State& state) {
       benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
   state.counters["mean_ops"] = ops / static_cast<double>(inputs.size());
 }
+
+void BM_FuzzPipelineInput(benchmark::State& state) { run_inputs(state, true); }
 BENCHMARK(BM_FuzzPipelineInput)->Arg(5)->Arg(20)->ArgName("ops")->Unit(benchmark::kMicrosecond);
+
+// Without the structural oracle (oracle/structure.h): the checks the target made before it, for
+// comparing this work with builds that predate it.
+void BM_FuzzPipelineInputNoStructure(benchmark::State& state) { run_inputs(state, false); }
+BENCHMARK(BM_FuzzPipelineInputNoStructure)
+    ->Arg(5)
+    ->Arg(20)
+    ->ArgName("ops")
+    ->Unit(benchmark::kMicrosecond);
 
 // One phase of that work at a time, on the 20-op inputs, so a change shows where it helps.
 enum Phase : int {
