@@ -24,7 +24,9 @@ Verdict judge_run(const ir::Module& annotated, const CaseOptions& options,
                   const PreparedCase& c, const RawResult& raw, CaseResult& r) {
   const RunResult& run = raw.run;
   RunLimits limits = c.limits;
-  ParsedRun parsed = parse_harness_output(run.stdout_text);
+  ParsedRun printed;
+  if (!raw.report) printed = parse_harness_output(run.stdout_text);
+  const ParsedRun& parsed = raw.report ? *raw.report : printed;
   if (run.kind == ExitKind::kExited && run.exit_code == kInputClobberedExit &&
       parsed.clobbered_input) {
     return {Stage::kRun,

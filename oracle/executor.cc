@@ -581,7 +581,9 @@ class BatchedExecutor::Impl {
       }
       return;
     }
-    if (result->compile_us != 0) compile_time = std::chrono::microseconds(result->compile_us);
+    // The runner's figure is libtcc's compile (tcc), or loading the shared object on top of the
+    // compiler run timed above (gcc/clang).
+    compile_time += std::chrono::microseconds(result->compile_us);
     const auto share = compile_time / static_cast<long>(group.size());
     for (std::size_t k = 0; k < group.size(); ++k) {
       out[k] = raw_from_outcome(std::move(result->cases[k]));

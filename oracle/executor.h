@@ -1,9 +1,10 @@
 // The executor seam: a case is prepared in process (reference, passes, C code, static checks)
 // into a PreparedCase, an Executor runs a span of them and returns each one's RawResult, and one
 // judge (judge_case, oracle/case_flow.cc) turns a raw result into the verdict. Executors differ
-// only in how the emitted C becomes a running program: one compiled program per case
-// (SingleProgramExecutor, `aotfuzz run` and confirmation), or many cases in one program run by a
-// fork server, each case in its own child (BatchedExecutor, campaigns).
+// only in what runs the case: one compiled program per case (SingleProgramExecutor, `aotfuzz run`
+// and confirmation), many cases in one program run by a fork server, each case in its own child
+// (BatchedExecutor, campaigns), or the executor program interpreted without a C compiler
+// (PlanExecutor, oracle/plan_interpreter.h: the libFuzzer targets' fast tier).
 #pragma once
 
 #include <atomic>
@@ -23,6 +24,8 @@
 #include "oracle/verdict.h"
 
 namespace aotfuzz::oracle {
+
+struct PlanCase;
 
 /// A case ready to compile and run: everything the executor and the judge need, nothing of the IR.
 struct PreparedCase {
@@ -55,6 +58,10 @@ struct PreparedCase {
   /// when the run itself is right: a fidelity difference).
   std::optional<Verdict> instead_of_pass;
 
+  /// What the plan interpreter runs (PlanExecutor); null for the compiled executors, which run
+  /// `sources`.
+  std::shared_ptr<const PlanCase> plan;
+
   /// The files of the single program: `sources` and main.c.
   std::vector<std::pair<std::string, std::string>> program_files() const;
 };
@@ -67,6 +74,9 @@ struct RawResult {
   /// The program run: how it ended, its stdout (the harness report) and stderr. An output flood
   /// is ExitKind::kTimedOut with a message saying so.
   RunResult run;
+  /// The harness report when no program printed one (PlanExecutor): judged as the parse of a
+  /// compiled program's stdout is.
+  std::optional<ParsedRun> report;
   /// Stdout passed the output cap and the case was killed for it.
   bool flood = false;
   std::chrono::microseconds compile_time{0}, run_time{0};

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "aot/codegen_error.h"
+#include "oracle/case_flow.h"
 #include "reference/interpreter.h"
 
 namespace aotfuzz::oracle {
@@ -450,45 +451,95 @@ PlanRun interpret_program(const ir::Module& fused, const aot::ExecutorProgram& p
   return m.run(inputs);
 }
 
+std::vector<RawResult> PlanExecutor::run(std::span<const PreparedCase> cases) {
+  std::vector<RawResult> out(cases.size());
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    RawResult& raw = out[k];
+    const PlanCase* plan = cases[k].plan.get();
+    if (plan == nullptr) {
+      raw.settled = {Stage::kRun, ToolchainError{"plan executor: the case has no executor program"}};
+      continue;
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    PlanRun run;
+    try {
+      run = interpret_program(plan->fused, plan->program, plan->inputs, plan->plans.get());
+    } catch (const ir::Error& e) {
+      raw.settled = {Stage::kRun, ToolchainError{std::string("plan interpreter: ") + e.what()}};
+      continue;
+    }
+    raw.run_time = std::chrono::duration_cast<std::chrono::microseconds>(
+        std::chrono::steady_clock::now() - t0);
+    // What the compiled harness would have printed and how it would have exited.
+    raw.run.kind = ExitKind::kExited;
+    raw.run.exit_code = 0;
+    ParsedRun report;
+    if (const auto* clobber = std::get_if<InputClobbered>(&run.verdict.detail)) {
+      raw.run.exit_code = kInputClobberedExit;
+      report.clobbered_input = {clobber->input_index, clobber->element_index};
+    } else if (const auto* unwritten = std::get_if<OutputUnwritten>(&run.verdict.detail)) {
+      report.rcs = {0, 0};
+      report.unwritten = {{unwritten->output_index, unwritten->element_index}};
+      report.completed = true;
+    } else if (run.verdict.kind() == VerdictKind::kPass) {
+      report.rcs = {0, 0};
+      report.outputs.reserve(run.outputs.size());
+      for (const auto& v : run.outputs) report.outputs.push_back(v.bytes());
+      report.printed.assign(report.outputs.size(), true);
+      report.completed = true;
+    } else {
+      raw.settled = std::move(run.verdict);
+      continue;
+    }
+    raw.report = std::move(report);
+  }
+  return out;
+}
+
+std::optional<PreparedCase> prepare_plan_case(const ir::Module& annotated,
+                                              const CaseOptions& options, CaseResult& r,
+                                              bool emit_c, const CaseReference* reference) {
+  const auto t0 = std::chrono::steady_clock::now();
+  // Every stage and the plan interpreter evaluate many of the same functions: plan them once.
+  auto plans = std::make_shared<reference::PlanCache>();
+  // 1-2. The reference result of the valid input, then the passes, each interpreted.
+  if (!reference_and_stages(annotated, options, reference, r, plans.get())) return std::nullopt;
+  const auto t_codegen = std::chrono::steady_clock::now();
+  // 3. The executor program and its static arities.
+  const aot::Options& cg = options.aot;
+  auto plan = std::make_shared<PlanCase>();
+  plan->fused = r.stages->output();
+  std::vector<aot::CallSiteInfo> expected_arity;
+  try {
+    if (emit_c) r.files = aot::generate_c(plan->fused, cg).files;
+    plan->program = aot::build_executor_program(plan->fused, cg, &expected_arity);
+  } catch (const ir::Error& e) {
+    r.verdict = {Stage::kCodegen, PipelineError{e.what()}};
+    return std::nullopt;
+  }
+  if (auto v = check_program_arity(plan->program, expected_arity)) {
+    r.verdict = *v;
+    return std::nullopt;
+  }
+  plan->inputs = r.inputs;
+  plan->plans = std::move(plans);
+  const auto now = std::chrono::steady_clock::now();
+  r.pipeline_time = std::chrono::duration_cast<std::chrono::microseconds>(now - t0);
+  r.codegen_time = std::chrono::duration_cast<std::chrono::microseconds>(now - t_codegen);
+  PreparedCase c;
+  c.mod_name = cg.mod_name;
+  c.plan = std::move(plan);
+  return c;
+}
+
 CaseResult run_case_in_process(const ir::Module& annotated, const CaseOptions& options, bool emit_c,
                                const CaseReference* reference) {
   CaseResult r;
-  // Every stage and the plan interpreter evaluate many of the same functions: plan them once.
-  reference::PlanCache plans;
-  // 1-2. The reference result of the valid input, then the passes, each interpreted.
-  if (!reference_and_stages(annotated, options, reference, r, &plans)) return r;
-  const aot::Stages& stages = *r.stages;
-  // 3. The executor program, its static arities, and its run.
-  const aot::Options& cg = options.aot;
-  aot::ExecutorProgram program;
-  std::vector<aot::CallSiteInfo> expected_arity;
-  try {
-    if (emit_c) r.files = aot::generate_c(stages.output(), cg).files;
-    program = aot::build_executor_program(stages.output(), cg, &expected_arity);
-  } catch (const ir::Error& e) {
-    r.verdict = {Stage::kCodegen, PipelineError{e.what()}};
-    return r;
-  }
-  if (auto v = check_program_arity(program, expected_arity)) {
-    r.verdict = *v;
-    return r;
-  }
-  try {
-    PlanRun run = interpret_program(stages.output(), program, r.inputs, &plans);
-    if (run.verdict.kind() != VerdictKind::kPass) {
-      r.verdict = run.verdict;
-      return r;
-    }
-    r.actual = std::move(run.outputs);
-  } catch (const ir::Error& e) {
-    r.verdict = {Stage::kRun, ToolchainError{std::string("plan interpreter: ") + e.what()}};
-    return r;
-  }
-  if (auto v = compare_outputs(r.expected, r.actual, options.max_ulp, Stage::kCodegen)) {
-    r.verdict = *v;
-    return r;
-  }
-  r.verdict = {Stage::kRun, Pass{}};
+  std::optional<PreparedCase> prepared = prepare_plan_case(annotated, options, r, emit_c, reference);
+  if (!prepared) return r;
+  PlanExecutor executor;
+  const auto raw = executor.run(std::span<const PreparedCase>(&*prepared, 1));
+  judge_case(annotated, options, *prepared, raw.front(), r);
   return r;
 }
 

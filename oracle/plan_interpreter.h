@@ -2,16 +2,20 @@
 // aot::ExecutorProgram the C emitter prints (storage ids, argument slots, num_args, the shared
 // stack_value array whose stale entries survive between calls), executing every kernel and
 // external function with the reference interpreter on the bytes its slots point to, without a C
-// compiler. It is the fast tier of the oracle (libFuzzer's fuzz_pipeline); run_case stays the
-// ground truth.
+// compiler. It is the fast tier of the oracle (libFuzzer's fuzz_pipeline), an Executor like the
+// compiled ones (PlanExecutor): its raw results go to the same judge; run_case stays the ground
+// truth.
 #pragma once
 
+#include <memory>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "aot/codegen.h"
 #include "aot/executor_program.h"
 #include "ir/module.h"
+#include "oracle/executor.h"
 #include "oracle/oracle.h"
 #include "oracle/stages.h"
 #include "oracle/verdict.h"
@@ -51,14 +55,40 @@ PlanRun interpret_program(const ir::Module& fused, const aot::ExecutorProgram& p
                           const std::vector<reference::Value>& inputs,
                           reference::PlanCache* plans = nullptr);
 
-/// run_case without a C compiler: the reference on the original graph, every pass verified and
-/// interpreted, then the executor program built (codegen's bug switches applied), its static
-/// arities checked and the program interpreted, its outputs compared bitwise (or within
-/// `options.max_ulp`) with the reference. `options.compiler`, `sanitize`, `limits` and
-/// `keep_files` are ignored. When `emit_c`, generate_c also runs (catching emitter-only
-/// failures) and CaseResult::files holds its output. Never throws; every outcome is a verdict
-/// with the same kinds, stages and signatures run_case would give for these checks. Passing
-/// `reference` (case_reference of the same graph and options.input_seed) skips recomputing it.
+/// A prepared case as the plan interpreter takes it (PreparedCase::plan).
+struct PlanCase {
+  ir::Module fused;
+  aot::ExecutorProgram program;
+  /// One value per parameter of @main.
+  std::vector<reference::Value> inputs;
+  /// The evaluation plans the stages already made (shared with them: the same functions).
+  std::shared_ptr<reference::PlanCache> plans;
+};
+
+/// The executor without a C compiler: interpret_program on each case's PreparedCase::plan. A run
+/// the harness would report (outputs, an unwritten output, a write into an input) comes back as
+/// RawResult::report; a crash or a call a compiler would refuse comes back settled, as a compiled
+/// executor settles a compile error. Timeouts and memory limits do not apply.
+class PlanExecutor : public Executor {
+ public:
+  std::vector<RawResult> run(std::span<const PreparedCase> cases) override;
+};
+
+/// prepare_case for PlanExecutor: steps 1-2 into `r` as prepare_case does, then the executor
+/// program (codegen's bug switches applied) and its static arities against the IR's. With
+/// `emit_c`, generate_c also runs (catching emitter-only failures) and r.files holds its output.
+std::optional<PreparedCase> prepare_plan_case(const ir::Module& annotated,
+                                              const CaseOptions& options, CaseResult& r,
+                                              bool emit_c = false,
+                                              const CaseReference* reference = nullptr);
+
+/// run_case without a C compiler: prepare_plan_case, PlanExecutor, judge_case. That is: the
+/// reference on the original graph, every pass verified and interpreted, the executor program
+/// built, its static arities checked and the program interpreted, its outputs judged against the
+/// reference as run_case judges a compiled program's. `options.compiler`, `sanitize`, `limits`
+/// and `keep_files` are ignored. Never throws; every outcome is a verdict with the same kinds,
+/// stages and signatures run_case would give for these checks. Passing `reference`
+/// (case_reference of the same graph and options.input_seed) skips recomputing it.
 CaseResult run_case_in_process(const ir::Module& annotated, const CaseOptions& options,
                                bool emit_c = false, const CaseReference* reference = nullptr);
 

@@ -3,9 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <functional>
+#include <memory>
 
 #include "aot/codegen.h"
 #include "aot/executor_program.h"
+#include "oracle/case_flow.h"
 #include "oracle/plan_interpreter.h"
 #include "oracle/toolchain.h"
 #include "reference/inputs.h"
@@ -174,6 +177,90 @@ TEST(PlanInterpreter, RefusesInputsThatDoNotMatchMain) {
   const ir::Module fused = fused_of(seed_9036());
   const auto program = aot::build_executor_program(fused, {});
   EXPECT_THROW(oracle::interpret_program(fused, program, {}), ir::Error);
+}
+
+// The PlanExecutor seam: a prepared case whose executor program is swapped for a broken one,
+// run, and judged by judge_case, the judge of compiled programs.
+struct PlanSeam {
+  ir::Module annotated = seed_9036();
+  oracle::CaseOptions options = case_with(std::nullopt);
+  oracle::CaseResult result;
+  std::optional<oracle::PreparedCase> prepared =
+      oracle::prepare_plan_case(annotated, options, result);
+
+  oracle::RawResult run_with(const std::function<void(aot::ExecutorProgram&)>& edit) {
+    auto plan = std::make_shared<oracle::PlanCase>(*prepared->plan);
+    edit(plan->program);
+    prepared->plan = plan;
+    oracle::PlanExecutor executor;
+    return executor.run(std::span<const oracle::PreparedCase>(&*prepared, 1)).front();
+  }
+  oracle::Verdict judged(const oracle::RawResult& raw) {
+    oracle::judge_case(annotated, options, *prepared, raw, result);
+    return result.verdict;
+  }
+};
+
+TEST(PlanExecutor, ACorrectProgramsReportIsJudgedByTheJudgeOfCompiledPrograms) {
+  PlanSeam seam;
+  ASSERT_TRUE(seam.prepared) << oracle::summary(seam.result.verdict);
+  auto raw = seam.run_with([](aot::ExecutorProgram&) {});
+  ASSERT_FALSE(raw.settled);
+  ASSERT_TRUE(raw.report);
+  EXPECT_TRUE(raw.report->completed);
+  EXPECT_EQ(seam.judged(raw).kind(), oracle::VerdictKind::kPass);
+  // The judge reads the report, not a stdout no program printed: a changed output byte in the
+  // report is a mismatch.
+  ASSERT_FALSE(raw.report->outputs.empty());
+  raw.report->outputs[0][0] ^= 0x40;
+  const oracle::Verdict v = seam.judged(raw);
+  EXPECT_EQ(v.kind(), oracle::VerdictKind::kMismatch) << oracle::summary(v);
+  EXPECT_EQ(v.stage, oracle::Stage::kCodegen);
+}
+
+TEST(PlanExecutor, AWriteIntoAnInputExitsAsTheHarnessWouldAndIsJudgedInputClobbered) {
+  PlanSeam seam;
+  const auto raw = seam.run_with([](aot::ExecutorProgram& program) {
+    program.calls.back().slots.back().buffer = {aot::BufferKind::kInput, 2};
+  });
+  ASSERT_TRUE(raw.report);
+  EXPECT_EQ(raw.run.exit_code, oracle::kInputClobberedExit);
+  const oracle::Verdict v = seam.judged(raw);
+  ASSERT_EQ(v.kind(), oracle::VerdictKind::kInputClobbered) << oracle::summary(v);
+  EXPECT_EQ(std::get<oracle::InputClobbered>(v.detail).input_index, 2);
+}
+
+TEST(PlanExecutor, AnUnwrittenOutputIsJudgedAtCodegenAsFromAHarnessReport) {
+  PlanSeam seam;
+  const auto raw = seam.run_with([](aot::ExecutorProgram& program) {
+    program.calls.back().slots.back().buffer = program.calls[0].slots.back().buffer;
+  });
+  ASSERT_TRUE(raw.report);
+  ASSERT_EQ(raw.report->unwritten.size(), 1u);
+  const oracle::Verdict v = seam.judged(raw);
+  EXPECT_EQ(v.kind(), oracle::VerdictKind::kOutputUnwritten) << oracle::summary(v);
+  EXPECT_EQ(v.stage, oracle::Stage::kCodegen);
+}
+
+TEST(PlanExecutor, ACrashIsSettledWithTheCalleeThatCrashed) {
+  PlanSeam seam;
+  const auto raw = seam.run_with(
+      [](aot::ExecutorProgram& program) { program.calls[0].slots.pop_back(); });
+  ASSERT_TRUE(raw.settled);
+  const oracle::Verdict v = seam.judged(raw);
+  ASSERT_EQ(v.kind(), oracle::VerdictKind::kCrash) << oracle::summary(v);
+  EXPECT_EQ(std::get<oracle::Crash>(v.detail).callee_kind, oracle::CalleeKind::kExternal);
+}
+
+TEST(PlanExecutor, ACaseWithoutAnExecutorProgramIsAToolchainErrorNeverAFinding) {
+  oracle::PreparedCase compiled_only;
+  compiled_only.mod_name = "default";
+  oracle::PlanExecutor executor;
+  const auto raw = executor.run(std::span<const oracle::PreparedCase>(&compiled_only, 1));
+  ASSERT_EQ(raw.size(), 1u);
+  ASSERT_TRUE(raw[0].settled);
+  EXPECT_EQ(raw[0].settled->kind(), oracle::VerdictKind::kToolchainError);
+  EXPECT_FALSE(oracle::is_finding(*raw[0].settled));
 }
 
 }  // namespace
