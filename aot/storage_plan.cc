@@ -39,6 +39,16 @@ struct Range {
   std::size_t count = 0;
 };
 
+// Whether `type` is or holds (at any depth) a tuple of no fields.
+bool holds_empty_tuple(const ir::Type& type) {
+  if (!type->is_tuple()) return false;
+  if (type->fields().empty()) return true;
+  for (const auto& f : type->fields()) {
+    if (holds_empty_tuple(f)) return true;
+  }
+  return false;
+}
+
 std::size_t align_up(std::size_t n, std::size_t alignment) {
   return std::max(alignment, (n + alignment - 1) / alignment * alignment);
 }
@@ -140,6 +150,9 @@ class Planner {
       }
     }
     outputs_ = lookup(body, *main_);
+    if (options_.bugs.on(Bug::kEmptyTupleOutput) && holds_empty_tuple(main_->ret_type())) {
+      throw CodegenError("@main's result holds an empty tuple, which has no output buffer");
+    }
     for (const auto& s : slots(outputs_)) plan_.outputs.push_back(s.type);
   }
 

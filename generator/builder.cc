@@ -604,6 +604,7 @@ class Builder {
       ir::Expr dup = fields[d_.below(fields.size())];
       fields.insert(fields.begin() + static_cast<std::ptrdiff_t>(d_.below(fields.size() + 1)), dup);
     }
+    if (d_.chance(p_.p_empty_tuple_output)) fields.push_back(ir::TupleNode::make({}));
     for (std::size_t i = fields.size(); i > 1; --i) {
       std::swap(fields[i - 1], fields[d_.below(i)]);
     }

@@ -106,6 +106,8 @@ const std::vector<Knob>& table() {
      "@main's result tuple repeats a field"},
     {"p_unused_input", &GenPolicy::p_unused_input, 0, kP, true, ListKind::kNone,
      "@main gets a parameter nobody uses"},
+    {"p_empty_tuple_output", &GenPolicy::p_empty_tuple_output, 0, kP, true, ListKind::kNone,
+     "@main's result holds an empty tuple ()"},
     {"merge_safe", &GenPolicy::merge_safe, 0, 1, false, ListKind::kNone,
      "no host path between regions MergeCompilerRegions merges (0: test its rejection)"},
   };

@@ -120,6 +120,9 @@ struct GenPolicy {
   double p_duplicate_output = 0.05;
   /// @main gets one parameter nobody uses.
   double p_unused_input = 0.02;
+  /// @main's result gets an empty tuple `()` among its fields, or is `()` when it has no other
+  /// (TVM #10128: `return ()` did not build).
+  double p_empty_tuple_output = 0.03;
 
   // --- safety ----------------------------------------------------------------------------------
   /// Never build a host path between two regions that MergeCompilerRegions would merge (it would
