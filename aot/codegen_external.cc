@@ -1,5 +1,7 @@
 // External functions (every non-default target), emitted like TVM's ccompiler codegen: a typed
 // inner function computing the body and a packed wrapper unpacking the DLTensor arguments.
+#include <algorithm>
+
 #include "aot/codegen_internal.h"
 
 namespace aotfuzz::aot::detail {
@@ -51,14 +53,32 @@ void emit_external(CWriter& w, const Callee& callee, const Options& options) {
          comment_text(target) + "\"): " + count_of(n_in, "input") + ", " +
          count_of(callee.outputs.size(), "output") + " */");
   w.open("static int32_t " + inner + "(" + (n ? params : "void") + ")");
+  // Injected bug kDtypeBlindBuffer: as TVM v0.8's ccompiler codegen, each result goes through a
+  // buffer of 4 * elements bytes, copied out whole, whatever the element size.
+  const bool dtype_blind = options.bugs.on(Bug::kDtypeBlindBuffer);
+  std::vector<std::string> result_names = out_names;
+  std::vector<std::string> four_times;
+  if (dtype_blind) {
+    for (std::size_t j = 0; j < callee.outputs.size(); ++j) {
+      const std::int64_t elements = callee.outputs[j]->num_elements();
+      const std::string buf = "buf" + std::to_string(j);
+      four_times.push_back("4 * " + std::to_string(elements));
+      w.line("static uint32_t " + buf + "[" + std::to_string(std::max<std::int64_t>(1, elements)) +
+             "];");
+      result_names[j] = "((" + std::string(c_type(callee.outputs[j]->dtype())) + "*)" + buf + ")";
+    }
+  }
   CWriter body(1);
   std::vector<bool> used;
-  emit_elementwise_body(body, callee.fn, in_names, out_names, "external function " + callee.name,
-                        used);
+  emit_elementwise_body(body, callee.fn, in_names, result_names,
+                        "external function " + callee.name, used);
   for (std::size_t i = 0; i < n_in; ++i) {
     if (!used[i]) w.line("(void)" + in_names[i] + ";");
   }
   w.raw(body.str());
+  for (std::size_t j = 0; j < four_times.size(); ++j) {
+    w.line("memcpy(" + out_names[j] + ", buf" + std::to_string(j) + ", " + four_times[j] + ");");
+  }
   w.line("return 0;");
   w.close();
   w.line();
