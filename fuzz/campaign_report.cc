@@ -28,7 +28,12 @@ std::uint64_t CampaignStats::count(oracle::VerdictKind kind) const {
 
 int CampaignResult::exit_code() const {
   if (!findings.empty() || !known_seen.empty()) return 1;
-  if (stats.cases > 0 && stats.count(oracle::VerdictKind::kToolchainError) == stats.cases) return 3;
+  // Every case the environment had to compile and run failed there (a graph the reference
+  // refuses as invalid input never gets that far): nothing was tested.
+  const std::uint64_t toolchain = stats.count(oracle::VerdictKind::kToolchainError);
+  if (toolchain > 0 && toolchain == stats.cases - stats.count(oracle::VerdictKind::kInvalidInput)) {
+    return 3;
+  }
   return 0;
 }
 

@@ -20,12 +20,12 @@ TEST(FuzzOutput, AClosedStdoutMovesFindingsAndTheSummaryToStderrAndKeepsTheExitC
   oracle::TempDir dir("aotfuzz-cli-test");
   const std::string findings = dir.file("findings").string();
   const Spawned r =
-      spawn_aotfuzz({"fuzz", "--cases", "20", "--jobs", "1", "--seed", "1", "--inject",
+      spawn_aotfuzz({"fuzz", "--cases", "40", "--jobs", "1", "--seed", "1", "--inject",
                      "tuple-arg-first-field", "--no-reduce", "--findings", findings},
                     "", /*closed_stdout=*/true);
   ASSERT_FALSE(WIFSIGNALED(r.status)) << "killed by signal " << WTERMSIG(r.status) << "\n" << r.err;
   ASSERT_TRUE(WIFEXITED(r.status));
-  // The injected bug is found within 20 cases of seed 1: exit 1, as with an open stdout.
+  // The injected bug is found within 40 cases of seed 1: exit 1, as with an open stdout.
   EXPECT_EQ(WEXITSTATUS(r.status), 1) << r.err;
   EXPECT_NE(r.err.find("aotfuzz fuzz: seed 1 (shard 0/1"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("finding: arity:codegen:kernel"), std::string::npos) << r.err;
@@ -47,8 +47,11 @@ TEST(FuzzEnvironment, ABrokenTempDirectoryIsAToolchainErrorPerCaseNeverAFinding)
   EXPECT_EQ(r.exit_code, 3) << r.stderr_text;
   EXPECT_NE(r.stderr_text.find("toolchain error (not a finding"), std::string::npos)
       << r.stderr_text;
-  EXPECT_NE(r.stdout_text.find("verdicts: toolchain-error 20"), std::string::npos)
-      << r.stdout_text;
+  // Every case that reaches the compiler is a toolchain error (a graph the reference refuses
+  // never gets there): nothing passes and nothing is a finding.
+  EXPECT_NE(r.stdout_text.find("toolchain-error"), std::string::npos) << r.stdout_text;
+  EXPECT_EQ(r.stdout_text.find("verdicts: pass"), std::string::npos) << r.stdout_text;
+  EXPECT_EQ(r.stdout_text.find(" pass "), std::string::npos) << r.stdout_text;
   EXPECT_NE(r.stdout_text.find("findings: 0 cases"), std::string::npos) << r.stdout_text;
   // No bundle: the directory holds the campaign's status files only.
   for (const auto& e : std::filesystem::directory_iterator(findings)) {
@@ -59,7 +62,7 @@ TEST(FuzzEnvironment, ABrokenTempDirectoryIsAToolchainErrorPerCaseNeverAFinding)
 TEST(FuzzOutput, QuietAndTheLogLevelSilenceTheLogButNotTheFindingsOrTheSummary) {
   oracle::TempDir dir("aotfuzz-cli-test");
   auto campaign = [&](const std::vector<std::string>& extra) {
-    std::vector<std::string> args = {"fuzz", "--cases", "20", "--jobs", "1", "--seed", "1",
+    std::vector<std::string> args = {"fuzz", "--cases", "40", "--jobs", "1", "--seed", "1",
                                      "--inject", "tuple-arg-first-field", "--no-reduce",
                                      "--findings", dir.file("f" + std::to_string(extra.size())).string()};
     args.insert(args.end(), extra.begin(), extra.end());

@@ -47,6 +47,25 @@ std::set<std::string> entries(const fs::path& dir) {
   return out;
 }
 
+TEST(Campaign, ExitsThreeWhenEveryCaseThatReachedTheCompilerWasAToolchainError) {
+  auto with = [](std::uint64_t toolchain, std::uint64_t invalid, std::uint64_t pass) {
+    CampaignResult r;
+    r.stats.cases = toolchain + invalid + pass;
+    auto count = [&](oracle::VerdictKind kind, oracle::Stage stage) -> std::uint64_t& {
+      return r.stats.verdicts[static_cast<int>(kind)][static_cast<int>(stage)];
+    };
+    count(oracle::VerdictKind::kToolchainError, oracle::Stage::kRun) = toolchain;
+    count(oracle::VerdictKind::kInvalidInput, oracle::Stage::kAnnotated) = invalid;
+    count(oracle::VerdictKind::kPass, oracle::Stage::kRun) = pass;
+    return r.exit_code();
+  };
+  EXPECT_EQ(with(20, 0, 0), 3);
+  EXPECT_EQ(with(19, 1, 0), 3);  // the refused graph never needed the compiler
+  EXPECT_EQ(with(19, 0, 1), 0);  // one case ran: the environment works
+  EXPECT_EQ(with(0, 5, 0), 0);   // nothing needed the compiler
+  EXPECT_EQ(with(0, 0, 0), 0);
+}
+
 TEST(Campaign, CaseIsFullyDeterminedBySeedAndIndex) {
   CampaignOptions o = in_process(7, 1);
   CaseSpec a = make_case(o, 12);

@@ -22,7 +22,8 @@ CAMPAIGNS = [
          "--inject", "merge-visit-order"]),
     (2, ["--inject", "swapped-output-order", "--inject", "reuse-live-storage",
          "--inject", "fuse-stops-at-tuple-get-item"]),
-    (5, ["--inject", "stale-unpacked-arg", "--inject", "merge-siblings", "--no-structure"]),
+    (5, ["--inject", "stale-unpacked-arg", "--inject", "merge-siblings", "--inject",
+         "empty-tuple-output", "--no-structure"]),
 ]
 MIN_BUNDLES = 10
 
