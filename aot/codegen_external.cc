@@ -57,12 +57,10 @@ void emit_external(CWriter& w, const Callee& callee, const Options& options) {
   // buffer of 4 * elements bytes, copied out whole, whatever the element size.
   const bool dtype_blind = options.bugs.on(Bug::kDtypeBlindBuffer);
   std::vector<std::string> result_names = out_names;
-  std::vector<std::string> four_times;
   if (dtype_blind) {
     for (std::size_t j = 0; j < callee.outputs.size(); ++j) {
       const std::int64_t elements = callee.outputs[j]->num_elements();
       const std::string buf = "buf" + std::to_string(j);
-      four_times.push_back("4 * " + std::to_string(elements));
       w.line("static uint32_t " + buf + "[" + std::to_string(std::max<std::int64_t>(1, elements)) +
              "];");
       result_names[j] = "((" + std::string(c_type(callee.outputs[j]->dtype())) + "*)" + buf + ")";
@@ -76,8 +74,9 @@ void emit_external(CWriter& w, const Callee& callee, const Options& options) {
     if (!used[i]) w.line("(void)" + in_names[i] + ";");
   }
   w.raw(body.str());
-  for (std::size_t j = 0; j < four_times.size(); ++j) {
-    w.line("memcpy(" + out_names[j] + ", buf" + std::to_string(j) + ", " + four_times[j] + ");");
+  for (std::size_t j = 0; dtype_blind && j < callee.outputs.size(); ++j) {
+    w.line("memcpy(" + out_names[j] + ", buf" + std::to_string(j) + ", 4 * " +
+           std::to_string(callee.outputs[j]->num_elements()) + ");");
   }
   w.line("return 0;");
   w.close();
