@@ -13,6 +13,7 @@
 #include "generator/stats.h"
 #include "ir/verify.h"
 #include "oracle/plan_interpreter.h"
+#include "oracle/structure.h"
 #include "reference/inputs.h"
 #include "reference/interpreter.h"
 
@@ -68,7 +69,8 @@ enum Phase : int {
   kInterpretStages,
   kExecutorProgram,
   kArity,
-  kPlanRun
+  kPlanRun,
+  kStructure
 };
 
 void BM_Phase(benchmark::State& state) {
@@ -79,11 +81,15 @@ void BM_Phase(benchmark::State& state) {
     aot::Stages stages;
     std::vector<reference::Value> args;
     aot::ExecutorProgram program;
+    aot::Stages merged;  // with MergeCompilerRegions on, for the structural check of every pass
   };
   aot::Options cg;
+  aot::Options merging;
+  merging.merge = true;
   std::vector<Prepared> prepared;
   for (const auto& m : inputs) {
-    Prepared p{m, aot::run_passes(m), reference::make_inputs(m.main(), 1), {}};
+    Prepared p{m, aot::run_passes(m), reference::make_inputs(m.main(), 1), {},
+               aot::run_passes(m, merging)};
     p.program = aot::build_executor_program(p.stages.output(), cg);
     prepared.push_back(std::move(p));
   }
@@ -117,12 +123,19 @@ void BM_Phase(benchmark::State& state) {
       case kPlanRun:
         benchmark::DoNotOptimize(oracle::interpret_program(p.stages.output(), p.program, p.args));
         break;
+      case kStructure:  // each pass's module against its reference pass's, as campaigns check
+        for (const aot::PassInfo& pass : aot::pass_table()) {
+          const auto before = static_cast<aot::Stage>(static_cast<unsigned>(pass.stage) - 1);
+          benchmark::DoNotOptimize(oracle::check_structure(
+              pass, p.merged.at(before), &p.merged.at(pass.stage), "", merging));
+        }
+        break;
     }
   }
 }
 BENCHMARK(BM_Phase)
     ->ArgNames({"phase"})
-    ->DenseRange(kVerify, kPlanRun)
+    ->DenseRange(kVerify, kStructure)
     ->Unit(benchmark::kMicrosecond);
 
 }  // namespace

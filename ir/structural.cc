@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ir/node_map.h"
 #include "ir/traversal.h"
 
 namespace aotfuzz::ir {
@@ -35,16 +36,37 @@ struct PairHash {
 
 }  // namespace
 
-bool structural_equal(const Expr& a, const Expr& b) {
-  std::unordered_map<const ExprNode*, const ExprNode*> fwd, bwd;
-  std::unordered_set<std::pair<const ExprNode*, const ExprNode*>, PairHash> seen;
+namespace {
+
+// `closed`: `a` and `b` use no variable they do not bind.
+bool equal_graphs(const Expr& a, const Expr& b, VarNames names, bool closed) {
+  NodeMap<const ExprNode*> fwd, bwd;
+  // The pairs already compared. Nearly every node of `a` meets one partner, kept flat in
+  // `partner`; a node shared in `a` but not in `b` meets several, and the pairs past its first
+  // partner go to `more`.
+  NodeMap<const ExprNode*> partner;
+  std::unordered_set<std::pair<const ExprNode*, const ExprNode*>, PairHash> more;
+  auto first_visit = [&](const ExprNode* x, const ExprNode* y) {
+    auto [p, inserted] = partner.try_emplace(x, y);
+    return inserted || (*p != y && more.insert({x, y}).second);
+  };
+  if (const auto* fn = as<FunctionNode>(a)) partner.reserve(fn->body_order().size() + 1);
   std::vector<std::pair<const ExprNode*, const ExprNode*>> work{{a.get(), b.get()}};
+  // In closed graphs, while every variable is matched to itself, a node shared by `a` and `b` is
+  // equal to itself and is not walked: the variables it uses were bound before it was reached (a
+  // function's parameters before its body), so they are matched to themselves too. Modules that
+  // came out of the same input share most of their nodes.
+  bool identity = closed;
   auto bind = [&](const ExprNode* x, const ExprNode* y) {
-    auto fx = fwd.find(x);
-    if (fx != fwd.end()) return fx->second == y;
-    if (bwd.count(y)) return false;
-    fwd.emplace(x, y);
-    bwd.emplace(y, x);
+    if (const ExprNode* const* fx = fwd.find(x)) return *fx == y;
+    if (bwd.contains(y)) return false;
+    if (names == VarNames::kCompared && static_cast<const VarNode*>(x)->name() !=
+                                            static_cast<const VarNode*>(y)->name()) {
+      return false;
+    }
+    fwd.try_emplace(x, y);
+    bwd.try_emplace(y, x);
+    identity = identity && x == y;
     return true;
   };
   while (!work.empty()) {
@@ -54,7 +76,7 @@ bool structural_equal(const Expr& a, const Expr& b) {
       if (x != y) return false;
       continue;
     }
-    if (!seen.insert({x, y}).second) continue;
+    if ((x == y && identity) || !first_visit(x, y)) continue;
     if (x->kind() != y->kind() || !type_equal(x->type(), y->type())) return false;
     switch (x->kind()) {
       case ExprKind::kVar:
@@ -93,19 +115,28 @@ bool structural_equal(const Expr& a, const Expr& b) {
         continue;
       }
     }
-    auto kx = children(*x);
-    auto ky = children(*y);
-    if (kx.size() != ky.size()) return false;
-    for (std::size_t i = kx.size(); i-- > 0;) work.emplace_back(kx[i].get(), ky[i].get());
+    const std::size_t n = num_children(*x);
+    if (num_children(*y) != n) return false;
+    for (std::size_t i = n; i-- > 0;) work.emplace_back(child(*x, i).get(), child(*y, i).get());
   }
   return true;
+}
+
+}  // namespace
+
+bool structural_equal(const Expr& a, const Expr& b, VarNames names) {
+  return equal_graphs(a, b, names, /*closed=*/false);
+}
+
+bool closed_functions_equal(const Function& a, const Function& b, VarNames names) {
+  return equal_graphs(a, b, names, /*closed=*/true);
 }
 
 bool structural_equal(const Module& a, const Module& b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i) {
     if (a.functions()[i].first != b.functions()[i].first) return false;
-    if (!structural_equal(a.functions()[i].second, b.functions()[i].second)) return false;
+    if (!closed_functions_equal(a.functions()[i].second, b.functions()[i].second)) return false;
   }
   return true;
 }

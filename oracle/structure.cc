@@ -1,7 +1,6 @@
 #include "oracle/structure.h"
 
 #include "ir/structural.h"
-#include "ir/traversal.h"
 #include "oracle/module_diff.h"
 #include "reference/tvm_passes.h"
 
@@ -29,27 +28,13 @@ constexpr ReferenceRow kReferencePasses[] = {
     {"fuse", reference_fuse},
 };
 
-// Parameter names in the order a post-order walk meets them (functions entered), which is the
-// same order in two structurally equal functions.
-std::vector<std::string_view> param_names(const ir::Function& fn) {
-  std::vector<std::string_view> names;
-  for (const auto& p : fn->params()) names.push_back(p->name());
-  for (const auto& node : ir::post_order(fn->body(), true)) {
-    if (const auto* local = ir::as<ir::FunctionNode>(node)) {
-      for (const auto& p : local->params()) names.push_back(p->name());
-    }
-  }
-  return names;
-}
-
 // Whether the two modules print the same (print_by_name), without printing them: the same
-// function names, each pair structurally equal with the same parameter names.
+// function names, each pair structurally equal with the same variable names.
 bool same_modules(const ir::Module& a, const ir::Module& b) {
   if (a.size() != b.size()) return false;
   for (const auto& [name, fn] : a.functions()) {
     const ir::Function* other = b.find(name);
-    if (other == nullptr || !ir::structural_equal(fn, *other) ||
-        param_names(fn) != param_names(*other)) {
+    if (other == nullptr || !ir::closed_functions_equal(fn, *other, ir::VarNames::kCompared)) {
       return false;
     }
   }

@@ -24,8 +24,8 @@ std::string compiler_of(const ir::ExprNode* annotation) {
 }
 
 AnnotatedRegion* AnnotatedRegionSet::region_of(const ir::ExprNode* node) {
-  auto it = member_of_.find(node);
-  return it == member_of_.end() ? nullptr : &regions_[static_cast<std::size_t>(it->second)];
+  const int* id = member_of_.find(node);
+  return id == nullptr ? nullptr : &regions_[static_cast<std::size_t>(*id)];
 }
 
 // AnnotatedRegionSetNode::MergeRegions: src's members, ins and outs are appended to dest's; an
@@ -105,9 +105,10 @@ void AnnotatedRegionSet::add_to_arg_region(const ir::Expr& expr,
 }
 
 // Creator: a MixedModeVisitor, so nodes are handled in post order, arguments left to right.
-AnnotatedRegionSet AnnotatedRegionSet::create(const ir::Expr& body) {
+AnnotatedRegionSet AnnotatedRegionSet::create(const std::vector<ir::Expr>& order) {
   AnnotatedRegionSet set;
-  for (const ir::Expr& node : ir::post_order(body)) {
+  set.member_of_.reserve(order.size());
+  for (const ir::Expr& node : order) {
     if (const auto* tuple = ir::as<ir::TupleNode>(node)) {
       set.add_to_arg_region(node, tuple->fields());
     } else if (const auto* get = ir::as<ir::TupleGetItemNode>(node)) {

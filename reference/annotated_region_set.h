@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ir/expr.h"
+#include "ir/node_map.h"
 
 namespace aotfuzz::reference {
 
@@ -26,9 +27,10 @@ struct AnnotatedRegion {
 
 class AnnotatedRegionSet {
  public:
-  /// AnnotatedRegionSet::Create: one post-order walk of `body` (children left to right, function
-  /// bodies not entered). Throws TvmRefuses where TVM's Creator ICHECK-fails or throws.
-  static AnnotatedRegionSet create(const ir::Expr& body);
+  /// AnnotatedRegionSet::Create: one walk of a body in post order (`order`, as ir::post_order
+  /// gives it: children left to right, function bodies not entered). Throws TvmRefuses where
+  /// TVM's Creator ICHECK-fails or throws.
+  static AnnotatedRegionSet create(const std::vector<ir::Expr>& order);
 
   /// GetRegion: the region holding `node`, or nullptr.
   AnnotatedRegion* region_of(const ir::ExprNode* node);
@@ -47,7 +49,7 @@ class AnnotatedRegionSet {
   std::deque<AnnotatedRegion> regions_;  // by id; erased ones stay, marked dead
   std::vector<bool> alive_;
   // TVM keeps a node set per region and GetRegion scans them; one map gives the same answers.
-  std::unordered_map<const ir::ExprNode*, int> member_of_;
+  ir::NodeMap<int> member_of_;
 };
 
 /// Whether `node` is a compiler_begin / compiler_end call.

@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ir/node_map.h"
 #include "ir/traversal.h"
 #include "reference/tvm_passes.h"
 #include "reference/user_functions.h"
@@ -88,7 +89,7 @@ class Creator {
 
   // ExprVisitor::VisitExpr: each node once.
   void visit(const ir::Expr& expr) {
-    if (!visited_.insert(expr.get()).second) return;
+    if (!visited_.insert(expr.get())) return;
     switch (expr->kind()) {
       case ir::ExprKind::kFunction:
         return visit_function(static_cast<const ir::FunctionNode&>(*expr));
@@ -168,7 +169,7 @@ class Creator {
   }
 
   IndexedForwardGraph graph_;
-  std::unordered_set<const ir::ExprNode*> visited_;
+  ir::NodeSet visited_;
 };
 
 // DominatorTree::Node.
@@ -426,7 +427,7 @@ class FuseMutator {
   // MixedModeMutator::VisitExpr: memoised; the children of a dataflow node are mutated first (so
   // groups allocate their parameters in post order), then the node's Rewrite_ runs.
   ir::Expr mutate(const ir::Expr& expr) {
-    if (auto it = memo_.find(expr.get()); it != memo_.end()) return it->second;
+    if (const ir::Expr* done = memo_.find(expr.get())) return *done;
     for (std::size_t i = 0; i < ir::num_children(*expr); ++i) mutate(ir::child(*expr, i));
     ir::Expr result;
     switch (expr->kind()) {
@@ -523,7 +524,7 @@ class FuseMutator {
 
   std::unordered_map<const ir::ExprNode*, Group*> gmap_;
   std::unordered_map<Group*, GroupInfo> ginfo_;
-  std::unordered_map<const ir::ExprNode*, ir::Expr> memo_;
+  ir::NodeMap<ir::Expr> memo_;
 };
 
 }  // namespace

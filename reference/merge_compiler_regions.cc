@@ -4,6 +4,7 @@
 #include <set>
 #include <unordered_set>
 
+#include "ir/node_map.h"
 #include "ir/traversal.h"
 #include "reference/annotated_region_set.h"
 #include "reference/tvm_passes.h"
@@ -81,15 +82,17 @@ class RegionMerger {
   }
 
   AnnotatedRegionSet& regions_;
-  std::unordered_set<const ir::ExprNode*> visited_;
+  ir::NodeSet visited_;
   std::set<int> merged_;
   std::set<int> in_progress_;
   std::map<int, std::set<int>> restrictions_;
 };
 
 // MergeAnnotations: a begin on an end of its own region is dropped with that end.
-ir::Expr merge_annotations(const ir::Expr& body, AnnotatedRegionSet& regions) {
-  return ir::rewrite(body, [&](const ir::Expr& old, std::vector<ir::Expr> kids) {
+ir::Expr merge_annotations(const ir::Function& fn, AnnotatedRegionSet& regions) {
+  return ir::rewrite_in_order(fn->body_order(), fn->body(), [&](const ir::Expr& old,
+                                                               std::vector<ir::Expr>& kids,
+                                                               bool changed) {
     if (is_compiler_begin(old.get())) {
       const ir::Expr& arg = ir::as<ir::CallNode>(old)->args()[0];
       if (is_compiler_end(arg.get()) &&
@@ -97,7 +100,7 @@ ir::Expr merge_annotations(const ir::Expr& body, AnnotatedRegionSet& regions) {
         return ir::as<ir::CallNode>(kids[0])->args()[0];
       }
     }
-    return ir::with_children(old, std::move(kids));
+    return ir::rebuilt(old, kids, changed);
   });
 }
 
@@ -105,9 +108,9 @@ ir::Expr merge_annotations(const ir::Expr& body, AnnotatedRegionSet& regions) {
 
 ir::Module merge_compiler_regions(const ir::Module& module) {
   return map_user_functions(module, [](const std::string&, const ir::Function& fn) {
-    AnnotatedRegionSet regions = AnnotatedRegionSet::create(fn->body());
+    AnnotatedRegionSet regions = AnnotatedRegionSet::create(fn->body_order());
     with_stack_for(fn->body_order().size(), [&] { RegionMerger(regions).visit(fn->body()); });
-    return merge_annotations(fn->body(), regions);
+    return merge_annotations(fn, regions);
   });
 }
 

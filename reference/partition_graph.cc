@@ -4,6 +4,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "ir/node_map.h"
 #include "ir/traversal.h"
 #include "reference/annotated_region_set.h"
 #include "reference/tvm_passes.h"
@@ -12,9 +13,11 @@
 namespace aotfuzz::reference {
 namespace {
 
-// FlattenTupleOutputs: an end on a tuple becomes a tuple of one end per field.
-ir::Expr flatten_tuple_outputs(const ir::Expr& body) {
-  return ir::rewrite(body, [](const ir::Expr& old, std::vector<ir::Expr> kids) {
+// FlattenTupleOutputs: an end on a tuple becomes a tuple of one end per field. `order` is the
+// post order of `body`.
+ir::Expr flatten_tuple_outputs(const std::vector<ir::Expr>& order, const ir::Expr& body) {
+  return ir::rewrite_in_order(order, body, [](const ir::Expr& old, std::vector<ir::Expr>& kids,
+                                              bool changed) {
     if (is_compiler_end(old.get())) {
       if (const auto* tuple = ir::as<ir::TupleNode>(kids[0])) {
         std::vector<ir::Expr> fields;
@@ -24,18 +27,20 @@ ir::Expr flatten_tuple_outputs(const ir::Expr& body) {
         return ir::Expr(ir::TupleNode::make(std::move(fields)));
       }
     }
-    return ir::with_children(old, std::move(kids));
+    return ir::rebuilt(old, kids, changed);
   });
 }
 
-// RemoveDefaultAnnotations: annotations of the target "default" are dropped.
-ir::Expr remove_default_annotations(const ir::Expr& body) {
-  return ir::rewrite(body, [](const ir::Expr& old, std::vector<ir::Expr> kids) {
+// RemoveDefaultAnnotations: annotations of the target "default" are dropped. `order` is the post
+// order of `body`.
+ir::Expr remove_default_annotations(const std::vector<ir::Expr>& order, const ir::Expr& body) {
+  return ir::rewrite_in_order(order, body, [](const ir::Expr& old, std::vector<ir::Expr>& kids,
+                                              bool changed) {
     if ((is_compiler_begin(old.get()) || is_compiler_end(old.get())) &&
         compiler_of(old.get()) == "default") {
       return kids[0];
     }
-    return ir::with_children(old, std::move(kids));
+    return ir::rebuilt(old, kids, changed);
   });
 }
 
@@ -61,18 +66,21 @@ struct RegionMeta {
 // region's function, built then from the region's outputs.
 class Partitioner {
  public:
-  Partitioner(const ir::Expr& body, std::string caller, std::string mangled_module,
+  Partitioner(const std::vector<ir::Expr>& order, std::string caller, std::string mangled_module,
               std::set<std::string>& names, std::vector<std::pair<std::string, ir::Function>>& out)
-      : regions_(AnnotatedRegionSet::create(body)),
+      : regions_(AnnotatedRegionSet::create(order)),
         caller_(std::move(caller)),
         mangled_module_(std::move(mangled_module)),
         names_(names),
-        outlined_(out) {}
+        outlined_(out) {
+    memo_.reserve(order.size());
+  }
 
   // MixedModeMutator::VisitExpr: memoised, children first.
   ir::Expr visit(const ir::Expr& expr) {
-    if (auto it = memo_.find(expr.get()); it != memo_.end()) return it->second;
+    if (const ir::Expr* done = memo_.find(expr.get())) return *done;
     std::vector<ir::Expr> kids;
+    kids.reserve(ir::num_children(*expr));
     for (std::size_t i = 0; i < ir::num_children(*expr); ++i) {
       kids.push_back(visit(ir::child(*expr, i)));
     }
@@ -200,7 +208,7 @@ class Partitioner {
   std::set<std::string>& names_;
   std::vector<std::pair<std::string, ir::Function>>& outlined_;
   std::map<int, RegionMeta> meta_;
-  std::unordered_map<const ir::ExprNode*, ir::Expr> memo_;
+  ir::NodeMap<ir::Expr> memo_;
 };
 
 }  // namespace
@@ -213,10 +221,17 @@ ir::Module partition_graph(const ir::Module& module, const std::string& mod_name
   std::vector<std::pair<std::string, ir::Function>> outlined;
   ir::Module out = map_user_functions(module, [&](const std::string& caller,
                                                  const ir::Function& fn) {
-    const ir::Expr body = remove_default_annotations(flatten_tuple_outputs(fn->body()));
+    // A rewrite that changes nothing keeps the post order already at hand.
+    std::vector<ir::Expr> flat_order, body_order;
+    const ir::Expr flat = flatten_tuple_outputs(fn->body_order(), fn->body());
+    const std::vector<ir::Expr>& order1 =
+        flat == fn->body() ? fn->body_order() : (flat_order = ir::post_order(flat));
+    const ir::Expr body = remove_default_annotations(order1, flat);
+    const std::vector<ir::Expr>& order =
+        body == flat ? order1 : (body_order = ir::post_order(body));
     ir::Expr result;
-    with_stack_for(ir::post_order(body).size(), [&] {
-      result = Partitioner(body, caller, mangled_module, names, outlined).visit(body);
+    with_stack_for(order.size(), [&] {
+      result = Partitioner(order, caller, mangled_module, names, outlined).visit(body);
     });
     return result;
   });

@@ -172,6 +172,21 @@ TEST(Structural, EqualityIgnoresVariableNamesAndSharing) {
   EXPECT_EQ(structural_hash(mk("x", true)), structural_hash(mk("y", false)));
 }
 
+TEST(Structural, ComparingNamesTellsApartModulesThatPrintDifferently) {
+  // Outer parameter %x, and a local function whose parameter is named `inner`.
+  auto mk = [](const std::string& outer, const std::string& inner) {
+    auto x = VarNode::make(outer, f32({3}));
+    auto p = VarNode::make(inner, f32({3}));
+    Function local = FunctionNode::make({p}, CallNode::make(Op::kAdd, {p, p}),
+                                        Attrs{{"Primitive", std::int64_t{1}}});
+    return FunctionNode::make({x}, CallNode::make(local, {x}));
+  };
+  EXPECT_TRUE(structural_equal(mk("x", "p"), mk("x", "p"), VarNames::kCompared));
+  EXPECT_FALSE(structural_equal(mk("x", "p"), mk("y", "p"), VarNames::kCompared));
+  EXPECT_FALSE(structural_equal(mk("x", "p"), mk("x", "q"), VarNames::kCompared));
+  EXPECT_TRUE(structural_equal(mk("x", "p"), mk("y", "q")));
+}
+
 TEST(Structural, DifferentOpsOrTargetsAreNotEqual) {
   auto x = VarNode::make("x", f32({3}));
   auto a = FunctionNode::make({x}, CallNode::make(Op::kAdd, {x, x}));
@@ -183,6 +198,18 @@ TEST(Structural, DifferentOpsOrTargetsAreNotEqual) {
   auto w = VarNode::make("z", f32({3}));
   auto d = FunctionNode::make({w}, compiler_begin(w, "b"));
   EXPECT_FALSE(structural_equal(c, d));
+}
+
+TEST(Structural, ClosedFunctionsSharingTheirBodyAreEqualOnlyWithTheSameParameterOrder) {
+  auto x = VarNode::make("x", f32({3}));
+  auto y = VarNode::make("y", f32({3}));
+  Expr body = CallNode::make(Op::kSubtract, {x, y});
+  Function f = FunctionNode::make({x, y}, body);
+  Function same = FunctionNode::make({x, y}, body);
+  Function swapped = FunctionNode::make({y, x}, body);
+  EXPECT_TRUE(closed_functions_equal(f, same));
+  EXPECT_FALSE(closed_functions_equal(f, swapped));
+  EXPECT_EQ(closed_functions_equal(f, swapped), structural_equal(f, swapped));
 }
 
 TEST(Structural, ParameterOrderMatters) {
