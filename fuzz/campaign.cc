@@ -609,6 +609,9 @@ class Runner {
     f.gen_seed = spec.gen_seed;
     f.summary = oracle::summary(r.verdict);
     f.found_after_s = found_at;
+    // Counted for the supervisor before anything else: a child killed while it writes the bundle
+    // (another worker's case hung) and restarted with no time left must still exit 1.
+    if (opt_.journal != nullptr) ++opt_.journal->findings;
     log("new finding " + sig + " at case " + std::to_string(spec.index) + " after " +
         format_seconds(found_at) + "s: " + f.summary +
         (opt_.findings_dir.empty() || !opt_.reduce ? "" : " (reducing)"));
@@ -761,7 +764,6 @@ class Runner {
       std::lock_guard lock(mu_);
       result_.findings.push_back(f);
       last_new_finding_s_ = elapsed_s();
-      if (opt_.journal != nullptr) ++opt_.journal->findings;
     }
     if (cb_.on_finding) cb_.on_finding(f);
   }

@@ -56,7 +56,7 @@ struct CrashJournal {
   std::atomic<int> unreproduced{0};
   /// Children started so far (the first is 1).
   std::atomic<int> children{0};
-  /// Unique findings published by all children.
+  /// Unique findings claimed by all children (counted when announced, before their bundle).
   std::atomic<std::uint64_t> findings{0};
   /// When the supervisor started (steady clock, milliseconds): a restarted campaign's clock and
   /// time budget go on from there.

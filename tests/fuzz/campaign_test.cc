@@ -5,14 +5,18 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
+#include <optional>
 #include <set>
 
 #include "fuzz/bundle.h"
 #include "fuzz/campaign.h"
 #include "fuzz/campaign_report.h"
+#include "fuzz/crash_journal.h"
 #include "fuzz/replay.h"
 #include "fuzz/status_files.h"
 #include "ir/parser.h"
@@ -308,6 +312,32 @@ TEST(Campaign, AFindingIsOnDiskBeforeItsReductionAndTheNextCampaignFinishesIt) {
   bool resumed = false;
   for (const auto& l : logs) resumed |= l.rfind("resuming the reduction of", 0) == 0;
   EXPECT_TRUE(resumed);
+}
+
+TEST(Campaign, AFindingCountsForTheSupervisorFromTheMomentItIsAnnounced) {
+  // A supervised child can be killed right after announcing a finding (another worker's case
+  // overran its budget); with no time left, its restart judges nothing, and only the journal's
+  // count makes the campaign exit 1.
+  oracle::TempDir dir("aotfuzz-campaign-test");
+  CampaignOptions o = with_9036_bug(in_process(1, 60));
+  o.findings_dir = dir.file("findings");
+  auto journal = std::make_unique<CrashJournal>();
+  journal->children = 1;
+  journal->started_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::steady_clock::now().time_since_epoch())
+                            .count();
+  o.journal = journal.get();
+  std::optional<std::uint64_t> counted_when_announced;
+  CampaignCallbacks cb;
+  cb.on_log = [&](LogLevel, const std::string& line) {
+    if (line.rfind("new finding", 0) == 0 && !counted_when_announced) {
+      counted_when_announced = journal->findings.load();
+    }
+  };
+  const CampaignResult r = run_campaign(o, cb);
+  ASSERT_TRUE(counted_when_announced) << format_summary(r, o);
+  EXPECT_GE(*counted_when_announced, 1u);
+  EXPECT_EQ(journal->findings.load(), r.findings.size());
 }
 
 TEST(Bundles, LeftoversOfKilledCampaignsAreNeitherBundlesNorKept) {
