@@ -224,6 +224,9 @@ def main():
             results.append(dict(m, id=key, outcome=outcome, signature=signature,
                                 seconds=round(time.time() - t0, 1)))
             print("[%d/%d] %-13s %s %s" % (n, len(mutants), outcome, key, signature), flush=True)
+            if a.json:  # after every mutant: a run stopped early keeps what it measured
+                with open(a.json, "w") as f:
+                    json.dump(results, f, indent=1)
             with open(os.path.join(repo, m["path"]), "w") as f:
                 f.write(originals[m["path"]])
     finally:
@@ -249,9 +252,6 @@ def main():
         for r in survivors:
             print("%s (%s)\n  - %s\n  + %s" % (r["id"], r["outcome"], r["old"].strip(),
                                                r["new"].strip()))
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(results, f, indent=1)
     return 0
 
 
