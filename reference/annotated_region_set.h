@@ -6,7 +6,6 @@
 #include <deque>
 #include <list>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "ir/expr.h"

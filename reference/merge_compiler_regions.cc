@@ -2,7 +2,6 @@
 // then MergeAnnotations, on each user function.
 #include <map>
 #include <set>
-#include <unordered_set>
 
 #include "ir/node_map.h"
 #include "ir/traversal.h"

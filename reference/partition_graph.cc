@@ -44,6 +44,16 @@ ir::Expr remove_default_annotations(const std::vector<ir::Expr>& order, const ir
   });
 }
 
+// The post order of `rewritten`, which a rewrite made of `from`: `from_order` itself when the
+// rewrite changed nothing, else a walk of its own kept in `storage`.
+const std::vector<ir::Expr>& order_after(const ir::Expr& rewritten, const ir::Expr& from,
+                                         const std::vector<ir::Expr>& from_order,
+                                         std::vector<ir::Expr>& storage) {
+  if (rewritten == from) return from_order;
+  storage = ir::post_order(rewritten);
+  return storage;
+}
+
 std::string sanitized(std::string name) {
   for (char& c : name) {
     const bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
@@ -221,14 +231,11 @@ ir::Module partition_graph(const ir::Module& module, const std::string& mod_name
   std::vector<std::pair<std::string, ir::Function>> outlined;
   ir::Module out = map_user_functions(module, [&](const std::string& caller,
                                                  const ir::Function& fn) {
-    // A rewrite that changes nothing keeps the post order already at hand.
-    std::vector<ir::Expr> flat_order, body_order;
+    std::vector<ir::Expr> flat_walk, body_walk;
     const ir::Expr flat = flatten_tuple_outputs(fn->body_order(), fn->body());
-    const std::vector<ir::Expr>& order1 =
-        flat == fn->body() ? fn->body_order() : (flat_order = ir::post_order(flat));
-    const ir::Expr body = remove_default_annotations(order1, flat);
-    const std::vector<ir::Expr>& order =
-        body == flat ? order1 : (body_order = ir::post_order(body));
+    const auto& flat_order = order_after(flat, fn->body(), fn->body_order(), flat_walk);
+    const ir::Expr body = remove_default_annotations(flat_order, flat);
+    const auto& order = order_after(body, flat, flat_order, body_walk);
     ir::Expr result;
     with_stack_for(order.size(), [&] {
       result = Partitioner(order, caller, mangled_module, names, outlined).visit(body);
