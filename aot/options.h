@@ -40,9 +40,10 @@ struct Options {
   bool check_num_args = false;
 
   /// A deliberate failure of the harness's own process when the pass named `debug_fault_pass`
-  /// starts, to test that crashes and hangs inside the pipeline become findings (as clang's
-  /// `#pragma clang __debug crash` tests its crash recovery). Never drawn by campaigns.
-  enum class DebugFault { kNone, kCrash, kHang };
+  /// starts, to test that crashes, hangs and heap corruption inside the pipeline become findings
+  /// (as clang's `#pragma clang __debug crash` tests its crash recovery). Never drawn by
+  /// campaigns.
+  enum class DebugFault { kNone, kCrash, kHang, kOverflow };
   DebugFault debug_fault = DebugFault::kNone;
   std::string debug_fault_pass;
 };

@@ -94,9 +94,21 @@ void Stages::set(Stage stage, const ir::Module& module) {
 
 namespace {
 
-// Options::debug_fault: a real SIGSEGV, or a loop that only a time limit ends.
+// Options::debug_fault: a real SIGSEGV; two words written past the end of a heap block, which
+// breaks a neighbouring block (the effect of an out-of-bounds write in a pass, which shows later
+// or never); or a loop that only a time limit ends.
 void debug_fault(Options::DebugFault fault) {
   if (fault == Options::DebugFault::kCrash) std::raise(SIGSEGV);
+  if (fault == Options::DebugFault::kOverflow) {
+    // Through a volatile pointer to volatile words: the compiler neither sees the bound nor
+    // drops the writes (nor the block).
+    auto* block = new std::uint64_t[4];
+    volatile std::uint64_t* volatile past = block;
+    past[4] = 0x5afe5afe5afe5afeULL;
+    past[5] = 0x5afe5afe5afe5afeULL;
+    delete[] block;
+    return;
+  }
   volatile std::uint64_t spins = 0;
   for (;;) spins = spins + 1;
 }
@@ -133,8 +145,15 @@ bool parse_debug_fault(std::string_view spec, Options& options) {
   const auto colon = spec.rfind(':');
   if (colon == std::string_view::npos || find_pass(spec.substr(0, colon)) == nullptr) return false;
   const std::string_view what = spec.substr(colon + 1);
-  if (what != "crash" && what != "hang") return false;
-  options.debug_fault = what == "crash" ? Options::DebugFault::kCrash : Options::DebugFault::kHang;
+  if (what == "crash") {
+    options.debug_fault = Options::DebugFault::kCrash;
+  } else if (what == "hang") {
+    options.debug_fault = Options::DebugFault::kHang;
+  } else if (what == "overflow") {
+    options.debug_fault = Options::DebugFault::kOverflow;
+  } else {
+    return false;
+  }
   options.debug_fault_pass = std::string(spec.substr(0, colon));
   return true;
 }
@@ -147,6 +166,8 @@ std::string debug_fault_spec(const Options& options) {
       return options.debug_fault_pass + ":crash";
     case Options::DebugFault::kHang:
       return options.debug_fault_pass + ":hang";
+    case Options::DebugFault::kOverflow:
+      return options.debug_fault_pass + ":overflow";
   }
   return "";
 }

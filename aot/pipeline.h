@@ -60,10 +60,10 @@ const std::vector<PassInfo>& pass_table();
 /// The row whose CLI name is `name`, or nullptr.
 const PassInfo* find_pass(std::string_view name);
 
-/// Sets options.debug_fault from "PASS:crash" or "PASS:hang" (PASS a row of the pass table);
-/// false, leaving `options` as it was, for anything else.
+/// Sets options.debug_fault from "PASS:crash", "PASS:hang" or "PASS:overflow" (PASS a row of the
+/// pass table); false, leaving `options` as it was, for anything else.
 bool parse_debug_fault(std::string_view spec, Options& options);
-/// The inverse: "PASS:crash" or "PASS:hang"; empty without a debug fault.
+/// The inverse: "PASS:crash", "PASS:hang" or "PASS:overflow"; empty without a debug fault.
 std::string debug_fault_spec(const Options& options);
 
 /// The names of the module stages for `compile --emit`, in order: "annotated", then each pass's

@@ -108,7 +108,8 @@ Command register_check(CLI::App& parent) {
       ->transform(unsigned_decimal(1));
   // A testing aid, as for run and fuzz: kept out of the help (docs/fuzzing.md describes it).
   c.app->add_option("--debug-fault", opts->fuzz.flags.debug_fault,
-                    "Crash (PASS:crash) or hang (PASS:hang) aotfuzz itself when pass PASS starts")
+                    "Crash (PASS:crash), hang (PASS:hang) or write past a heap block "
+                    "(PASS:overflow) in aotfuzz itself when pass PASS starts")
       ->group("");
   add_sut_flags(c.app, opts->fuzz.flags.sut, opts->fuzz.flags.tvm_home);
   CLI::App* app = c.app;

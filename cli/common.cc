@@ -205,7 +205,8 @@ void add_pipeline_flags(CLI::App* app, PipelineFlags& f, bool toolchain) {
       ->check(positive_seconds());
   // A testing aid, not a feature: kept out of the help (docs/fuzzing.md describes it).
   app->add_option("--debug-fault", f.debug_fault,
-                  "Crash (PASS:crash) or hang (PASS:hang) aotfuzz itself when pass PASS starts")
+                  "Crash (PASS:crash), hang (PASS:hang) or write past a heap block (PASS:overflow) "
+                  "in aotfuzz itself when pass PASS starts")
       ->group("");
   app->add_option("--memory-budget", f.memory_budget_mib,
                   "MiB of tensors a graph may need (inputs, intermediates, outputs; default " +
@@ -328,7 +329,7 @@ oracle::CaseOptions case_options(const PipelineFlags& f) {
   o.in_process_budget =
       std::chrono::milliseconds(static_cast<std::int64_t>(f.in_process_time * 1000));
   if (!f.debug_fault.empty() && !aot::parse_debug_fault(f.debug_fault, o.aot)) {
-    throw CommandError(kBadInput, "--debug-fault expects PASS:crash or PASS:hang, PASS a pass (" +
+    throw CommandError(kBadInput, "--debug-fault expects PASS:crash, PASS:hang or PASS:overflow, PASS a pass (" +
                                       pass_names() + "), got '" + f.debug_fault + "'");
   }
   if (f.sut == "tvm" && o.aot.bugs.any()) {

@@ -399,9 +399,10 @@ class Runner {
     it.spec.options.isolate_in_process = true;
     if (auto v = oracle::probe_in_process(it.spec.module, it.spec.options)) {
       it.result.verdict = std::move(*v);
+      ++opt_.journal->culprits_judged;
       return;
     }
-    if (opt_.journal != nullptr) ++opt_.journal->unreproduced;
+    ++opt_.journal->unreproduced;
     warn("case " + std::to_string(index) + " took the campaign down but does not crash alone (" +
          gen_command(opt_, it.spec.gen_seed) + " | aotfuzz run /dev/stdin " +
          oracle::replay_flags(it.spec.options) + "); judging it in this process");
@@ -409,6 +410,7 @@ class Runner {
     oracle::CaseOptions o = it.spec.options;
     o.isolate_in_process = false;
     it.result = oracle::run_case(it.spec.module, o);
+    ++opt_.journal->culprits_judged;
   }
 
   void finish(std::uint64_t k, const CaseSpec& spec, const oracle::CaseResult& r,

@@ -124,6 +124,7 @@ int run_supervised(const std::function<int(CrashJournal&)>& campaign,
                    const std::function<void(const std::string&)>& log) {
   SharedJournal shared;
   CrashJournal& j = *shared.journal;
+  int outside_deaths = 0;
   j.started_ms = now_ms();
   for (;;) {
     j.crashed_slot = -1;
@@ -178,7 +179,16 @@ int run_supervised(const std::function<int(CrashJournal&)>& campaign,
     const std::uint64_t findings = j.findings.load();
     if (!hung && WIFEXITED(status)) {
       const int code = WEXITSTATUS(status);
-      return code == 0 && (findings > 0 || j.num_skipped.load() > 0) ? 1 : code;
+      // A skipped culprit counts as judged: its second crash is the verdict.
+      const int unjudged =
+          j.num_culprits.load() - j.culprits_judged.load() - j.num_skipped.load();
+      if (code == 0 && unjudged > 0 && findings == 0) {
+        log(std::to_string(unjudged) + " of the cases that took the campaign down " +
+            (unjudged == 1 ? "was" : "were") +
+            " never judged: the campaign ended first (a pipeline that hangs or crashes in "
+            "every case, most likely; the lines above name the cases)");
+      }
+      return code == 0 && (findings > 0 || j.num_skipped.load() > 0 || unjudged > 0) ? 1 : code;
     }
     std::uint64_t culprit = 0;
     std::string how;
@@ -191,18 +201,31 @@ int run_supervised(const std::function<int(CrashJournal&)>& campaign,
       const int slot = j.crashed_slot.load();
       const std::uint64_t c =
           slot >= 0 && slot < CrashJournal::kSlots ? j.slots[slot].case_plus_one.load() : 0;
-      if (c == 0 && sig != SIGKILL && j.unreproduced.load() > 0) {
-        // Earlier crashes did not reproduce alone: the heap of this process is what broke.
-        log("the campaign's process died of " + oracle::signal_name(sig) +
-            " outside the in-process steps of a case, after crashes that did not reproduce "
-            "alone: memory corruption in the pipeline, most likely; run the campaign with the "
-            "ASan build (cmake --preset asan) for a report; stopping");
-        return 1;
-      }
       if (c == 0) {
-        log("the campaign's process died of " + oracle::signal_name(sig) +
-            " outside the in-process steps of a case" +
-            (sig == SIGKILL ? " (killed: out of memory?)" : ": a bug of aotfuzz") + "; stopping");
+        const std::string died = "the campaign's process died of " + oracle::signal_name(sig) +
+                                 " outside the in-process steps of a case";
+        if (sig == SIGKILL) {
+          log(died + " (killed: out of memory?); stopping");
+          return 3;
+        }
+        if (forwarded || (options.stop != nullptr && options.stop->load())) return 130;
+        // A pipeline that writes past a block breaks the heap for whatever allocates next, often
+        // the harness's own code: the next child's crash may well come inside the case at fault.
+        if (++outside_deaths <= kOutsideRestarts) {
+          log(died + ": a heap broken by an earlier case, most likely; it goes on from case " +
+              std::to_string(j.done_below.load()));
+          continue;
+        }
+        if (j.unreproduced.load() > 0 || j.num_culprits.load() > 0) {
+          log(died + ", " + std::to_string(outside_deaths) +
+              " times, after cases that took it down: memory corruption in the pipeline, most "
+              "likely; run the campaign with the ASan build (cmake --preset asan) for a report; "
+              "stopping");
+          return 1;
+        }
+        log(died + ", " + std::to_string(outside_deaths) +
+            " times: a bug of aotfuzz, or memory corruption that never showed inside a case (the "
+            "ASan build, cmake --preset asan, tells them apart); stopping");
         return 3;
       }
       culprit = c - 1;

@@ -170,7 +170,7 @@ CaseOptions parse_case_flags(std::string_view flags) {
     } else if (flag == "--debug-fault") {
       const std::string v = value();
       if (!aot::parse_debug_fault(v, o.aot)) {
-        throw FlagError("--debug-fault: PASS:crash or PASS:hang, got " + v);
+        throw FlagError("--debug-fault: PASS:crash, PASS:hang or PASS:overflow, got " + v);
       }
     } else {
       throw FlagError("unknown flag '" + tokens[i] + "'");

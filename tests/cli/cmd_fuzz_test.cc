@@ -114,6 +114,20 @@ TEST(FuzzInProcessFaults, APassThatCrashesIsABundledReducedFindingAndTheCampaign
   EXPECT_EQ(check.exit_code, 0) << check.stdout_text << check.stderr_text;
 }
 
+TEST(FuzzInProcessFaults, APassThatWritesPastAHeapBlockIsABundledCrashFindingOfThatPass) {
+  oracle::TempDir dir("aotfuzz-cli-test");
+  const std::string findings = dir.file("findings").string();
+  // Under AddressSanitizer the write is a report, made an abort so that it is a crash.
+  const oracle::RunResult r = run_aotfuzz(
+      {"fuzz", "--cases", "12", "--jobs", "2", "--seed", "5", "--debug-fault", "fuse:overflow",
+       "--no-reduce", "--findings", findings},
+      120, {{"ASAN_OPTIONS", "abort_on_error=1:detect_leaks=0"}});
+  EXPECT_EQ(r.exit_code, 1) << r.stderr_text;
+  EXPECT_NE(r.stdout_text.find("finding: crash:fuse:SIGABRT"), std::string::npos)
+      << r.stdout_text << r.stderr_text;
+  EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(findings) / "crash_fuse_SIGABRT"));
+}
+
 TEST(FuzzInProcessFaults, APassThatHangsIsATimeoutFindingWithinItsBudget) {
   oracle::TempDir dir("aotfuzz-cli-test");
   const std::string findings = dir.file("findings").string();

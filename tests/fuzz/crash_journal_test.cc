@@ -1,5 +1,6 @@
 // The supervisor of a campaign (fuzz/crash_journal.h): a child that dies or hangs inside a case's
-// in-process steps is replaced by one that knows the culprit; any other death ends it.
+// in-process steps is replaced by one that knows the culprit; a death elsewhere is retried a few
+// times, then ends it.
 #include "fuzz/crash_journal.h"
 
 #include <gtest/gtest.h>
@@ -46,6 +47,7 @@ TEST(Supervisor, ACrashInACaseRestartsWithTheCulpritAndTheWatermarkKept) {
       std::raise(SIGSEGV);
     }
     // The second child: case 5 is the culprit, cases below 3 are done.
+    ++j.culprits_judged;
     return j.is_culprit(5) && !j.is_culprit(3) && j.done_below.load() == 3 ? 0 : 9;
   });
   EXPECT_EQ(s.code, 0);
@@ -72,6 +74,7 @@ TEST(Supervisor, TwoWorkersCrashingAtOnceStillNameACulprit) {
         a.join();
         b.join();
       }
+      j.culprits_judged = j.num_culprits.load();
       return j.is_culprit(10) || j.is_culprit(11) ? 0 : 9;
     });
     EXPECT_EQ(s.code, 0) << "round " << round << ": " << (s.log.empty() ? "" : s.log.back());
@@ -93,6 +96,7 @@ TEST(Supervisor, AStackOverflowInACaseIsRecordedToo) {
       };
       return Deep::down(0, std::numeric_limits<int>::max());
     }
+    ++j.culprits_judged;
     return j.is_culprit(2) ? 0 : 9;
   });
   EXPECT_EQ(s.code, 0);
@@ -106,6 +110,7 @@ TEST(Supervisor, ACaseOverItsBudgetIsKilledAndRestartedAsACulprit) {
           InProcessSteps steps(&j, 0, 7);
           for (;;) ::pause();
         }
+        ++j.culprits_judged;
         return j.is_culprit(7) ? 0 : 9;
       },
       300ms);
@@ -115,11 +120,55 @@ TEST(Supervisor, ACaseOverItsBudgetIsKilledAndRestartedAsACulprit) {
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 10s);
 }
 
-TEST(Supervisor, ADeathOutsideAnyCaseStopsWithExitCode3) {
-  const Supervised s = supervise([](CrashJournal&) -> int { std::abort(); });
-  EXPECT_EQ(s.code, 3);
+TEST(Supervisor, ACulpritNeverJudgedMakesTheExitCode1) {
+  // A pipeline that hangs in every case: the time runs out before the culprit's probe ends.
+  const Supervised s = supervise(
+      [](CrashJournal& j) {
+        if (j.children.load() == 1) {
+          InProcessSteps steps(&j, 0, 7);
+          for (;;) ::pause();
+        }
+        return 0;
+      },
+      300ms);
+  EXPECT_EQ(s.code, 1);
+  ASSERT_EQ(s.log.size(), 2u);
+  EXPECT_NE(s.log[1].find("never judged"), std::string::npos) << s.log[1];
+}
+
+TEST(Supervisor, ADeathOutsideAnyCaseRestartsTheChild) {
+  const Supervised s = supervise([](CrashJournal& j) -> int {
+    if (j.children.load() == 1) std::abort();
+    return 0;
+  });
+  EXPECT_EQ(s.code, 0);
   ASSERT_EQ(s.log.size(), 1u);
   EXPECT_NE(s.log[0].find("outside the in-process steps of a case"), std::string::npos) << s.log[0];
+  EXPECT_NE(s.log[0].find("a heap broken by an earlier case"), std::string::npos) << s.log[0];
+}
+
+TEST(Supervisor, DeathsOutsideAnyCaseWithNoCrashInACaseStopWithExitCode3) {
+  const Supervised s = supervise([](CrashJournal&) -> int { std::abort(); });
+  EXPECT_EQ(s.code, 3);
+  ASSERT_EQ(s.log.size(), static_cast<std::size_t>(kOutsideRestarts) + 1);
+  EXPECT_NE(s.log.back().find("a bug of aotfuzz"), std::string::npos) << s.log.back();
+}
+
+TEST(Supervisor, DeathsOutsideAnyCaseAfterACrashInACaseAreThePipelinesAndTheExitCodeIs1) {
+  // A broken heap: one crash inside a case, then only crashes in the harness's own code.
+  const Supervised s = supervise([](CrashJournal& j) -> int {
+    if (j.children.load() == 1) {
+      enter_worker_slot(&j, 0);
+      InProcessSteps steps(&j, 0, 6);
+      std::raise(SIGSEGV);
+    }
+    std::raise(SIGSEGV);
+    return 0;
+  });
+  EXPECT_EQ(s.code, 1);
+  ASSERT_EQ(s.log.size(), static_cast<std::size_t>(kOutsideRestarts) + 2);
+  EXPECT_NE(s.log.back().find("memory corruption in the pipeline"), std::string::npos)
+      << s.log.back();
 }
 
 TEST(Supervisor, ACulpritThatCrashesItsChildAgainIsSkippedAndTheExitCodeIs1) {

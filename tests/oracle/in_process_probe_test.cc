@@ -133,6 +133,18 @@ TEST(ProbeInProcess, APassThatCrashesIsACrashVerdictOfThatPass) {
   }
 }
 
+TEST(ProbeInProcess, APassThatWritesPastAHeapBlockIsACrashOfThatPass) {
+  // With the fast allocator the write would break a neighbouring block and nothing else; the
+  // probe's checking allocator (or AddressSanitizer) aborts inside the pass.
+  CaseOptions o;
+  o.aot.debug_fault = aot::Options::DebugFault::kOverflow;
+  o.aot.debug_fault_pass = "partition";
+  const auto v = probe_in_process(ir::parse_module(kSeedGraph), o);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(signature(*v).rfind("crash:partition:", 0), 0u) << signature(*v);
+  EXPECT_NE(replay_flags(o).find("--debug-fault partition:overflow"), std::string::npos);
+}
+
 TEST(ProbeInProcess, APassThatHangsIsATimeoutOfThatPassAfterTheBudget) {
   CaseOptions o;
   o.aot.debug_fault = aot::Options::DebugFault::kHang;
