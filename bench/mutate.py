@@ -137,6 +137,10 @@ def run(argv, timeout, cwd=None):
         return None, (e.stdout or "") if isinstance(e.stdout, str) else ""
 
 
+# The probe runs the passes of a case that took a campaign down: it must hold the mutant too.
+TARGETS = ["cli/aotfuzz", "cli/aotfuzz-probe"]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repo", default=".", help="repository root (default .)")
@@ -201,7 +205,7 @@ def main():
             with open(os.path.join(repo, m["path"]), "w") as f:
                 f.write("\n".join(lines))
             t0 = time.time()
-            code, out = run(["ninja", "-C", build, "cli/aotfuzz"], timeout=900)
+            code, out = run(["ninja", "-C", build] + TARGETS, timeout=900)
             if code != 0:
                 outcome = "did-not-build"
             else:
@@ -233,7 +237,7 @@ def main():
         for path, text in originals.items():
             with open(os.path.join(repo, path), "w") as f:
                 f.write(text)
-        run(["ninja", "-C", build, "cli/aotfuzz"], timeout=900)
+        run(["ninja", "-C", build] + TARGETS, timeout=900)
 
     print("\n%-34s %7s %7s %8s %10s %13s %6s" % ("file", "mutants", "killed", "survived",
                                                 "equivalent", "did-not-build", "score"))
