@@ -399,7 +399,6 @@ class Runner {
     it.spec.options.isolate_in_process = true;
     if (auto v = oracle::probe_in_process(it.spec.module, it.spec.options)) {
       it.result.verdict = std::move(*v);
-      ++opt_.journal->culprits_judged;
       return;
     }
     ++opt_.journal->unreproduced;
@@ -410,12 +409,14 @@ class Runner {
     oracle::CaseOptions o = it.spec.options;
     o.isolate_in_process = false;
     it.result = oracle::run_case(it.spec.module, o);
-    ++opt_.journal->culprits_judged;
   }
 
   void finish(std::uint64_t k, const CaseSpec& spec, const oracle::CaseResult& r,
               std::uint64_t gen_us) {
     double found_at = elapsed_s();
+    // Judged once its verdict gets here, where a finding is claimed: a child killed between the
+    // probe and this point has judged nothing.
+    if (opt_.journal != nullptr && opt_.journal->is_culprit(k)) ++opt_.journal->culprits_judged;
     if (cb_.on_case) {
       std::lock_guard out(out_mu_);
       cb_.on_case(spec, r);
