@@ -216,7 +216,7 @@ int run_supervised(const std::function<int(CrashJournal&)>& campaign,
               std::to_string(j.done_below.load()));
           continue;
         }
-        if (j.unreproduced.load() > 0 || j.num_culprits.load() > 0) {
+        if (j.num_culprits.load() > 0) {
           log(died + ", " + std::to_string(outside_deaths) +
               " times, after cases that took it down: memory corruption in the pipeline, most "
               "likely; run the campaign with the ASan build (cmake --preset asan) for a report; "

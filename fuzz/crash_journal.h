@@ -54,7 +54,7 @@ struct CrashJournal {
   std::atomic<std::uint64_t> skipped[kMaxCulprits];
   /// Culprits whose probe ended normally: their crash depends on the process (memory corruption).
   std::atomic<int> unreproduced{0};
-  /// Culprits given a verdict (by their probe, or in process), by any child.
+  /// Culprits whose verdict reached the point where findings are claimed, in any child.
   std::atomic<int> culprits_judged{0};
   /// Children started so far (the first is 1).
   std::atomic<int> children{0};
@@ -98,17 +98,20 @@ struct SupervisorOptions {
   const std::atomic<bool>* stop = nullptr;
 };
 
+/// Deaths of a campaign child outside any case that run_supervised answers with a restart.
+inline constexpr int kOutsideRestarts = 2;
+
 /// Runs `campaign(journal)` in a child process, again after each death of a child by a crash or
 /// hang inside a case's in-process steps (at most CrashJournal::kMaxCulprits times), and returns
 /// the exit code of the last child: raised to 1 when an earlier child published a finding, a
-/// culprit was skipped, or a culprit was never judged (the time ran out first). The child has a fatal-signal handler that records the crashing worker and
-/// dies with its parent. `log` gets one line per restart and the reason of a stop. A culprit that
-/// takes a child down a second time (it did not crash alone) is skipped, said in the log; a third
-/// time or a failure to fork ends it with exit code 3. A death outside any case restarts the
-/// child kOutsideRestarts times (a heap broken by the pipeline often fails in the harness's own
-/// code); once more ends it, with exit code 1 when cases took children down before (memory
-/// corruption in the pipeline), else 3 (a crash of the harness's own code).
-inline constexpr int kOutsideRestarts = 2;
+/// culprit was skipped, or a culprit was never judged (the time ran out first). The child has a
+/// fatal-signal handler that records the crashing worker and dies with its parent. `log` gets one
+/// line per restart and the reason of a stop. A culprit that takes a child down a second time (it
+/// did not crash alone) is skipped, said in the log; a third time or a failure to fork ends it
+/// with exit code 3. A death outside any case restarts the child kOutsideRestarts times (a heap
+/// broken by the pipeline often fails in the harness's own code); once more ends it, with exit
+/// code 1 when cases took children down before (memory corruption in the pipeline), else 3 (a
+/// crash of the harness's own code).
 int run_supervised(const std::function<int(CrashJournal&)>& campaign,
                    const SupervisorOptions& options,
                    const std::function<void(const std::string&)>& log);
