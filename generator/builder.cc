@@ -6,12 +6,16 @@
 //  - a region closes when one of its values first leaves it and takes no ops afterwards: nothing
 //    outside an open region depends on it, so a new edge into it cannot close a cycle, regions
 //    stay convex and the graph of regions stays acyclic;
-//  - with merge_safe, no host path joins two regions that a chain of same-target end->begin
-//    edges links (MergeCompilerRegions would merge them into a cyclic region).
+//  - with merge_safe, contracting each merge component (regions that a chain of same-target
+//    end->begin edges links, a superset of what MergeCompilerRegions merges) leaves no cycle
+//    that crosses a host node: neither a host path from a component back into itself nor one
+//    through other components (A -> host -> C's component -> host -> A's). Cycles through
+//    other targets' regions alone are left to TVM's restriction sets, which prevent them.
 #include "generator/builder.h"
 
 #include <algorithm>
 #include <bitset>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -63,7 +67,10 @@ struct Instance {
   Bits taint;                   // instances upstream through a path that crosses the host
   Bits comp_members;            // at a comp root: the component's instances
   Bits comp_taint;              // at a comp root: union of its instances' taint
+  Bits comp_anc;                // at a comp root: union of its instances' anc
   std::vector<int> comp_insts;  // at a comp root: the component's instances
+  std::uint64_t seen_down = 0;  // merge_safe_edge's marks, valid at its current epoch
+  std::uint64_t seen_down_host = 0;
 };
 
 // How a chosen value reaches the op being built.
@@ -166,13 +173,58 @@ class Builder {
   }
   Instance& comp_of(int i) { return insts_[comp_root(i)]; }
 
-  // True when linking the merge components of q and r keeps every host path out of them.
-  bool comps_compatible(int q, int r) {
-    const int cq = comp_root(q);
+  // Whether an edge into region r (from instance q's value with its `anc` and `taint`, or from
+  // a host value whose ancestors are all `anc`), uniting q's component with r's when `unite`,
+  // leaves the contracted component graph without a cycle that crosses the host. Only cycles
+  // through r's component N can be new. Instance-level `anc` and `taint` already follow every
+  // path that enters each component it crosses at the member it leaves from; what they miss is
+  // a path entering a component of several regions at one and leaving from another. So the
+  // search walks those components downstream of N: `down` by any path, `down_host` by one that
+  // crosses the host; a cycle closes when they reach back into N by a host path, or any path.
+  bool merge_safe_edge(int q, int r, bool unite, const Bits& anc, const Bits& taint) {
     const int cr = comp_root(r);
-    if (cq == cr) return true;
-    return !meets(insts_[cq].comp_members, insts_[cr].comp_taint) &&
-           !meets(insts_[cr].comp_members, insts_[cq].comp_taint);
+    const int cq = unite ? comp_root(q) : cr;
+    Bits members = insts_[cr].comp_members;
+    Bits up_any = insts_[cr].comp_anc | anc;
+    Bits up_host = insts_[cr].comp_taint | taint;
+    if (unite && cq != cr) {
+      members |= insts_[cq].comp_members;
+      up_any |= insts_[cq].comp_anc;
+      up_host |= insts_[cq].comp_taint;
+    }
+    if (meets(members, up_host)) return false;
+    // Nothing upstream but the component itself: no path can leave it and come back.
+    if ((up_any & ~members).none()) return true;
+    Bits down = members;
+    Bits down_host;
+    ++epoch_;
+    std::size_t live = 0;
+    for (int c : multi_comps_) {
+      if (insts_[c].comp == c) multi_comps_[live++] = c;
+    }
+    multi_comps_.resize(live);
+    // Past kSetWidth such components their member sets alias anyway; refusing keeps generation
+    // linear in the graph's size rather than quadratic.
+    if (live > kSetWidth) return false;
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (int c : multi_comps_) {
+        if (c == cr || c == cq) continue;
+        Instance& z = insts_[c];
+        if (z.seen_down != epoch_ && meets(z.comp_anc, down)) {
+          z.seen_down = epoch_;
+          down |= z.comp_members;
+          changed = true;
+        }
+        if (z.seen_down_host != epoch_ &&
+            (meets(z.comp_taint, down) || meets(z.comp_anc, down_host))) {
+          z.seen_down_host = epoch_;
+          down_host |= z.comp_members;
+          changed = true;
+        }
+      }
+    }
+    return !meets(down, up_host) && !meets(down_host, up_any);
   }
   void union_comps(int a, int b) {
     int ca = comp_root(a);
@@ -185,6 +237,9 @@ class Builder {
     from.comp = cb;
     or_into(to.comp_members, from.comp_members);
     or_into(to.comp_taint, from.comp_taint);
+    or_into(to.comp_anc, from.comp_anc);
+    // `to` is listed already when it had several members.
+    if (to.comp_insts.size() == 1) multi_comps_.push_back(cb);
     to.comp_insts.insert(to.comp_insts.end(), from.comp_insts.begin(), from.comp_insts.end());
     std::vector<int>().swap(from.comp_insts);
   }
@@ -197,6 +252,7 @@ class Builder {
     inst.comp = id;
     set_bit(inst.anc, id);
     set_bit(inst.comp_members, id);
+    set_bit(inst.comp_anc, id);
     inst.comp_insts.push_back(id);
     insts_.push_back(std::move(inst));
     open_.push_back(id);
@@ -344,21 +400,20 @@ class Builder {
     const int r = root(loc);
     if (val.inst == kHost) {
       if (type->is_tuple() && !d_.chance(p_.p_begin_on_tuple)) return std::nullopt;
-      if (p_.merge_safe && meets(val.anc, comp_of(r).comp_members)) return std::nullopt;
+      if (p_.merge_safe && !merge_safe_edge(kHost, r, false, val.anc, val.anc)) return std::nullopt;
       return Choice{v, Via::kBegin};
     }
     const int q = root(val.inst);
     if (q == r) return Choice{v, Via::kDirect};
     const bool same_target = insts_[q].target == insts_[r].target;
-    if (same_target && !insts_[q].closed && d_.chance(p_.p_region_join)) {
-      if (p_.merge_safe && !comps_compatible(q, r)) return std::nullopt;
+    const Instance& from = insts_[q];
+    if (same_target && !from.closed && d_.chance(p_.p_region_join)) {
+      if (p_.merge_safe && !merge_safe_edge(q, r, true, from.anc, from.taint)) return std::nullopt;
       return Choice{v, Via::kJoin};
     }
     if (type->is_tuple() && !d_.chance(p_.p_begin_on_tuple)) return std::nullopt;
-    if (p_.merge_safe) {
-      const bool ok =
-          same_target ? comps_compatible(q, r) : !meets(insts_[q].taint, comp_of(r).comp_members);
-      if (!ok) return std::nullopt;
+    if (p_.merge_safe && !merge_safe_edge(q, r, same_target, from.anc, from.taint)) {
+      return std::nullopt;
     }
     return Choice{v, Via::kEndBegin};
   }
@@ -430,6 +485,7 @@ class Builder {
         or_into(insts_[r].anc, val.anc);
         or_into(insts_[r].taint, val.anc);
         or_into(comp_of(r).comp_taint, val.anc);
+        or_into(comp_of(r).comp_anc, val.anc);
         return begin_of(c.value, r, false);
       }
       case Via::kEndBegin: {
@@ -441,6 +497,7 @@ class Builder {
         or_into(insts_[r].anc, insts_[q].anc);
         or_into(insts_[r].taint, insts_[q].taint);
         or_into(comp_of(r).comp_taint, insts_[q].taint);
+        or_into(comp_of(r).comp_anc, insts_[q].anc);
         return begin_of(c.value, r, true);
       }
       case Via::kJoin: {
@@ -635,6 +692,8 @@ class Builder {
   std::vector<int> tuple_values_, tuple_unused_;
   int unused_tuples_ = 0;
   int last_exit_ = -1;  // the value whose end the current step took last, or -1
+  std::vector<int> multi_comps_;  // roots of components of several regions; lazily pruned
+  std::uint64_t epoch_ = 0;
   Bits pending_anc_;
   // compiler_begin per (value, region), for sharing; looked up only, never iterated.
   std::unordered_map<std::uint64_t, ir::Expr> begins_;

@@ -109,7 +109,7 @@ const std::vector<Knob>& table() {
     {"p_empty_tuple_output", &GenPolicy::p_empty_tuple_output, 0, kP, true, ListKind::kNone,
      "@main's result holds an empty tuple ()"},
     {"merge_safe", &GenPolicy::merge_safe, 0, 1, false, ListKind::kNone,
-     "no host path between regions MergeCompilerRegions merges (0: test its rejection)"},
+     "no host path that merged regions would close into a cycle (0: test its rejection)"},
   };
   // clang-format on
   return kTable;

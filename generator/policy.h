@@ -125,9 +125,10 @@ struct GenPolicy {
   double p_empty_tuple_output = 0.03;
 
   // --- safety ----------------------------------------------------------------------------------
-  /// Never build a host path between two regions that MergeCompilerRegions would merge (it would
-  /// make a cyclic region, which TVM refuses). Off to test that refusal (swarm turns it off for
-  /// a share of its policies).
+  /// Never build a host path that MergeCompilerRegions would turn into a cycle: between two
+  /// regions it merges (one cyclic region), or through several merged regions that would need
+  /// each other's outputs. TVM refuses both. Off to test that refusal (swarm turns it off for a
+  /// share of its policies).
   bool merge_safe = true;
 };
 

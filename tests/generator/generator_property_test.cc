@@ -54,7 +54,10 @@ TEST(GeneratorProperty, EveryGeneratedModuleVerifiesAndStaysOutlinable) {
         const ir::Module m = generate(policy, rng);
         ir::verify(m);  // a VerifyError fails the case
         RC_ASSERT(testing::region_graph_is_acyclic(m));
-        if (merge_safe) RC_ASSERT(!testing::has_host_path_inside_merge_group(m));
+        if (merge_safe) {
+          RC_ASSERT(!testing::has_host_path_inside_merge_group(m));
+          RC_ASSERT(testing::partitions_after_merging(m));
+        }
         ir::Rng again(seed);
         RC_ASSERT(ir::structural_equal(m, generate(policy, again)));
       },
@@ -69,7 +72,10 @@ TEST(GeneratorProperty, EveryDecodedByteStringVerifies) {
         ir::verify(m);
         RC_ASSERT(testing::region_graph_is_acyclic(m));
         // Swarm drops merge_safe for some policies (generator/policy.h, kMergeUnsafeShare).
-        if (policy.merge_safe) RC_ASSERT(!testing::has_host_path_inside_merge_group(m));
+        if (policy.merge_safe) {
+          RC_ASSERT(!testing::has_host_path_inside_merge_group(m));
+          RC_ASSERT(testing::partitions_after_merging(m));
+        }
       },
       1500);
 }

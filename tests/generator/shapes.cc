@@ -8,6 +8,7 @@
 
 #include "ir/regions.h"
 #include "ir/traversal.h"
+#include "reference/tvm_passes.h"
 
 namespace aotfuzz::generator::testing {
 namespace {
@@ -174,6 +175,15 @@ bool has_host_path_inside_merge_group(const ir::Module& m) {
     }
   }
   return false;
+}
+
+bool partitions_after_merging(const ir::Module& m) {
+  try {
+    reference::partition_graph(reference::merge_compiler_regions(m), "");
+    return true;
+  } catch (const reference::TvmRefuses&) {
+    return false;
+  }
 }
 
 }  // namespace aotfuzz::generator::testing

@@ -23,5 +23,8 @@ bool region_graph_is_acyclic(const ir::Module& m);
 /// True when some region reaches another region through a host node while the two are linked by
 /// a chain of same-target end->begin edges (MergeCompilerRegions would build a cyclic region).
 bool has_host_path_inside_merge_group(const ir::Module& m);
+/// True when TVM's MergeCompilerRegions then PartitionGraph (the reference transcription) give
+/// a module: no merged region is cyclic, on its own or with others. What merge_safe promises.
+bool partitions_after_merging(const ir::Module& m);
 
 }  // namespace aotfuzz::generator::testing
