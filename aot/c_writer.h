@@ -28,6 +28,9 @@ class CWriter {
   int depth_ = 0;
 };
 
+/// Whether `name` is a keyword of C (C11 and the common extensions).
+bool is_c_keyword(std::string_view name);
+
 /// `name` as a C identifier fragment: every character outside [A-Za-z0-9_] becomes '_'; a
 /// leading digit or an empty name gets a '_' prefix; a C keyword gets a '_' suffix.
 std::string sanitize_identifier(std::string_view name);

@@ -43,10 +43,12 @@ std::string symbol_prefix(const Options& options);
 std::string header_file_name(const Options& options);
 std::string lib_file_name(const Options& options);
 
-/// The fields of `struct tvmgen_<mod>_inputs` (one per flattened main parameter: the sanitised
-/// parameter name, `<name>_<k>` for the fields of a tuple parameter, made unique) and of
-/// `struct tvmgen_<mod>_outputs` (`output`, or `output0`, `output1`, ...).
-std::vector<std::string> input_field_names(const ir::Function& main);
+/// The fields of `struct tvmgen_<mod>_inputs`, one per flattened main parameter (`<name>_<k>` for
+/// the fields of a tuple parameter), each character outside [A-Za-z0-9_] replaced by '_', as
+/// TVM's interface header names them. Throws CodegenRefusal where TVM fails: two names that are
+/// one field (TVM raises), or a field that is no C identifier (TVM's header does not compile).
+/// And the fields of `struct tvmgen_<mod>_outputs` (`output`, or `output0`, `output1`, ...).
+std::vector<std::string> input_field_names(const ir::Function& main, BugSet bugs = {});
 std::vector<std::string> output_field_names(const ir::Function& main);
 
 /// The expected arity of each executor call site, from the IR alone.

@@ -13,4 +13,11 @@ class CodegenError : public ir::Error {
   using ir::Error::Error;
 };
 
+/// An input TVM refuses at code generation, with TVM's reason (input names that are one C name
+/// after sanitizing): invalid input, as a pass's PassError(kRejectedInput), not a pipeline error.
+class CodegenRefusal : public CodegenError {
+ public:
+  using CodegenError::CodegenError;
+};
+
 }  // namespace aotfuzz::aot

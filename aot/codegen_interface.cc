@@ -3,27 +3,49 @@
 #include <cctype>
 #include <set>
 
+#include "aot/codegen_error.h"
 #include "aot/codegen_internal.h"
+#include "ir/printer.h"
 
 namespace aotfuzz::aot {
 
-std::vector<std::string> input_field_names(const ir::Function& main) {
-  std::vector<std::string> out;
-  std::set<std::string> taken;
-  auto add = [&](std::string name) {
-    std::string unique = name;
-    for (int k = 1; taken.count(unique); ++k) unique = name + "_" + std::to_string(k);
-    taken.insert(unique);
-    out.push_back(unique);
-  };
+std::vector<std::string> input_field_names(const ir::Function& main, BugSet bugs) {
+  std::vector<std::string> raw;
   for (const auto& p : main->params()) {
     if (p->type()->is_tensor()) {
-      add(sanitize_identifier(p->name()));
+      raw.push_back(p->name());
       continue;
     }
     const std::size_t n = ir::flat_count(p->type());
-    for (std::size_t k = 0; k < n; ++k)
-      add(sanitize_identifier(p->name() + "_" + std::to_string(k)));
+    for (std::size_t k = 0; k < n; ++k) raw.push_back(p->name() + "_" + std::to_string(k));
+  }
+  if (bugs.on(Bug::kUnsanitizedInputNames)) return raw;
+  // TVM's interface header (python/tvm/micro/interface_api.py) replaces every character outside
+  // [A-Za-z0-9_] with '_' and raises on a name it has already emitted.
+  std::vector<std::string> out;
+  std::set<std::string> taken;
+  for (const auto& name : raw) {
+    std::string field = name;
+    for (char& c : field) {
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
+    }
+    if (!taken.insert(field).second) {
+      if (!bugs.on(Bug::kDeduplicatedInputNames)) {
+        throw CodegenRefusal("Sanitized input tensor name clash: " + field + " (input " +
+                             ir::local_spelling(name) + "; TVM raises ValueError)");
+      }
+      const std::string base = field;
+      for (int k = 1; !taken.insert(field).second; ++k) field = base + "_" + std::to_string(k);
+    }
+    // TVM emits such a field and its header does not compile (TVM refuses since PR #14322).
+    if (field.empty() || std::isdigit(static_cast<unsigned char>(field[0])) ||
+        is_c_keyword(field)) {
+      throw CodegenRefusal("input " + ir::local_spelling(name) + " gives the C field name " +
+                           field +
+                           ", which is not an identifier (TVM v0.8's header does not "
+                           "compile)");
+    }
+    out.push_back(field);
   }
   return out;
 }
@@ -84,7 +106,7 @@ std::string interface_header(const ir::Function& main, const StoragePlan& plan,
   w.line("#define " + upper(prefix) + "_WORKSPACE_SIZE " + std::to_string(plan.workspace_bytes));
   w.line();
   if (options.interface == Options::Interface::kC) {
-    emit_struct(w, prefix + "_inputs", input_field_names(main), plan.inputs);
+    emit_struct(w, prefix + "_inputs", input_field_names(main, options.bugs), plan.inputs);
     w.line();
     emit_struct(w, prefix + "_outputs", output_field_names(main), plan.outputs);
     w.line();
@@ -112,7 +134,7 @@ void emit_entry(CWriter& w, const ir::Function& main, const StoragePlan& plan,
   std::vector<std::string> args;
   if (options.interface == Options::Interface::kC) {
     w.open(c_entry_signature(prefix));
-    const auto ins = input_field_names(main);
+    const auto ins = input_field_names(main, options.bugs);
     const auto outs = output_field_names(main);
     if (ins.empty()) w.line("(void)inputs;");
     if (outs.empty()) w.line("(void)outputs;");

@@ -285,20 +285,24 @@ void emit_elementwise_body(CWriter& w, const ir::Function& fn,
 namespace {
 
 // What TVM's MakePackedAPI binds for a DLTensor argument (ArgBinder::BindDLTensor): the type
-// code, then ndim before the shape it bounds, dtype and every extent. A kernel refuses a
-// descriptor that disagrees instead of reading through it.
+// code, then ndim before the shape it bounds, dtype, every extent, the strides, byte_offset and
+// the device. A kernel refuses a descriptor that disagrees instead of reading through it.
 void emit_argument_check(CWriter& w, const std::string& kernel, std::size_t i,
                          const ir::Type& type) {
   const std::string k = std::to_string(i);
   const std::string t = "((const DLTensor*)args[" + k + "].v_handle)";
-  std::string cond = "type_codes[" + k + "] != kTVMDLTensorHandle || " + t + "->ndim != " +
-                     std::to_string(type->shape().size()) + " || " + t + "->dtype.code != " +
-                     dtype_code(type->dtype()) + " || " + t + "->dtype.bits != " +
-                     dtype_bits(type->dtype()) + " || " + t + "->dtype.lanes != 1";
+  std::string cond = "type_codes[" + k + "] != kTVMDLTensorHandle || " + t +
+                     "->ndim != " + std::to_string(type->shape().size()) + " || " + t +
+                     "->dtype.code != " + dtype_code(type->dtype()) + " || " + t +
+                     "->dtype.bits != " + dtype_bits(type->dtype()) + " || " + t +
+                     "->dtype.lanes != 1";
   for (std::size_t d = 0; d < type->shape().size(); ++d) {
-    cond += " || " + t + "->shape[" + std::to_string(d) + "] != " +
-            std::to_string(type->shape()[d]);
+    cond +=
+        " || " + t + "->shape[" + std::to_string(d) + "] != " + std::to_string(type->shape()[d]);
   }
+  // TVM accepts compact explicit strides too; the executor here always passes NULL.
+  cond += " || " + t + "->strides != NULL || " + t + "->byte_offset != 0 || " + t +
+          "->device.device_type != kDLCPU";
   w.open("if (" + cond + ")");
   w.line("AOTFUZZ_ARG_ERROR(\"" + kernel + "\", " + k + ");");
   w.line("return -1;");
@@ -342,7 +346,8 @@ void emit_kernel(CWriter& w, const Callee& callee, const Options& options) {
       w.line("if (num_args != " + std::to_string(n) + ") return -1;");
     }
     for (std::size_t i = 0; i < n; ++i) {
-      emit_argument_check(w, callee.name, i, i < n_in ? callee.inputs[i] : callee.outputs[i - n_in]);
+      emit_argument_check(w, callee.name, i,
+                          i < n_in ? callee.inputs[i] : callee.outputs[i - n_in]);
     }
     w.line("(void)type_codes;");
     w.line("(void)num_args;");

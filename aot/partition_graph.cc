@@ -15,6 +15,7 @@
 #include "aot/nested_walk.h"
 #include "aot/pass_guard.h"
 #include "ir/node_map.h"
+#include "ir/printer.h"
 #include "ir/regions.h"
 #include "ir/traversal.h"
 
@@ -23,17 +24,17 @@ namespace {
 
 constexpr const char* kPassName = "partition";
 
-// `<target>_<region_id>_i` sanitized, and prefixed with '_' when it would start with a digit:
-// what outlined_param_name gives before the index, which adds only digits (unchanged by
-// sanitizing and never first), so a region computes it once for all its parameters.
+// `<target>_<region_id>_i`, the target as given (TVM builds the names from the Compiler
+// attribute unsanitized; only function names are sanitized, and C never sees parameter names).
+// A target the text form cannot quote (a '"', a '\\' or a control character) is spelled as the
+// printer spells such a name. The index adds only digits, so a region computes this once.
 std::string param_name_prefix(std::string_view target, int region_id) {
   char id[16];
   const std::string_view digits(id, std::to_chars(id, id + sizeof id, region_id).ptr - id);
   std::string prefix;
   prefix.reserve(target.size() + 4 + digits.size());
   prefix.append(target).append("_").append(digits).append("_i");
-  prefix = sanitize_name(std::move(prefix));
-  if (prefix[0] >= '0' && prefix[0] <= '9') prefix.insert(prefix.begin(), '_');
+  if (!ir::is_quotable_name(prefix)) prefix = ir::local_spelling(prefix);
   return prefix;
 }
 
@@ -258,8 +259,7 @@ class Partitioner {
     }
     meta.args.clear();
     // Injected bug kPartitionNumbering: functions are numbered in creation order.
-    const int number =
-        options_.bugs.on(Bug::kPartitionNumbering) ? created_++ : region.id;
+    const int number = options_.bugs.on(Bug::kPartitionNumbering) ? created_++ : region.id;
     std::string name = outlined_name(options_.mod_name, region.target, caller_, number);
     if (!taken_names_.insert(name).second) {
       throw PassError(kPassName, PassError::Kind::kRejectedInput,
@@ -303,7 +303,7 @@ class Partitioner {
   // the output (the end's argument).
   ir::NodeMap<ir::Expr> out_;
   std::vector<Outlined> outlined_;  // by region id
-  int created_ = 0;                  // Bug::kPartitionNumbering only
+  int created_ = 0;                 // Bug::kPartitionNumbering only
   std::vector<Task> tasks_;
   std::vector<ir::Expr> rets_;
   ir::NodeSet ret_seen_;

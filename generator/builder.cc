@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <bitset>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -288,14 +289,41 @@ class Builder {
     }
     const int id = static_cast<int>(values_.size());
     Value val;
-    std::string name = "x";
-    name += std::to_string(inputs_.size());
+    std::string name = input_name();
     val.expr = ir::VarNode::make(std::move(name), ir::TypeNode::tensor(std::move(shape), dtype));
     val.input = true;
     values_.push_back(std::move(val));
     inputs_.push_back(id);
     inputs_by_dtype_[static_cast<int>(dtype)].push_back(id);
     return id;
+  }
+
+  // "x<k>", or with p_odd_name "x<k>" and a suffix that is no identifier ("x3:0", "x3::-1"):
+  // its sanitized C name "x3_0" stays unique, as k is, unless a clash is drawn on purpose (no
+  // merge_safe): an earlier odd name respelled with other separators, one C name after
+  // sanitizing, as in TVM's test_name_sanitiser_name_clash.
+  std::string input_name() {
+    std::string name = "x";
+    name += std::to_string(inputs_.size());
+    if (!d_.chance(p_.p_odd_name)) return name;
+    static constexpr const char* kSeparators[] = {":", "::", "-", ".", "/", ":-", "::-"};
+    constexpr std::size_t kNumSeparators = std::size(kSeparators);
+    if (!p_.merge_safe && !odd_names_.empty() && d_.chance(0.25)) {
+      std::string clash = odd_names_[d_.below(odd_names_.size())];
+      std::string respelled;
+      for (char c : clash) {
+        const bool ident = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+        respelled += ident ? c : (c == '-' ? ':' : '-');
+      }
+      if (std::find(odd_names_.begin(), odd_names_.end(), respelled) == odd_names_.end()) {
+        odd_names_.push_back(respelled);
+        return respelled;
+      }
+    }
+    name += kSeparators[d_.below(kNumSeparators)];
+    name += std::to_string(d_.below(3));
+    odd_names_.push_back(name);
+    return name;
   }
 
   int choose_location() {
@@ -684,6 +712,7 @@ class Builder {
   std::vector<Value> values_;
   std::vector<Instance> insts_;
   std::vector<int> inputs_;
+  std::vector<std::string> odd_names_;   // input_name()'s non-identifier names so far
   std::vector<int> inputs_by_dtype_[3];  // indexed by ir::DType
   std::vector<int> host_values_, host_unused_;
   std::vector<int> region_values_, region_unused_;
@@ -691,7 +720,7 @@ class Builder {
   std::vector<int> open_;
   std::vector<int> tuple_values_, tuple_unused_;
   int unused_tuples_ = 0;
-  int last_exit_ = -1;  // the value whose end the current step took last, or -1
+  int last_exit_ = -1;            // the value whose end the current step took last, or -1
   std::vector<int> multi_comps_;  // roots of components of several regions; lazily pruned
   std::uint64_t epoch_ = 0;
   Bits pending_anc_;

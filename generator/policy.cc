@@ -108,8 +108,10 @@ const std::vector<Knob>& table() {
      "@main gets a parameter nobody uses"},
     {"p_empty_tuple_output", &GenPolicy::p_empty_tuple_output, 0, kP, true, ListKind::kNone,
      "@main's result holds an empty tuple ()"},
+    {"p_odd_name", &GenPolicy::p_odd_name, 0, kP, true, ListKind::kNone,
+     "an input's name is not an identifier (x3:0): quoted in the text, sanitized in C"},
     {"merge_safe", &GenPolicy::merge_safe, 0, 1, false, ListKind::kNone,
-     "no host path that merged regions would close into a cycle (0: test its rejection)"},
+     "nothing TVM refuses: no host path merged regions close into a cycle, no input name clash after sanitizing (0: test the refusals)"},
   };
   // clang-format on
   return kTable;

@@ -123,12 +123,16 @@ struct GenPolicy {
   /// @main's result gets an empty tuple `()` among its fields, or is `()` when it has no other
   /// (TVM #10128: `return ()` did not build).
   double p_empty_tuple_output = 0.03;
+  /// An input's name is not an identifier (`x3:0`, as TVM's frontends name inputs): quoted in the
+  /// text, sanitized in the C interface. Names stay one C name each after sanitizing, except
+  /// without merge_safe, where one in four such names clashes with an earlier one (TVM refuses).
+  double p_odd_name = 0.1;
 
   // --- safety ----------------------------------------------------------------------------------
   /// Never build a host path that MergeCompilerRegions would turn into a cycle: between two
   /// regions it merges (one cyclic region), or through several merged regions that would need
-  /// each other's outputs. TVM refuses both. Off to test that refusal (swarm turns it off for a
-  /// share of its policies).
+  /// each other's outputs; nor input names that clash after sanitizing. TVM refuses all of these.
+  /// Off to test those refusals (swarm turns it off for a share of its policies).
   bool merge_safe = true;
 };
 

@@ -55,8 +55,11 @@ struct Token {
   Pos pos;
   std::string str;  // decoded value of a string literal
 
-  // The name of a %local or @global, without its sigil.
-  std::string_view name() const { return text.substr(1); }
+  // The name of a %local or @global, without its sigil (and without the quotes of %"...").
+  std::string_view name() const {
+    if (text.size() >= 3 && text[1] == '"') return text.substr(2, text.size() - 3);
+    return text.substr(1);
+  }
 };
 
 bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
@@ -105,7 +108,9 @@ class Lexer {
     if (pos_.offset >= src_.size()) return t;
     const std::size_t start = pos_.offset;
     const char c = src_[start];
-    if (c == '%' || c == '@') {
+    if (c == '%' && at(1) == '"') {
+      lex_quoted_local(t);
+    } else if (c == '%' || c == '@') {
       advance(1);
       std::size_t n = 0;
       while (is_ident_char(at(n))) ++n;
@@ -237,6 +242,27 @@ class Lexer {
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;
     if (c >= 'A' && c <= 'F') return c - 'A' + 10;
     return -1;
+  }
+
+  // %"name": a local whose name is not an identifier (TVM's input names such as "input:0").
+  // No escapes: a name holds printable ASCII other than '"' and '\\', so its spelling is itself.
+  void lex_quoted_local(Token& t) {
+    advance(2);
+    std::size_t n = 0;
+    while (true) {
+      if (at_end(n)) fail(t.pos, "unterminated quoted name: expected '\"' before end of input");
+      const auto c = static_cast<unsigned char>(at(n));
+      if (c == '"') break;
+      if (c < 0x20 || c >= 0x7f || c == '\\') {
+        advance(n);
+        fail(pos_, "a quoted name holds printable ASCII other than '\"' and '\\', not '" +
+                       show(src_.substr(pos_.offset, 1)) + "'");
+      }
+      ++n;
+    }
+    if (n == 0) fail(t.pos, "empty quoted name '%\"\"'");
+    advance(n + 1);
+    t.kind = Tok::kLocal;
   }
 
   void lex_string(Token& t) {

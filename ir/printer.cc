@@ -2,6 +2,7 @@
 // function frames so neither long chains nor nested local functions recurse.
 #include "ir/printer.h"
 
+#include <algorithm>
 #include <charconv>
 #include <unordered_map>
 #include <unordered_set>
@@ -14,7 +15,7 @@ bool is_ident_char(char c) {
 }
 
 // A name the parser reads back as one `%name` token and that can never look like a binding
-// number (those are all digits).
+// number (those are all digits): for names no quoted spelling can carry.
 std::string sanitize(const std::string& name) {
   if (name.empty()) return "v";
   std::string out = name;
@@ -24,6 +25,29 @@ std::string sanitize(const std::string& name) {
   if (out[0] >= '0' && out[0] <= '9') out.insert(out.begin(), 'v');
   return out;
 }
+
+}  // namespace
+
+std::string local_spelling(const std::string& name) {
+  if (!name.empty() && !(name[0] >= '0' && name[0] <= '9') &&
+      std::all_of(name.begin(), name.end(), is_ident_char)) {
+    return name;
+  }
+  if (is_quotable_name(name)) return '"' + name + '"';
+  return sanitize(name);
+}
+
+bool is_quotable_name(const std::string& name) {
+  bool digits_only = true;
+  for (char c : name) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u >= 0x7f || c == '"' || c == '\\') return false;
+    digits_only = digits_only && c >= '0' && c <= '9';
+  }
+  return !name.empty() && !digits_only;
+}
+
+namespace {
 
 // Children in the order they are bound: a call's arguments before its callee (as TVM's printer
 // lifts them), so a bound local `fn` sits right above its call (ir::num_children counts them).
@@ -110,9 +134,10 @@ class Printer {
   // Picks the printed name of a parameter: sanitized, and suffixed when the name is already
   // visible (an enclosing function's parameter), because the parser rejects shadowing.
   std::string declare(const VarNode& var, std::vector<std::string>& names_here) {
-    const std::string base = sanitize(var.name());
-    std::string name = base;
-    for (int k = 1; visible_.count(name) != 0; ++k) name = base + "_" + std::to_string(k);
+    std::string name = local_spelling(var.name());
+    for (int k = 1; visible_.count(name) != 0; ++k) {
+      name = local_spelling(var.name() + "_" + std::to_string(k));
+    }
     visible_.insert(name);
     names_here.push_back(name);
     var_name_[&var] = name;
@@ -149,7 +174,7 @@ class Printer {
     if (const auto* v = as<VarNode>(&node)) {
       auto it = var_name_.find(v);
       out_ += '%';
-      out_ += it != var_name_.end() ? it->second : sanitize(v->name());
+      out_ += it != var_name_.end() ? it->second : local_spelling(v->name());
       return;
     }
     if (const auto* g = as<GlobalVarNode>(&node)) {

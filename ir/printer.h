@@ -21,10 +21,18 @@ struct PrintOptions {
 /// (as TVM lifts them, so a bound `fn` sits right above its call); one counter per top-level
 /// function, shared with nested `fn` bodies. The result of a body is printed last, unbound.
 /// Deterministic, iterative (no recursion over the graph). For every module that passes verify(),
-/// print_module(parse_module(print_module(m))) equals print_module(m). Parameter names that are not
-/// identifiers, or that would shadow a visible name, are printed sanitized/suffixed (`%p0_1`) so
-/// the text always reads back.
+/// print_module(parse_module(print_module(m))) equals print_module(m). A parameter name that is
+/// not an identifier prints quoted (`%"input:0"`); one that would shadow a visible name gets a
+/// suffix (`%p0_1`), so the text always reads back.
 std::string print_module(const Module& module, const PrintOptions& options = {});
+
+/// The text form of local `name`: bare when an identifier, else quoted when is_quotable_name,
+/// else sanitized (only unverified modules hold such names).
+std::string local_spelling(const std::string& name);
+
+/// Whether `%"name"` carries `name`: printable ASCII other than '"' and '\\', not empty and not
+/// all digits (those spell the numbered bindings). verify() asks this of every parameter name.
+bool is_quotable_name(const std::string& name);
 
 /// Debug form of one expression in the same binding style: bindings, then the result. A
 /// Function prints as `fn (...) -> T { ... }`. Free variables print by name.

@@ -7,11 +7,30 @@
 
 #include "ir/error.h"
 #include "ir/node_map.h"
+#include "ir/printer.h"
 #include "ir/regions.h"
 #include "ir/traversal.h"
 
 namespace aotfuzz::ir {
 namespace {
+
+// A name for a message: printable ASCII as is, other bytes as \xHH, at most 64 shown.
+std::string escaped(const std::string& s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (std::size_t i = 0; i < s.size() && i < 64; ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  if (s.size() > 64) out += "...";
+  return out;
+}
 
 bool is_identifier(const std::string& s) {
   if (s.empty()) return false;
@@ -42,17 +61,21 @@ void verify_function(const Module& module, const std::string& name, const Functi
     std::unordered_set<std::string_view> param_names;
     for (std::size_t i = 0; i < fn->params().size(); ++i) {
       const Var& p = fn->params()[i];
-      if (!bound.insert(p.get())) {
-        throw VerifyError("@" + name + ": parameter %" + p->name() + " is bound twice");
+      if (!is_quotable_name(p->name())) {
+        throw VerifyError("@" + name + ": parameter name \"" + escaped(p->name()) +
+                          "\" is not a name (printable ASCII other than '\"' and '\\', not "
+                          "empty, not all digits)");
       }
-      if (!is_identifier(p->name())) {
-        throw VerifyError("@" + name + ": parameter name '" + p->name() + "' is not an identifier");
+      if (!bound.insert(p.get())) {
+        throw VerifyError("@" + name + ": parameter %" + local_spelling(p->name()) +
+                          " is bound twice");
       }
       bool repeated = many_params && !param_names.insert(p->name()).second;
       for (std::size_t j = 0; j < i && !many_params && !repeated; ++j) {
         repeated = fn->params()[j]->name() == p->name();
       }
-      if (repeated) throw VerifyError("@" + name + ": two parameters are named %" + p->name());
+      if (repeated)
+        throw VerifyError("@" + name + ": two parameters are named %" + local_spelling(p->name()));
       if (many_params) params.insert(p.get());
     }
     const bool outlined = fn->attrs().has("Compiler") || fn->attrs().has("Primitive");
@@ -61,7 +84,7 @@ void verify_function(const Module& module, const std::string& name, const Functi
     for (const auto& node : order) {
       if (const auto* v = as<VarNode>(node)) {
         if (!is_param(v)) {
-          throw VerifyError("@" + name + ": %" + v->name() +
+          throw VerifyError("@" + name + ": %" + local_spelling(v->name()) +
                             " is not a parameter of its enclosing function");
         }
       } else if (const auto* g = as<GlobalVarNode>(node)) {

@@ -9,7 +9,9 @@
 #include "oracle/harness.h"
 #include "oracle/static_arity.h"
 #include "oracle/tvm_case.h"
+#include "reference/c_interface.h"
 #include "reference/footprint.h"
+#include "reference/tvm_passes.h"
 
 namespace aotfuzz::oracle {
 namespace {
@@ -134,8 +136,31 @@ std::optional<PreparedCase> prepare_case(const ir::Module& annotated, const Case
   const aot::Options& cg = options.aot;
   PreparedCase c;
   aot::CSources sources;
+  // TVM's naming of the C interface's inputs, transcribed apart from the pipeline: where TVM
+  // refuses the input names, the pipeline must refuse them too, and the other way round.
+  std::optional<std::string> tvm_refusal;
+  if (cg.interface == aot::Options::Interface::kC) {
+    try {
+      reference::c_interface_input_names(annotated.main());
+    } catch (const reference::TvmRefuses& e) {
+      tvm_refusal = e.what();
+    }
+  }
   try {
-    sources = aot::generate_c(stages.output(), cg);
+    try {
+      sources = aot::generate_c(stages.output(), cg);
+    } catch (const aot::CodegenRefusal& e) {
+      r.verdict = tvm_refusal ? Verdict{Stage::kCodegen, InvalidInput{e.what()}}
+                              : Verdict{Stage::kCodegen,
+                                        Structure{std::string("the pipeline refuses the input (") +
+                                                  e.what() + "); TVM's C interface accepts it"}};
+      return std::nullopt;
+    }
+    if (tvm_refusal) {
+      r.verdict = {Stage::kCodegen, Structure{"TVM refuses the input (" + *tvm_refusal +
+                                              "); the pipeline generated its C"}};
+      return std::nullopt;
+    }
     if (auto v = options.check_determinism ? check_determinism(stages.output(), cg, sources)
                                            : std::nullopt) {
       r.verdict = std::move(*v);

@@ -33,7 +33,8 @@ std::chrono::microseconds since(Clock::time_point t0) {
 }
 
 bool ends_with(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 RawResult settled(Verdict v) {
@@ -62,8 +63,8 @@ RawResult run_single(const PreparedCase& c) {
     f << text;
     f.close();  // a full disk shows only when the buffer is written
     if (!f) {
-      return settled({Stage::kRun, ToolchainError{"cannot write " + path +
-                                                  " (is its file system full?)"}});
+      return settled(
+          {Stage::kRun, ToolchainError{"cannot write " + path + " (is its file system full?)"}});
     }
     if (ends_with(name, ".c")) c_files.push_back(path);
   }
@@ -98,7 +99,7 @@ bool ident_char(char ch) { return ident_start(ch) || (ch >= '0' && ch <= '9'); }
 
 bool renamed(std::string_view id) {
   return id.rfind("tvmgen_", 0) == 0 || id.rfind("TVMGEN_", 0) == 0 ||
-         id.rfind(kCasePrefix, 0) == 0 || id == "tvmgen" ;
+         id.rfind(kCasePrefix, 0) == 0 || id == "tvmgen";
 }
 
 // Prefixes the case's own identifiers; comments, string and character literals are copied.
@@ -199,10 +200,10 @@ std::string replace_runtime_include(std::string runtime) {
 
 std::vector<std::pair<std::string, std::string>> PreparedCase::program_files() const {
   auto files = sources;
-  files.emplace_back("main.c",
-                     main_c.empty() ? harness_main_c(mod_name, header_name,
-                                                     harness_inputs_c(inputs) + harness_case)
-                                    : main_c);
+  files.emplace_back(
+      "main.c", main_c.empty()
+                    ? harness_main_c(mod_name, header_name, harness_inputs_c(inputs) + harness_case)
+                    : main_c);
   return files;
 }
 
@@ -235,6 +236,13 @@ std::string batch_program_c(std::span<const PreparedCase* const> cases) {
     for (const auto& [file, content] : c.sources) {
       if (ends_with(file, ".c")) inline_includes(text, content, c, done, at_top);
     }
+    // The model's header once more: its include guard must hold, as in a user's program that
+    // includes it from several files (harness_main_c includes it twice too).
+    for (const auto& [file, content] : c.sources) {
+      if (file != c.header_name) continue;
+      std::set<std::string> again;
+      inline_includes(text, content, c, again, at_top);
+    }
     text += harness_inputs_stub_c(c.inputs.size());
     text += c.harness_case;
     out += "\n/* case " + std::to_string(k) + ": module \"" + c.mod_name + "\" */\n";
@@ -248,7 +256,9 @@ std::string batch_program_c(std::span<const PreparedCase* const> cases) {
   out +=
       "};\n\nint aotfuzz_batch_run(int k, const uint8_t* const* inputs);\n"
       "int aotfuzz_batch_run(int k, const uint8_t* const* inputs) {\n  if (k < 0 || k >= " +
-      n + " || inputs == NULL) return 88;\n  return aotfuzz_harness_run(aotfuzz_batch_cases[k], inputs);\n}\n";
+      n +
+      " || inputs == NULL) return 88;\n  return aotfuzz_harness_run(aotfuzz_batch_cases[k], "
+      "inputs);\n}\n";
   return out;
 }
 
@@ -335,13 +345,15 @@ class RunnerProcess {
         stop();
         return std::nullopt;
       }
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
       if (left.count() <= 0) {
         stop();
         return std::nullopt;
       }
       pollfd p{fd_, POLLIN, 0};
-      const int slice = cancel != nullptr ? 20 : static_cast<int>(std::min<long>(left.count(), 60'000));
+      const int slice =
+          cancel != nullptr ? 20 : static_cast<int>(std::min<long>(left.count(), 60'000));
       const int ready = ::poll(&p, 1, static_cast<int>(std::min<long>(slice, left.count())));
       if (ready > 0) break;
       if (ready < 0 && errno != EINTR) {
@@ -349,7 +361,8 @@ class RunnerProcess {
         return std::nullopt;
       }
     }
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     auto frame = runner::read_frame(fd_, std::size_t{1} << 31, std::max<long>(1, left.count()));
     if (!frame) {
       stop();
@@ -574,9 +587,9 @@ class BatchedExecutor::Impl {
         return;
       }
       for (auto& r : out) {
-        r = compile_failure ? settled(*compile_failure)
-                            : settled({Stage::kRun, ToolchainError{
-                                                        "the runner died or hung on this case"}});
+        r = compile_failure
+                ? settled(*compile_failure)
+                : settled({Stage::kRun, ToolchainError{"the runner died or hung on this case"}});
         r.compile_time = compile_time;
       }
       return;

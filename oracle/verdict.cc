@@ -204,6 +204,10 @@ std::string summary(const Verdict& verdict) {
         } else if constexpr (std::is_same_v<T, Fidelity>) {
           return head + ": the builtin pipeline's module differs from the system under test's";
         } else if constexpr (std::is_same_v<T, Structure>) {
+          if (verdict.stage == Stage::kCodegen) {
+            return head + ": the pipeline and TVM's C interface rules disagree on whether to "
+                          "refuse the input";
+          }
           return head + ": the module differs from what TVM v0.8's rules give";
         } else if constexpr (std::is_same_v<T, Nondeterministic>) {
           return head + ": generating the C twice from one module gave different bytes";

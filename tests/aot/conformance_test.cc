@@ -218,7 +218,8 @@ TEST(ConformanceCorpus, HoldsTheTvmTestDerivedGraphs) {
         "tvm_mixed_single_multiple_outputs", "tvm_multiple_use_of_an_output_same_region",
         "tvm_multiple_use_of_an_output_different_region", "tvm_duplicate_outputs",
         "tvm_duplicate_merge_and_tuplegetitem", "tvm_flatten_tuple_output", "tvm_tuple_output_exec",
-        "tvm_diamond_graph_fanouts", "tvm_example_graph"}) {
+        "tvm_diamond_graph_fanouts", "tvm_example_graph", "tvm_name_sanitiser",
+        "tvm_name_sanitiser_name_clash"}) {
     EXPECT_TRUE(fs::exists(kCorpus / (std::string(name) + ".relay"))) << name;
   }
 }

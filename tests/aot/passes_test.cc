@@ -258,7 +258,8 @@ TEST(Partition, NamesFollowTvmWithSanitizedTargets) {
   EXPECT_EQ(outlined_name("default", "unsanitary-name++", "main", 3),
             "tvmgen_default_unsanitary_name___main_3");
   EXPECT_EQ(outlined_param_name("ccompiler", 2, 1), "ccompiler_2_i1");
-  EXPECT_EQ(outlined_param_name("3d.acc", 0, 0), "_3d_acc_0_i0");
+  EXPECT_EQ(outlined_param_name("3d.acc", 0, 0), "3d.acc_0_i0");  // TVM's raw target
+  EXPECT_EQ(outlined_param_name("a\"b", 1, 2), "a_b_1_i2");       // no quoted name carries '"'
 }
 
 TEST(Partition, AnEmptyModuleNameGivesTvmsDefaultPrefixAlone) {
@@ -271,7 +272,8 @@ TEST(Partition, AnEmptyModuleNameGivesTvmsDefaultPrefixAlone) {
   %1 = add(%0, %0);
   %2 = annotation.compiler_end(%1, compiler="ccompiler");
   add(%2, %2)
-})"), options);
+})"),
+                                   options);
   std::vector<std::string> callees;
   for (const auto& site : expected_call_arity(stages.output(), options)) {
     callees.push_back(site.callee);

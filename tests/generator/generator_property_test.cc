@@ -57,6 +57,7 @@ TEST(GeneratorProperty, EveryGeneratedModuleVerifiesAndStaysOutlinable) {
         if (merge_safe) {
           RC_ASSERT(!testing::has_host_path_inside_merge_group(m));
           RC_ASSERT(testing::partitions_after_merging(m));
+          RC_ASSERT(!testing::c_interface_refuses_input_names(m));
         }
         ir::Rng again(seed);
         RC_ASSERT(ir::structural_equal(m, generate(policy, again)));
@@ -75,6 +76,7 @@ TEST(GeneratorProperty, EveryDecodedByteStringVerifies) {
         if (policy.merge_safe) {
           RC_ASSERT(!testing::has_host_path_inside_merge_group(m));
           RC_ASSERT(testing::partitions_after_merging(m));
+          RC_ASSERT(!testing::c_interface_refuses_input_names(m));
         }
       },
       1500);

@@ -8,6 +8,7 @@
 
 #include "ir/regions.h"
 #include "ir/traversal.h"
+#include "reference/c_interface.h"
 #include "reference/tvm_passes.h"
 
 namespace aotfuzz::generator::testing {
@@ -183,6 +184,15 @@ bool partitions_after_merging(const ir::Module& m) {
     return true;
   } catch (const reference::TvmRefuses&) {
     return false;
+  }
+}
+
+bool c_interface_refuses_input_names(const ir::Module& m) {
+  try {
+    reference::c_interface_input_names(m.main());
+    return false;
+  } catch (const reference::TvmRefuses&) {
+    return true;
   }
 }
 

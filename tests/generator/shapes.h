@@ -26,5 +26,8 @@ bool has_host_path_inside_merge_group(const ir::Module& m);
 /// True when TVM's MergeCompilerRegions then PartitionGraph (the reference transcription) give
 /// a module: no merged region is cyclic, on its own or with others. What merge_safe promises.
 bool partitions_after_merging(const ir::Module& m);
+/// True when TVM's C interface refuses @main's input names (two of them one C field after
+/// sanitizing, reference/c_interface.h).
+bool c_interface_refuses_input_names(const ir::Module& m);
 
 }  // namespace aotfuzz::generator::testing

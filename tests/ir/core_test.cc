@@ -365,6 +365,32 @@ TEST(Module, NamesAreFoundBeforeAndAfterTheModuleGrowsAnIndex) {
   EXPECT_THROW(m.replace("main", other), VerifyError);
 }
 
+TEST(Verify, ParameterNamesArePrintableAsciiWithoutQuotesOrBackslashesAndNotAllDigits) {
+  const auto with_name = [](const std::string& name) {
+    auto x = VarNode::make(name, f32({2}));
+    Module m;
+    m.add("main", FunctionNode::make({x}, x));
+    return m;
+  };
+  // TVM's frontends name inputs like these; the text form quotes them.
+  for (const char* ok : {"x", "input::-1", "input-x::2", "my var", "0abc", "a/b.c"}) {
+    EXPECT_NO_THROW(verify(with_name(ok))) << ok;
+  }
+  // Digits only spell the text form's numbered bindings; '"' and '\' would need escapes.
+  for (const std::string& bad : std::vector<std::string>{"", "0", "123", "a\"b", "a\\b",
+                                                         "tab\there", std::string("nul\0", 4)}) {
+    try {
+      verify(with_name(bad));
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const VerifyError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("is not a name"), std::string::npos) << what;
+      EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+      EXPECT_EQ(what.find('\t'), std::string::npos) << what;
+    }
+  }
+}
+
 TEST(Verify, TwoParametersWithOneNameAreRejectedInShortAndLongParameterLists) {
   // Short lists are scanned, long ones go through a set: both must see the repeat.
   for (const std::size_t count : {2u, 3u, 17u, 40u}) {

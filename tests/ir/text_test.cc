@@ -241,17 +241,44 @@ TEST(Printer, SiblingLocalFunctionsKeepTheirCommonParameterNames) {
   expect_round_trip(m);
 }
 
-TEST(Printer, NonIdentifierParameterNamesAreSanitizedSoTheTextReadsBack) {
-  auto a = VarNode::make("0", tensor({2}));
+TEST(Printer, NonIdentifierParameterNamesPrintQuotedAndReadBackUnchanged) {
+  auto a = VarNode::make("input::-1", tensor({2}));
   auto b = VarNode::make("my var", tensor({2}));
+  auto c = VarNode::make("plain", tensor({2}));
+  Module m;
+  m.add("main", FunctionNode::make(
+                    {a, b, c}, CallNode::make(Op::kAdd, {CallNode::make(Op::kAdd, {a, b}), c})));
+  const std::string text = print_module(m);
+  EXPECT_NE(text.find("(%\"input::-1\": "), std::string::npos) << text;
+  EXPECT_NE(text.find("%\"my var\": "), std::string::npos) << text;
+  EXPECT_NE(text.find("%plain: "), std::string::npos) << text;
+  EXPECT_NE(text.find("add(%\"input::-1\", %\"my var\")"), std::string::npos) << text;
+  const Module back = parse_module(text);
+  ASSERT_EQ(back.main()->params().size(), 3u);
+  EXPECT_EQ(back.main()->params()[0]->name(), "input::-1");
+  EXPECT_EQ(back.main()->params()[1]->name(), "my var");
+  EXPECT_TRUE(structural_equal(back, m));
+  expect_round_trip(m);
+}
+
+TEST(Printer, NamesNoQuotedSpellingCarriesAreSanitizedSoTheTextReadsBack) {
+  // Unverified modules only: verify() refuses these names.
+  auto a = VarNode::make("0", tensor({2}));
+  auto b = VarNode::make("back\\slash", tensor({2}));
   auto c = VarNode::make("", tensor({2}));
   Module m;
   m.add("main", FunctionNode::make(
                     {a, b, c}, CallNode::make(Op::kAdd, {CallNode::make(Op::kAdd, {a, b}), c})));
   const std::string text = print_module(m);
   EXPECT_NE(text.find("%v0: "), std::string::npos) << text;
-  EXPECT_NE(text.find("%my_var: "), std::string::npos) << text;
+  EXPECT_NE(text.find("%back_slash: "), std::string::npos) << text;
   expect_round_trip(m);
+}
+
+TEST(Parser, AQuotedNameAndTheBareSpellingOfTheSameIdentifierAreOneVariable) {
+  const Module m = parse_module("def @main(%\"x\": float32) { add(%x, %\"x\") }");
+  EXPECT_EQ(m.main()->params()[0]->name(), "x");
+  EXPECT_NE(print_module(m).find("add(%x, %x)"), std::string::npos) << print_module(m);
 }
 
 TEST(Printer, StringAttributesAreEscapedAndReadBackExactly) {
@@ -615,6 +642,16 @@ TEST(ParserErrors, GarbageBytesAreReportedAtTheFirstBadByte) {
   expect_error_at("def @main(%x: float32, A=\"abc", "\"abc", "unterminated string");
   expect_error_at("def @main(%x: float32, A=\"a\\q\") { %x }", "\\q", "unknown escape");
   expect_error_at("hello", "hello", "expected 'def'");
+}
+
+TEST(ParserErrors, QuotedNamesHoldPrintableAsciiWithoutEscapesAndEndOnTheirLine) {
+  expect_error_at("def @main(%\"a\\b\": float32) { %x }", "\\b", "printable ASCII other than");
+  expect_error_at("def @main(%\"ab\ncd\": float32) { %x }", std::pair{1, 15},
+                  "printable ASCII other than");
+  expect_error_at("def @main(%\"\": float32) { %x }", "%\"\"", "empty quoted name");
+  expect_error_at("def @main(%\"never closed", "%\"never", "unterminated quoted name");
+  expect_error_at("def @main(%\"a b\": float32) { %\"a c\" }", "%\"a c\"",
+                  "undefined variable %a c");
 }
 
 TEST(ParserErrors, RedefinitionsAndShadowingAreErrors) {
