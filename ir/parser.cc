@@ -13,8 +13,27 @@
 #include <vector>
 
 #include "ir/error.h"
+#include "ir/show_text.h"
 
 namespace aotfuzz::ir {
+
+std::string show_text(std::string_view text, std::size_t max) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (std::size_t i = 0; i < text.size() && i < max; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  if (text.size() > max) out += "...";
+  return out;
+}
+
 namespace {
 
 // Attribute lists are copied on every Attrs::with, so their length is bounded to keep
@@ -66,24 +85,7 @@ bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_ident_char(char c) { return is_alpha(c) || is_digit(c); }
 
-// Renders source bytes for a message: printable ASCII as is, the rest as \xHH, bounded length.
-std::string show(std::string_view text) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  constexpr std::size_t kMax = 40;
-  std::string out;
-  for (std::size_t i = 0; i < text.size() && i < kMax; ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x20 && c < 0x7f) {
-      out += static_cast<char>(c);
-    } else {
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  if (text.size() > kMax) out += "...";
-  return out;
-}
+std::string show(std::string_view text) { return show_text(text); }
 
 std::string describe_token(const Token& t) {
   switch (t.kind) {

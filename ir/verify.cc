@@ -9,28 +9,11 @@
 #include "ir/node_map.h"
 #include "ir/printer.h"
 #include "ir/regions.h"
+#include "ir/show_text.h"
 #include "ir/traversal.h"
 
 namespace aotfuzz::ir {
 namespace {
-
-// A name for a message: printable ASCII as is, other bytes as \xHH, at most 64 shown.
-std::string escaped(const std::string& s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (std::size_t i = 0; i < s.size() && i < 64; ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c < 0x7f) {
-      out += static_cast<char>(c);
-    } else {
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  if (s.size() > 64) out += "...";
-  return out;
-}
 
 bool is_identifier(const std::string& s) {
   if (s.empty()) return false;
@@ -62,7 +45,7 @@ void verify_function(const Module& module, const std::string& name, const Functi
     for (std::size_t i = 0; i < fn->params().size(); ++i) {
       const Var& p = fn->params()[i];
       if (!is_quotable_name(p->name())) {
-        throw VerifyError("@" + name + ": parameter name \"" + escaped(p->name()) +
+        throw VerifyError("@" + name + ": parameter name \"" + show_text(p->name(), 64) +
                           "\" is not a name (printable ASCII other than '\"' and '\\', not "
                           "empty, not all digits)");
       }
