@@ -91,6 +91,7 @@ fuzz::CampaignOptions campaign_options(CLI::App* app, FuzzFlags f, bool seed_giv
   if (given(app, "--storage-reuse")) o.fixed.storage_reuse = f.flags.storage_reuse;
   if (given(app, "--max-fuse-depth")) o.fixed.max_fuse_depth = f.flags.max_fuse_depth;
   if (given(app, "--determinism")) o.fixed.determinism = f.flags.determinism;
+  if (given(app, "--warnings")) o.fixed.warnings = f.flags.warnings;
   o.base = case_options(f.flags);  // validates bug names and api/interface
   // Fail early (exit 3) when no compiler is there, rather than with a toolchain-error per case.
   // The compiler stays unset unless given, so replay lines work with whatever is installed.

@@ -21,7 +21,8 @@ bool any_pipeline_flag(CLI::App* app) {
   for (const char* name :
        {"--merge", "--mod-name", "--api", "--interface", "--storage-reuse", "--check-num-args",
         "--max-fuse-depth", "--inject", "--cc", "--sanitize", "--input-seed", "--ulp",
-        "--structure", "--no-structure", "--determinism", "--no-determinism"}) {
+        "--structure", "--no-structure", "--determinism", "--no-determinism",
+        "--warnings", "--no-warnings"}) {
     if (given(app, name)) return true;
   }
   return false;

@@ -225,6 +225,9 @@ void add_pipeline_flags(CLI::App* app, PipelineFlags& f, bool toolchain) {
   add_flag_pair(app, "determinism", f.determinism,
                 "Generate the C twice (the second time from a copy of the module with fresh "
                 "nodes) and require the same bytes (default on)");
+  add_flag_pair(app, "warnings", f.warnings,
+                "Check a program compiled by tcc with gcc (else clang) -Wall -Wextra -Werror "
+                "too (default on)");
   app->add_flag("--no-run", f.no_run,
                 "Stages and static checks only, nothing compiled or run (--sut tvm: TVM "
                 "partitions, the modules are compared, nothing is built)");
@@ -325,6 +328,7 @@ oracle::CaseOptions case_options(const PipelineFlags& f) {
   o.in_process_only = f.no_run;
   o.check_structure = f.structure;
   o.check_determinism = f.determinism;
+  o.check_warnings = f.warnings;
   o.isolate_in_process = true;
   o.in_process_budget =
       std::chrono::milliseconds(static_cast<std::int64_t>(f.in_process_time * 1000));

@@ -77,6 +77,7 @@ struct PipelineFlags {
   bool no_run = false;
   bool structure = true;
   bool determinism = true;
+  bool warnings = true;
   std::string sut = "builtin";
   std::string tvm_home;  ///< empty: $AOTFUZZ_TVM_HOME
   std::string tvm_fixed_home;

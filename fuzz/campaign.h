@@ -52,6 +52,8 @@ struct PipelineChoice {
   std::optional<int> max_fuse_depth;
   /// The determinism oracle on every case (or none); else on one case in eight.
   std::optional<bool> determinism;
+  /// The warnings oracle on every case (or none); else on one case in 2048.
+  std::optional<bool> warnings;
 };
 
 /// How cases are compiled and run.

@@ -66,6 +66,7 @@ CaseOptions parse_case_flags(std::string_view flags) {
   CaseOptions o;
   // A case from a file is judged as `aotfuzz run` judges it: a crashing pass is a verdict.
   o.isolate_in_process = true;
+  o.check_warnings = true;
   const auto tokens = split_flags(flags);
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     std::string flag = tokens[i];
@@ -151,6 +152,12 @@ CaseOptions parse_case_flags(std::string_view flags) {
     } else if (flag == "--no-determinism") {
       no_value();
       o.check_determinism = false;
+    } else if (flag == "--warnings") {
+      no_value();
+      o.check_warnings = true;
+    } else if (flag == "--no-warnings") {
+      no_value();
+      o.check_warnings = false;
     } else if (flag == "--sut") {
       std::string v = value();
       auto kind = parse_sut_kind(v);

@@ -205,6 +205,7 @@ std::optional<PreparedCase> prepare_case(const ir::Module& annotated, const Case
   c.toolchain = options.toolchain;
   c.sanitize = options.sanitize;
   c.keep_files = options.keep_files;
+  c.check_warnings = options.check_warnings;
   return c;
 }
 

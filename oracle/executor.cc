@@ -43,6 +43,47 @@ RawResult settled(Verdict v) {
   return r;
 }
 
+// PreparedCase::check_warnings. Never throws: a failure of the check itself is the
+// environment's (toolchain-error).
+std::optional<Verdict> warnings_verdict(const PreparedCase& c, const std::atomic<bool>* cancel) {
+  if (!c.check_warnings || !c.warnings_as_errors) return std::nullopt;
+  std::optional<Toolchain> tc = find_toolchain(CompilerKind::kGcc);
+  if (!tc) tc = find_toolchain(CompilerKind::kClang);
+  if (!tc) return std::nullopt;
+  try {
+    TempDir dir("aotfuzz-warnings");
+    std::vector<std::string> c_files;
+    for (const auto& [name, text] : c.program_files()) {
+      const std::string path = dir.file(name).string();
+      std::ofstream f(path, std::ios::binary);
+      f << text;
+      f.close();
+      if (!f) {
+        return Verdict{Stage::kRun,
+                       ToolchainError{"cannot write " + path + " (is its file system full?)"}};
+      }
+      if (ends_with(name, ".c")) c_files.push_back(path);
+    }
+    CompileOptions co;
+    co.include_dirs = {dir.path().string()};
+    co.include_dirs.insert(co.include_dirs.end(), c.include_dirs.begin(), c.include_dirs.end());
+    co.defines = c.defines;
+    co.syntax_only = true;
+    co.cancel = cancel;
+    CompileResult cr = compile(*tc, c_files, "", co);
+    if (cr.run.cancelled) return std::nullopt;
+    // The temporary directory's name differs from run to run; the file names do not.
+    const std::string prefix = dir.path().string() + "/";
+    for (auto at = cr.diagnostics.find(prefix); at != std::string::npos;
+         at = cr.diagnostics.find(prefix, at)) {
+      cr.diagnostics.erase(at, prefix.size());
+    }
+    return verdict_from_compile(cr, tc->kind);
+  } catch (const std::exception& e) {
+    return Verdict{Stage::kRun, ToolchainError{std::string("warnings check: ") + e.what()}};
+  }
+}
+
 RawResult run_single(const PreparedCase& c) {
   RawResult out;
   std::optional<Toolchain> tc = c.toolchain;
@@ -52,6 +93,10 @@ RawResult run_single(const PreparedCase& c) {
       return settled({Stage::kRun, ToolchainError{"no C compiler found: " + *why}});
     }
     tc = std::get<Toolchain>(std::move(found));
+  }
+  // gcc and clang compile the program itself with -Wall -Wextra -Werror.
+  if (tc->kind == CompilerKind::kTcc) {
+    if (auto v = warnings_verdict(c, nullptr)) return settled(std::move(*v));
   }
   TempDir dir("aotfuzz-case");
   if (c.keep_files) dir.keep();
@@ -457,6 +502,32 @@ class BatchedExecutor::Impl {
 
   std::vector<RawResult> run(std::span<const PreparedCase> cases) {
     std::vector<RawResult> out(cases.size());
+    if (opt_.compiler == CompilerKind::kTcc) {
+      std::vector<std::size_t> unsettled;
+      for (std::size_t i = 0; i < cases.size(); ++i) {
+        if (auto v = warnings_verdict(cases[i], opt_.stop)) {
+          out[i] = settled(std::move(*v));
+        } else {
+          unsettled.push_back(i);
+        }
+      }
+      if (unsettled.size() != cases.size()) {
+        std::vector<PreparedCase> rest;
+        rest.reserve(unsettled.size());
+        for (std::size_t i : unsettled) rest.push_back(cases[i]);
+        auto results = run_unwarned(rest);
+        for (std::size_t k = 0; k < unsettled.size(); ++k) out[unsettled[k]] = std::move(results[k]);
+        return out;
+      }
+    }
+    return run_unwarned(cases);
+  }
+
+  int starts() const { return runner_ ? runner_->starts() : 0; }
+
+ private:
+  std::vector<RawResult> run_unwarned(std::span<const PreparedCase> cases) {
+    std::vector<RawResult> out(cases.size());
     std::size_t begin = 0;
     while (begin < cases.size()) {
       // K adaptive: cases until the program's source would pass the size bound.
@@ -480,9 +551,6 @@ class BatchedExecutor::Impl {
     return out;
   }
 
-  int starts() const { return runner_ ? runner_->starts() : 0; }
-
- private:
   // Runs `group` as one program; on a compile failure or a dead runner with more than one case,
   // each case alone (when `retry`).
   void run_group(const std::vector<const PreparedCase*>& group, std::span<RawResult> out,

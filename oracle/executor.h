@@ -54,6 +54,11 @@ struct PreparedCase {
   std::vector<std::string> include_dirs;
   std::vector<std::string> defines = {"AOTFUZZ_TRACE"};
   bool warnings_as_errors = true;
+  /// The warnings oracle: before it runs, the program is also checked by gcc (else clang) with
+  /// -Wall -Wextra -Werror, syntax only, since tcc, which campaigns compile with, warns of
+  /// almost nothing (no unused parameter or variable). A warning is a compile-error at codegen;
+  /// with no gcc or clang installed, or a program compiled by one anyway, there is no check.
+  bool check_warnings = false;
   /// The verdict that replaces a pass (a difference found while preparing that matters only
   /// when the run itself is right: a fidelity difference).
   std::optional<Verdict> instead_of_pass;

@@ -73,6 +73,7 @@ std::string replay_flags(const CaseOptions& o) {
   if (o.in_process_only) f += " --no-run";
   if (!o.check_structure) f += " --no-structure";
   if (!o.check_determinism) f += " --no-determinism";
+  if (!o.check_warnings) f += " --no-warnings";
   if (o.sut.kind == SutKind::kTvm) f += " --sut tvm --tvm-home " + shell_quote(o.sut.tvm_home);
   if (o.in_process_budget != CaseOptions().in_process_budget) {
     char seconds[32];

@@ -49,6 +49,9 @@ struct CaseOptions {
   /// Generate the C a second time from a copy of the fused module with fresh nodes and require
   /// the same bytes (the determinism oracle; CLI --no-determinism turns it off).
   bool check_determinism = true;
+  /// The warnings oracle (PreparedCase::check_warnings): off here, on in `aotfuzz run` and
+  /// replay lines (CLI --no-warnings turns it off), one case in 2048 in campaigns.
+  bool check_warnings = false;
   /// Keep the temporary directory (its path is in CaseResult::work_dir).
   bool keep_files = false;
   /// run_case probes the in-process steps in a child process first (oracle/in_process_probe.h),

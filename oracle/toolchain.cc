@@ -216,8 +216,12 @@ std::vector<std::string> compile_command(const Toolchain& toolchain,
   for (const auto& dir : options.include_dirs) cmd.push_back("-I" + dir);
   for (const auto& def : options.defines) cmd.push_back("-D" + def);
   cmd.insert(cmd.end(), options.extra_flags.begin(), options.extra_flags.end());
-  cmd.push_back("-o");
-  cmd.push_back(output_exe);
+  if (options.syntax_only) {
+    cmd.push_back("-fsyntax-only");
+  } else {
+    cmd.push_back("-o");
+    cmd.push_back(output_exe);
+  }
   cmd.insert(cmd.end(), sources.begin(), sources.end());
   cmd.insert(cmd.end(), options.link_flags.begin(), options.link_flags.end());
   return cmd;
@@ -234,6 +238,9 @@ CompileResult compile(const Toolchain& toolchain, const std::vector<std::string>
   };
   if (options.sanitize && toolchain.kind == CompilerKind::kTcc) {
     return fail("sanitizers need gcc or clang; tcc has none");
+  }
+  if (options.syntax_only && toolchain.kind == CompilerKind::kTcc) {
+    return fail("a syntax-only check needs gcc or clang");
   }
   if (sources.empty()) return fail("no source files to compile");
   for (const auto& src : sources) {
@@ -280,6 +287,10 @@ CompileResult compile(const Toolchain& toolchain, const std::vector<std::string>
   if (looks_like_toolchain_failure(result.diagnostics)) {
     return fail(std::string(compiler_kind_name(toolchain.kind)) +
                 " failed internally: " + first_line(result.diagnostics));
+  }
+  if (r.exit_code == 0 && options.syntax_only) {
+    result.status = CompileStatus::kOk;
+    return result;
   }
   if (r.exit_code == 0) {
     if (!is_executable_file(output_exe)) {

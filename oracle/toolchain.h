@@ -60,6 +60,9 @@ struct CompileOptions {
   /// -fsanitize=address,undefined (gcc/clang only; asking tcc is a toolchain error). Run the
   /// result with RunLimits::address_space = 0: ASan reserves terabytes of address space.
   bool sanitize = false;
+  /// Check only (-fsyntax-only, no -o): kOk means no diagnostic that is an error; nothing is
+  /// written. gcc/clang only.
+  bool syntax_only = false;
   std::vector<std::string> extra_flags;  ///< before the sources
   std::vector<std::string> link_flags;   ///< after the sources (e.g. "-lm")
   std::chrono::milliseconds timeout{60'000};

@@ -116,6 +116,25 @@ TEST(Campaign, DrawsPipelineOptionsPerCaseUnlessFixed) {
   }
 }
 
+TEST(Campaign, TheWarningsOracleChecksAboutOneCaseIn2048UnlessFixed) {
+  CampaignOptions o = in_process(3, 1);
+  int checked = 0;
+  for (std::uint64_t k = 0; k < 20'480; ++k) checked += make_case(o, k).options.check_warnings;
+  EXPECT_GE(checked, 2);
+  EXPECT_LE(checked, 25);
+  CampaignOptions all = o;
+  all.fixed.warnings = true;
+  for (std::uint64_t k = 0; k < 20; ++k) {
+    const CaseSpec s = make_case(all, k);
+    EXPECT_TRUE(s.options.check_warnings);
+    // The replay line carries the choice: an unchecked case replays with --no-warnings.
+    EXPECT_EQ(oracle::replay_flags(s.options).find("--no-warnings"), std::string::npos);
+    const CaseSpec drawn = make_case(o, k);
+    EXPECT_EQ(oracle::replay_flags(drawn.options).find("--no-warnings") != std::string::npos,
+              !drawn.options.check_warnings);
+  }
+}
+
 TEST(Campaign, ShardsPartitionTheCaseIndices) {
   EXPECT_EQ(parse_shard("2/5").index, 2u);
   EXPECT_EQ(parse_shard("2/5").count, 5u);

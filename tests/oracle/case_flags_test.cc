@@ -29,7 +29,11 @@ TEST(CaseFlags, EveryModuleNameSurvivesShellQuotingAndParsingBack) {
 TEST(CaseFlags, DefaultsAreThoseOfTheRunCommand) {
   CaseOptions o = parse_case_flags("");
   CaseOptions defaults;
+  // The run command checks warnings; the library leaves that to its caller.
+  EXPECT_NE(replay_flags(o), replay_flags(defaults));
+  defaults.check_warnings = true;
   EXPECT_EQ(replay_flags(o), replay_flags(defaults));
+  EXPECT_FALSE(parse_case_flags("--no-warnings").check_warnings);
   EXPECT_TRUE(o.aot.merge);
   EXPECT_FALSE(o.aot.bugs.any());
 }

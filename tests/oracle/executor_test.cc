@@ -372,6 +372,35 @@ TEST(BatchedExecutor, ACaseThatDoesNotCompileIsACompileErrorAndTheOthersStillRun
   EXPECT_EQ(judge(cases[2], raws[2]).kind(), VerdictKind::kPass);
 }
 
+// tcc accepts an unused parameter silently; the warnings oracle has gcc check the case too.
+TEST(WarningsOracle, AnUnusedVariableIsACompileErrorOnlyInTheCasesThatAskForTheCheck) {
+  if (!batched_tcc_available()) GTEST_FAIL() << "libtcc or aotfuzz-runner missing";
+  ASSERT_TRUE(find_toolchain(CompilerKind::kGcc) || find_toolchain(CompilerKind::kClang))
+      << "the warnings oracle needs gcc or clang";
+  std::vector<Case> cases;
+  cases.push_back(with_fault("int aotfuzz_unused_local;"));
+  cases.push_back(with_fault("int aotfuzz_unused_local;"));
+  cases.push_back(prepared_seed_case());
+  cases[0].prepared.check_warnings = true;
+  cases[2].prepared.check_warnings = true;
+  const auto raws = run_batched(cases);
+  ASSERT_EQ(raws.size(), 3u);
+  const Verdict warned = judge(cases[0], raws[0]);
+  ASSERT_EQ(warned.kind(), VerdictKind::kCompileError) << summary(warned);
+  EXPECT_EQ(warned.stage, Stage::kCodegen);
+  const std::string& diagnostics = std::get<CompileError>(warned.detail).diagnostics;
+  EXPECT_NE(diagnostics.find("aotfuzz_unused_local"), std::string::npos) << diagnostics;
+  // Diagnostics name the generated files, not the temporary directory they were checked in.
+  EXPECT_EQ(diagnostics.find("aotfuzz-warnings"), std::string::npos) << diagnostics;
+  EXPECT_EQ(judge(cases[1], raws[1]).kind(), VerdictKind::kPass);
+  EXPECT_EQ(judge(cases[2], raws[2]).kind(), VerdictKind::kPass);
+
+  // The single-program path (aotfuzz run, replay, confirmation) agrees.
+  SingleProgramExecutor single;
+  const auto alone = single.run(std::span<const PreparedCase>(&cases[0].prepared, 1));
+  EXPECT_EQ(signature(judge(cases[0], alone.front())), signature(warned));
+}
+
 TEST(BatchedExecutor, BatchedAndSingleProgramsGiveTheSameVerdictsForEveryCodegenBug) {
   if (!batched_tcc_available()) GTEST_FAIL() << "libtcc or aotfuzz-runner missing";
   // The seed graph under every catalogue bug, with and without merging, in one batch.

@@ -168,6 +168,38 @@ TEST(Toolchain, WarningsAreErrorsForGccAndClangUnlessDisabled) {
   if (tested == 0) GTEST_SKIP() << "neither gcc nor clang is installed";
 }
 
+TEST(Toolchain, ASyntaxOnlyCheckReportsWarningsAndWritesNothing) {
+  int tested = 0;
+  for (auto kind : {CompilerKind::kGcc, CompilerKind::kClang}) {
+    const auto& tc = toolchain_of(kind);
+    if (!tc) continue;
+    ++tested;
+    TempDir dir("aotfuzz-test-syntax");
+    write_file(dir.file("warn.c"), "int f(int unused) { return 0; }\n");
+    write_file(dir.file("clean.c"), "int f(int used) { return used; }\n");
+    CompileOptions check;
+    check.syntax_only = true;
+    CompileResult bad = compile(*tc, {dir.file("warn.c").string()}, "", check);
+    EXPECT_EQ(bad.status, CompileStatus::kCompileError) << compiler_kind_name(kind);
+    EXPECT_NE(bad.diagnostics.find("unused"), std::string::npos) << bad.diagnostics;
+    CompileResult good = compile(*tc, {dir.file("clean.c").string()}, "", check);
+    EXPECT_EQ(good.status, CompileStatus::kOk) << good.diagnostics;
+    std::size_t files = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+      (void)entry;
+      ++files;
+    }
+    EXPECT_EQ(files, 2u);
+  }
+  if (tested == 0) GTEST_FAIL() << "neither gcc nor clang is installed";
+  // tcc cannot check syntax alone: asking it is the environment's failure, not the code's.
+  if (const auto& tcc = toolchain_of(CompilerKind::kTcc)) {
+    CompileOptions check;
+    check.syntax_only = true;
+    EXPECT_EQ(compile(*tcc, {"x.c"}, "", check).status, CompileStatus::kToolchainError);
+  }
+}
+
 TEST(Toolchain, AMissingCompilerIsAToolchainErrorNotAFinding) {
   TempDir dir("aotfuzz-test-missing");
   write_file(dir.file("hello.c"), kHello);
