@@ -48,14 +48,6 @@ bool is_c_keyword(std::string_view name) {
   return std::find(kKeywords.begin(), kKeywords.end(), name) != kKeywords.end();
 }
 
-std::string sanitize_identifier(std::string_view name) {
-  std::string out;
-  for (char c : name) out.push_back(ident_char(c) ? c : '_');
-  if (out.empty() || (out[0] >= '0' && out[0] <= '9')) out.insert(out.begin(), '_');
-  if (is_c_keyword(out)) out.push_back('_');
-  return out;
-}
-
 std::string comment_text(std::string_view text) {
   std::string out;
   for (char c : text) {

@@ -31,9 +31,6 @@ class CWriter {
 /// Whether `name` is a keyword of C (C11 and the common extensions).
 bool is_c_keyword(std::string_view name);
 
-/// `name` as a C identifier fragment: every character outside [A-Za-z0-9_] becomes '_'; a
-/// leading digit or an empty name gets a '_' prefix; a C keyword gets a '_' suffix.
-std::string sanitize_identifier(std::string_view name);
 /// Text safe inside a C block comment (no "*/", no newlines, printable ASCII only).
 std::string comment_text(std::string_view text);
 /// Whether `name` is a non-empty run of [A-Za-z0-9_] not starting with a digit.
