@@ -41,9 +41,10 @@ struct Options {
 
   /// A deliberate failure of the harness's own process when the pass named `debug_fault_pass`
   /// starts, to test that crashes, hangs and heap corruption inside the pipeline become findings
-  /// (as clang's `#pragma clang __debug crash` tests its crash recovery). Never drawn by
-  /// campaigns.
-  enum class DebugFault { kNone, kCrash, kHang, kOverflow };
+  /// (as clang's `#pragma clang __debug crash` tests its crash recovery), and that an internal
+  /// error escaping a pass as an exception other than PassError (kThrow) is a crash of that pass,
+  /// not a failure of the harness. Never drawn by campaigns.
+  enum class DebugFault { kNone, kCrash, kHang, kOverflow, kThrow };
   DebugFault debug_fault = DebugFault::kNone;
   std::string debug_fault_pass;
 };

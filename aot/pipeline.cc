@@ -3,6 +3,7 @@
 
 #include <csignal>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 
 #include "aot/fuse_ops.h"
@@ -94,11 +95,12 @@ void Stages::set(Stage stage, const ir::Module& module) {
 
 namespace {
 
-// Options::debug_fault: a real SIGSEGV; two words written past the end of a heap block, which
+// Options::debug_fault: a real SIGSEGV; an exception that is no PassError; two words written past the end of a heap block, which
 // breaks a neighbouring block (the effect of an out-of-bounds write in a pass, which shows later
 // or never); or a loop that only a time limit ends.
 void debug_fault(Options::DebugFault fault) {
   if (fault == Options::DebugFault::kCrash) std::raise(SIGSEGV);
+  if (fault == Options::DebugFault::kThrow) throw std::logic_error("debug fault: internal error");
   if (fault == Options::DebugFault::kOverflow) {
     // Through a volatile pointer to volatile words: the compiler neither sees the bound nor
     // drops the writes (nor the block).
@@ -151,6 +153,8 @@ bool parse_debug_fault(std::string_view spec, Options& options) {
     options.debug_fault = Options::DebugFault::kHang;
   } else if (what == "overflow") {
     options.debug_fault = Options::DebugFault::kOverflow;
+  } else if (what == "throw") {
+    options.debug_fault = Options::DebugFault::kThrow;
   } else {
     return false;
   }
@@ -168,6 +172,8 @@ std::string debug_fault_spec(const Options& options) {
       return options.debug_fault_pass + ":hang";
     case Options::DebugFault::kOverflow:
       return options.debug_fault_pass + ":overflow";
+    case Options::DebugFault::kThrow:
+      return options.debug_fault_pass + ":throw";
   }
   return "";
 }

@@ -333,8 +333,9 @@ oracle::CaseOptions case_options(const PipelineFlags& f) {
   o.in_process_budget =
       std::chrono::milliseconds(static_cast<std::int64_t>(f.in_process_time * 1000));
   if (!f.debug_fault.empty() && !aot::parse_debug_fault(f.debug_fault, o.aot)) {
-    throw CommandError(kBadInput, "--debug-fault expects PASS:crash, PASS:hang or PASS:overflow, PASS a pass (" +
-                                      pass_names() + "), got '" + f.debug_fault + "'");
+    throw CommandError(kBadInput,
+                       "--debug-fault expects PASS:crash, PASS:hang, PASS:overflow or PASS:throw, "
+                       "PASS a pass (" + pass_names() + "), got '" + f.debug_fault + "'");
   }
   if (f.sut == "tvm" && o.aot.bugs.any()) {
     throw CommandError(

@@ -52,7 +52,7 @@ struct PipelineChoice {
   std::optional<int> max_fuse_depth;
   /// The determinism oracle on every case (or none); else on one case in eight.
   std::optional<bool> determinism;
-  /// The warnings oracle on every case (or none); else on one case in 2048.
+  /// The warnings oracle on every case (or none); else on one case in 512.
   std::optional<bool> warnings;
 };
 

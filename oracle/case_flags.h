@@ -27,7 +27,7 @@ std::vector<std::string> split_flags(std::string_view flags);
 /// --interface packed|c, --storage-reuse/--no-storage-reuse, --max-fuse-depth N,
 /// --check-num-args, --inject BUG (repeatable), --cc tcc|gcc|clang, --sanitize, --input-seed N,
 /// --ulp N, --memory-budget MIB, --no-run, --[no-]structure, --[no-]determinism, --[no-]warnings, --sut builtin|tvm, --tvm-home DIR,
-/// --in-process-time S, --debug-fault PASS:crash|PASS:hang; `--flag=value` works too. Throws
+/// --in-process-time S, --debug-fault PASS:crash|hang|overflow|throw; `--flag=value` works too. Throws
 /// FlagError on an unknown flag, a missing or bad value, an unknown bug, or --interface c with
 /// the packed API.
 CaseOptions parse_case_flags(std::string_view flags);

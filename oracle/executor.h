@@ -54,8 +54,8 @@ struct PreparedCase {
   std::vector<std::string> include_dirs;
   std::vector<std::string> defines = {"AOTFUZZ_TRACE"};
   bool warnings_as_errors = true;
-  /// The warnings oracle: before it runs, the program is also checked by gcc (else clang) with
-  /// -Wall -Wextra -Werror, syntax only, since tcc, which campaigns compile with, warns of
+  /// The warnings oracle: before it runs, the generated files (`sources`, not the harness) are
+  /// also checked by gcc (else clang) with -Wall -Wextra -Werror, syntax only, since tcc, which campaigns compile with, warns of
   /// almost nothing (no unused parameter or variable). A warning is a compile-error at codegen;
   /// with no gcc or clang installed, or a program compiled by one anyway, there is no check.
   bool check_warnings = false;

@@ -60,6 +60,12 @@ static size_t* input_span;
 static uint8_t** output_buf;
 static uintptr_t* output_guard;
 static uintptr_t workspace_guard; /* 0 unless the workspace comes from the harness */
+#ifdef AOTFUZZ_TRACE
+/* The harness's workspace counts its allocations and, for the allocation fault run, refuses
+   them. */
+static int workspace_allocs;
+static int workspace_refused;
+#endif
 
 /* Async-signal-safe output for the fault handler. */
 static void put_text(const char* s) {
@@ -244,6 +250,7 @@ static int aotfuzz_harness_run(const struct aotfuzz_harness_case* c,
   size_t e;
 #ifdef AOTFUZZ_TRACE
   int calls_of_run_1;
+  int allocs_of_run_1;
 #endif
   page_size = ps > 0 ? (size_t)ps : 4096;
 #ifdef AOTFUZZ_TRACE
@@ -281,10 +288,12 @@ static int aotfuzz_harness_run(const struct aotfuzz_harness_case* c,
 #ifdef AOTFUZZ_TRACE
   aotfuzz_fault_points = 0;
   aotfuzz_fault_countdown = 0;
+  workspace_allocs = 0;
 #endif
   rc = (int)c->run_once(input_buf, output_buf);
 #ifdef AOTFUZZ_TRACE
   calls_of_run_1 = aotfuzz_fault_points;
+  allocs_of_run_1 = workspace_allocs;
 #endif
   printf("AOTFUZZ rc %d\n", rc);
   fflush(stdout);
@@ -332,6 +341,18 @@ static int aotfuzz_harness_run(const struct aotfuzz_harness_case* c,
       fflush(stdout);
     }
     aotfuzz_fault_countdown = 0;
+    /* The allocation fault run (failed call 0): the workspace cannot be had, as when TVM's
+       workspace pool is exhausted; the run must return the failure before any call. */
+    if (allocs_of_run_1 > 0) {
+      printf("AOTFUZZ run %d\n", run_no++);
+      fflush(stdout);
+      aotfuzz_fault_points = 0;
+      workspace_refused = 1;
+      rc = (int)c->run_once(input_buf, output_buf);
+      workspace_refused = 0;
+      printf("AOTFUZZ fault 0 %d %d\n", rc, aotfuzz_fault_points);
+      fflush(stdout);
+    }
   }
 #endif
   /* A batch runs many cases in one process, and sanitizer builds check for leaks at exit. */
@@ -364,6 +385,10 @@ void* TVMBackendAllocWorkspace(int device_type, int device_id, uint64_t nbytes,
   (void)device_id;
   (void)dtype_code_hint;
   (void)dtype_bits_hint;
+#ifdef AOTFUZZ_TRACE
+  ++workspace_allocs;
+  if (workspace_refused) return NULL;
+#endif
   if (page_size == 0 || nbytes > (uint64_t)1 << 40) return NULL;
   size = (size_t)((nbytes + 7) / 8 * 8);
   span = span_of(size);

@@ -50,7 +50,7 @@ struct CaseOptions {
   /// the same bytes (the determinism oracle; CLI --no-determinism turns it off).
   bool check_determinism = true;
   /// The warnings oracle (PreparedCase::check_warnings): off here, on in `aotfuzz run` and
-  /// replay lines (CLI --no-warnings turns it off), one case in 2048 in campaigns.
+  /// replay lines (CLI --no-warnings turns it off), one case in 512 in campaigns.
   bool check_warnings = false;
   /// Keep the temporary directory (its path is in CaseResult::work_dir).
   bool keep_files = false;

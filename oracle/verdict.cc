@@ -212,9 +212,11 @@ std::string summary(const Verdict& verdict) {
         } else if constexpr (std::is_same_v<T, Nondeterministic>) {
           return head + ": generating the C twice from one module gave different bytes";
         } else if constexpr (std::is_same_v<T, ErrorIgnored>) {
-          return head + ": call " + std::to_string(d.fail_at) + " failed, the run returned " +
-                 std::to_string(d.rc) + " after " + std::to_string(d.calls_after) +
-                 " more calls";
+          return head + ": " +
+                 (d.fail_at == 0 ? std::string("the workspace allocation")
+                                 : "call " + std::to_string(d.fail_at)) +
+                 " failed, the run returned " + std::to_string(d.rc) + " after " +
+                 std::to_string(d.calls_after) + " more calls";
         } else {
           return head + ": " + one_line(d.message);
         }

@@ -200,10 +200,11 @@ struct Nondeterministic {
 };
 
 /// A fault run made one call of the model fail (the harness's fault points, one per function
-/// the executor calls) and the entry point returned 0, or the executor went on calling after
-/// the failure: an error would be lost in a deployment (TVM PR #10424).
+/// the executor calls), or the workspace allocation (TVMBackendAllocWorkspace returning NULL),
+/// and the entry point returned 0, or the executor went on calling after the failure: an error
+/// would be lost in a deployment (TVM PR #10424).
 struct ErrorIgnored {
-  int fail_at = 0;      ///< the failed call, 1-based, in call order
+  int fail_at = 0;      ///< the failed call, 1-based, in call order; 0: the workspace allocation
   int rc = 0;           ///< what the entry point returned
   int calls_after = 0;  ///< calls made after the failed one
   bool operator==(const ErrorIgnored&) const = default;

@@ -372,6 +372,48 @@ TEST(BatchedExecutor, ACaseThatDoesNotCompileIsACompileErrorAndTheOthersStillRun
   EXPECT_EQ(judge(cases[2], raws[2]).kind(), VerdictKind::kPass);
 }
 
+// `check` in the seed case's library replaced by `instead`.
+Case with_replaced(const std::string& check, const std::string& instead) {
+  Case c = prepared_seed_case();
+  bool found = false;
+  for (auto& [name, text] : c.prepared.sources) {
+    const auto at = text.find(check);
+    if (name != "tvmgen_default_lib.c" || at == std::string::npos) continue;
+    text.replace(at, check.size(), instead);
+    found = true;
+  }
+  EXPECT_TRUE(found) << check;
+  return c;
+}
+
+TEST(Harness, AnExecutorThatGoesOnAfterAFailedWorkspaceAllocationIsAFinding) {
+  if (!batched_tcc_available()) GTEST_FAIL() << "libtcc or aotfuzz-runner missing";
+  const std::string check = "if (workspace == NULL) return -1;";
+  std::vector<Case> cases;
+  cases.push_back(prepared_seed_case());
+  cases.push_back(with_replaced(check, "if (workspace == NULL) return 0;"));
+  cases.push_back(with_replaced(check, ""));
+  const auto raws = run_batched(cases);
+  ASSERT_EQ(raws.size(), 3u);
+  EXPECT_EQ(judge(cases[0], raws[0]).kind(), VerdictKind::kPass);
+  // The right executor: the allocation fault run returned the failure and made no call.
+  const ParsedRun report = parse_harness_output(raws[0].run.stdout_text);
+  ASSERT_FALSE(report.faults.empty());
+  EXPECT_EQ(report.faults.back().fail_at, 0);
+  EXPECT_NE(report.faults.back().rc, 0);
+  EXPECT_EQ(report.faults.back().calls_after, 0);
+
+  const Verdict lost = judge(cases[1], raws[1]);
+  ASSERT_EQ(lost.kind(), VerdictKind::kErrorIgnored) << summary(lost);
+  EXPECT_EQ(std::get<ErrorIgnored>(lost.detail).fail_at, 0);
+  EXPECT_EQ(std::get<ErrorIgnored>(lost.detail).rc, 0);
+  EXPECT_NE(summary(lost).find("the workspace allocation failed"), std::string::npos)
+      << summary(lost);
+  // Unchecked, the executor hands the kernels pointers near NULL.
+  const Verdict unchecked = judge(cases[2], raws[2]);
+  EXPECT_EQ(unchecked.kind(), VerdictKind::kCrash) << summary(unchecked);
+}
+
 // tcc accepts an unused parameter silently; the warnings oracle has gcc check the case too.
 TEST(WarningsOracle, AnUnusedVariableIsACompileErrorOnlyInTheCasesThatAskForTheCheck) {
   if (!batched_tcc_available()) GTEST_FAIL() << "libtcc or aotfuzz-runner missing";
