@@ -147,6 +147,29 @@ std::vector<CallSiteInfo> expected_call_arity(const CalleeTable& table, const Op
   return out;
 }
 
+PlannedCalls plan_calls(const ir::Module& fused, const Options& options) {
+  StorageOptions storage;
+  storage.reuse = options.storage_reuse;
+  storage.bugs = options.bugs;
+  const ir::Function& main = fused.main();
+  const std::vector<ir::Expr>& order = main->body_order();
+  PlannedCalls out{plan_storage(main, storage, order),
+                   resolve_callees(fused, options.mod_name, order, options.bugs), {}};
+  if (out.table.calls.size() != out.plan.steps.size()) {
+    throw CodegenError("internal: " + std::to_string(out.plan.steps.size()) +
+                       " planned calls but " + std::to_string(out.table.calls.size()) +
+                       " resolved");
+  }
+  out.step_callees.reserve(out.plan.steps.size());
+  for (std::size_t s = 0; s < out.plan.steps.size(); ++s) {
+    if (out.table.calls[s] != out.plan.steps[s].call.get()) {
+      throw CodegenError("internal: call order of the storage plan and the callee table differ");
+    }
+    out.step_callees.push_back(&out.table.callees[out.table.call_callee[s]]);
+  }
+  return out;
+}
+
 }  // namespace detail
 
 std::vector<CallSiteInfo> expected_call_arity(const ir::Module& fused, const Options& options) {
@@ -166,24 +189,10 @@ CSources generate_c(const ir::Module& fused, const Options& options) {
         "unpacked-api == true)");
   }
   const ir::Function& main = fused.main();
-  StorageOptions storage;
-  storage.reuse = options.storage_reuse;
-  storage.bugs = options.bugs;
-  const std::vector<ir::Expr>& order = main->body_order();
-  const StoragePlan plan = plan_storage(main, storage, order);
-  const detail::CalleeTable table =
-      detail::resolve_callees(fused, options.mod_name, order, options.bugs);
-  if (table.calls.size() != plan.steps.size()) {
-    throw CodegenError("internal: " + std::to_string(plan.steps.size()) + " planned calls but " +
-                       std::to_string(table.calls.size()) + " resolved");
-  }
-  std::vector<const detail::Callee*> step_callees;
-  for (std::size_t s = 0; s < plan.steps.size(); ++s) {
-    if (table.calls[s] != plan.steps[s].call.get()) {
-      throw CodegenError("internal: call order of the storage plan and the callee table differ");
-    }
-    step_callees.push_back(&table.callees[table.call_callee[s]]);
-  }
+  const detail::PlannedCalls planned = detail::plan_calls(fused, options);
+  const StoragePlan& plan = planned.plan;
+  const detail::CalleeTable& table = planned.table;
+  const std::vector<const detail::Callee*>& step_callees = planned.step_callees;
 
   const std::string prefix = symbol_prefix(options);
   CWriter w;

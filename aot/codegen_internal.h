@@ -51,6 +51,17 @@ CalleeTable resolve_callees(const ir::Module& fused, const std::string& mod_name
 /// holds one callee for both, as a C file with one definition per symbol would.
 CalleeTable resolve_callees(const ir::Module& fused, const std::string& mod_name,
                             const std::vector<ir::Expr>& main_order, BugSet bugs = {});
+
+/// The storage plan of @main and the callee of each of its steps, from one post order of @main:
+/// what the C emitter and the plan interpreter (build_executor_program) both start from.
+struct PlannedCalls {
+  StoragePlan plan;
+  CalleeTable table;
+  /// Per step of `plan`, its callee in `table.callees` (a moved PlannedCalls keeps them valid).
+  std::vector<const Callee*> step_callees;
+};
+/// Throws CodegenError when the plan's steps and the table's calls disagree.
+PlannedCalls plan_calls(const ir::Module& fused, const Options& options);
 /// expected_call_arity over an already resolved table.
 std::vector<CallSiteInfo> expected_call_arity(const CalleeTable& table, const Options& options);
 

@@ -117,29 +117,12 @@ ExecutorProgram build_executor_program(const ir::Module& fused, const Options& o
 
 ExecutorProgram build_executor_program(const ir::Module& fused, const Options& options,
                                        std::vector<CallSiteInfo>* expected_arity) {
-  StorageOptions storage;
-  storage.reuse = options.storage_reuse;
-  storage.bugs = options.bugs;
-  const ir::Function& main = fused.main();
-  // One post order of @main for both the plan and the callee table.
-  const std::vector<ir::Expr>& order = main->body_order();
-  StoragePlan plan = plan_storage(main, storage, order);
-  const detail::CalleeTable table =
-      detail::resolve_callees(fused, options.mod_name, order, options.bugs);
-  if (table.calls.size() != plan.steps.size()) {
-    throw CodegenError("internal: " + std::to_string(plan.steps.size()) + " planned calls but " +
-                       std::to_string(table.calls.size()) + " resolved");
+  detail::PlannedCalls planned = detail::plan_calls(fused, options);
+  if (expected_arity != nullptr) {
+    *expected_arity = detail::expected_call_arity(planned.table, options);
   }
-  std::vector<const detail::Callee*> callees;
-  callees.reserve(plan.steps.size());
-  for (std::size_t s = 0; s < plan.steps.size(); ++s) {
-    if (table.calls[s] != plan.steps[s].call.get()) {
-      throw CodegenError("internal: call order of the storage plan and the callee table differ");
-    }
-    callees.push_back(&table.callees[table.call_callee[s]]);
-  }
-  if (expected_arity != nullptr) *expected_arity = detail::expected_call_arity(table, options);
-  return make_program(std::move(plan), callees, options);
+  // The program takes the plan's vectors; the callees it points to stay in `planned.table`.
+  return make_program(std::move(planned.plan), planned.step_callees, options);
 }
 
 }  // namespace aotfuzz::aot
