@@ -73,12 +73,14 @@ TEST(Harness, TracesEveryPackedCallWithItsArgumentCountInBothRuns) {
   expect_matches(r, expected_outputs(fused, inputs), fused.main());
   const std::vector<TraceCall> want = {{"tvmgen_default_ccompiler_main_0", 5},
                                        {"tvmgen_default_fused_add", 3}};
-  // Runs 1 and 2, then the fault runs failing call 1 (also the middle one) and call 2.
-  ASSERT_EQ(r.parsed.traces.size(), 4u);
+  // Runs 1 and 2, then the fault runs failing call 1 (also the middle one) and call 2, then the
+  // workspace allocation, before any call.
+  ASSERT_EQ(r.parsed.traces.size(), 5u);
   EXPECT_EQ(r.parsed.traces[0], want);
   EXPECT_EQ(r.parsed.traces[1], want);
   EXPECT_EQ(r.parsed.traces[2], (std::vector<TraceCall>{want[0]}));
   EXPECT_EQ(r.parsed.traces[3], want);
+  EXPECT_TRUE(r.parsed.traces[4].empty());
   EXPECT_TRUE(r.parsed.other_lines.empty());
 }
 
@@ -90,8 +92,10 @@ TEST(Harness, EachFaultRunFailsOneCallAndTheRunReturnsTheFailureAtOnce) {
     o.api = api;
     const auto r = compile_and_run(m, o, inputs);
     expect_matches(r, expected_outputs(m, inputs), m.main());
-    // Four calls: the first, the middle (2) and the last fail in turn.
-    EXPECT_EQ(r.parsed.faults, (std::vector<FaultRun>{{1, -1, 0}, {2, -1, 0}, {4, -1, 0}}));
+    // Four calls: the first, the middle (2) and the last fail in turn, then the workspace
+    // allocation (call 0).
+    EXPECT_EQ(r.parsed.faults,
+              (std::vector<FaultRun>{{1, -1, 0}, {2, -1, 0}, {4, -1, 0}, {0, -1, 0}}));
   }
 }
 
@@ -103,7 +107,9 @@ TEST(Harness, IgnoredKernelErrorBugLetsAFaultRunReturnZeroAndGoOnCalling) {
   o.bugs.enable(Bug::kIgnoredKernelError);
   const auto r = compile_and_run(m, o, inputs);
   expect_matches(r, expected_outputs(m, inputs), m.main());
-  EXPECT_EQ(r.parsed.faults, (std::vector<FaultRun>{{1, 0, 3}, {2, 0, 2}, {4, 0, 0}}));
+  // The executor still checks its workspace allocation.
+  EXPECT_EQ(r.parsed.faults,
+            (std::vector<FaultRun>{{1, 0, 3}, {2, 0, 2}, {4, 0, 0}, {0, -1, 0}}));
 }
 
 TEST(Harness, WorkspaceUndersizedBugWritesPastTheWorkspaceIntoItsGuardPage) {

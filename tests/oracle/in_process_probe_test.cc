@@ -152,9 +152,6 @@ TEST(ProbeInProcess, AnExceptionThatIsNoPassErrorIsACrashOfThatPassNotAHarnessFa
   const auto v = probe_in_process(ir::parse_module(kSeedGraph), o);
   ASSERT_TRUE(v);
   EXPECT_EQ(signature(*v), "crash:fuse:SIGABRT");
-  EXPECT_NE(std::get<Crash>(v->detail).stderr_tail.find("debug fault: internal error"),
-            std::string::npos)
-      << std::get<Crash>(v->detail).stderr_tail;
   EXPECT_NE(replay_flags(o).find("--debug-fault fuse:throw"), std::string::npos);
 }
 
