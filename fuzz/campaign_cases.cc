@@ -73,8 +73,8 @@ CaseSpec make_case(const CampaignOptions& options, std::uint64_t index) {
   const int depth = 1 + static_cast<int>(orng.below(4));
   // The determinism oracle generates the C twice, a tenth of a case's time: one case in eight.
   const bool determinism = orng.chance(0.125);
-  // The warnings oracle runs gcc on the case's C, some twenty times a batched case's cost: one
-  // case in 512 costs a campaign a few percent of its cases.
+  // The warnings oracle runs gcc on the case's C, dozens of times a batched case's cost: one case
+  // in 512 costs a campaign about a tenth of its cases per second (docs/fuzzing.md).
   const bool warnings = orng.chance(1.0 / 512);
   using Api = aot::Options::Api;
   using Interface = aot::Options::Interface;
