@@ -43,13 +43,17 @@ RawResult settled(Verdict v) {
   return r;
 }
 
-// PreparedCase::check_warnings. Never throws: a failure of the check itself is the
-// environment's (toolchain-error).
-std::optional<Verdict> warnings_verdict(const PreparedCase& c, const std::atomic<bool>* cancel) {
-  if (!c.check_warnings || !c.warnings_as_errors) return std::nullopt;
+// The warnings oracle's compiler: gcc, else clang, else none.
+std::optional<Toolchain> warnings_toolchain() {
   std::optional<Toolchain> tc = find_toolchain(CompilerKind::kGcc);
-  if (!tc) tc = find_toolchain(CompilerKind::kClang);
-  if (!tc) return std::nullopt;
+  return tc ? tc : find_toolchain(CompilerKind::kClang);
+}
+
+// PreparedCase::check_warnings, with `tc` from warnings_toolchain(). Never throws: a failure of
+// the check itself is the environment's (toolchain-error).
+std::optional<Verdict> warnings_verdict(const PreparedCase& c, const std::optional<Toolchain>& tc,
+                                        const std::atomic<bool>* cancel) {
+  if (!c.check_warnings || !c.warnings_as_errors || !tc) return std::nullopt;
   try {
     TempDir dir("aotfuzz-warnings");
     std::vector<std::string> c_files;
@@ -97,8 +101,8 @@ RawResult run_single(const PreparedCase& c) {
     tc = std::get<Toolchain>(std::move(found));
   }
   // gcc and clang compile the program itself with -Wall -Wextra -Werror.
-  if (tc->kind == CompilerKind::kTcc) {
-    if (auto v = warnings_verdict(c, nullptr)) return settled(std::move(*v));
+  if (tc->kind == CompilerKind::kTcc && c.check_warnings) {
+    if (auto v = warnings_verdict(c, warnings_toolchain(), nullptr)) return settled(std::move(*v));
   }
   TempDir dir("aotfuzz-case");
   if (c.keep_files) dir.keep();
@@ -507,7 +511,13 @@ class BatchedExecutor::Impl {
     if (opt_.compiler == CompilerKind::kTcc) {
       std::vector<std::size_t> unsettled;
       for (std::size_t i = 0; i < cases.size(); ++i) {
-        if (auto v = warnings_verdict(cases[i], opt_.stop)) {
+        if (!cases[i].check_warnings) {
+          unsettled.push_back(i);
+          continue;
+        }
+        // Looked up once: a lookup runs the compiler.
+        if (!lint_toolchain_) lint_toolchain_ = warnings_toolchain();
+        if (auto v = warnings_verdict(cases[i], *lint_toolchain_, opt_.stop)) {
           out[i] = settled(std::move(*v));
         } else {
           unsettled.push_back(i);
@@ -676,6 +686,7 @@ class BatchedExecutor::Impl {
 
   BatchOptions opt_;
   std::unique_ptr<RunnerProcess> runner_;
+  std::optional<std::optional<Toolchain>> lint_toolchain_;
 };
 
 BatchedExecutor::BatchedExecutor(BatchOptions options)
