@@ -74,7 +74,7 @@ CaseSpec make_case(const CampaignOptions& options, std::uint64_t index) {
   // The determinism oracle generates the C twice, a tenth of a case's time: one case in eight.
   const bool determinism = orng.chance(0.125);
   // The warnings oracle runs gcc on the case's C, dozens of times a batched case's cost: one case
-  // in 512 costs a campaign about a tenth of its cases per second (docs/fuzzing.md).
+  // in 512 costs a campaign several percent of its cases per second (docs/fuzzing.md).
   const bool warnings = orng.chance(1.0 / 512);
   using Api = aot::Options::Api;
   using Interface = aot::Options::Interface;
