@@ -38,8 +38,7 @@ std::vector<std::string> input_field_names(const ir::Function& main, BugSet bugs
       for (int k = 1; !taken.insert(field).second; ++k) field = base + "_" + std::to_string(k);
     }
     // TVM v0.8 emits such a field, and its header does not compile.
-    if (field.empty() || std::isdigit(static_cast<unsigned char>(field[0])) ||
-        is_c_keyword(field)) {
+    if (!is_c_identifier(field) || is_c_keyword(field)) {
       throw CodegenRefusal("input " + ir::local_spelling(name) + " gives the C field name " +
                            field +
                            ", which is not an identifier (TVM v0.8's header does not "

@@ -43,6 +43,25 @@ RawResult settled(Verdict v) {
   return r;
 }
 
+// Writes `files` into `dir` and appends the paths of the .c ones to `c_files`; a file that
+// cannot be written is the environment's failure (toolchain-error).
+std::optional<Verdict> write_files(const TempDir& dir,
+                                   const std::vector<std::pair<std::string, std::string>>& files,
+                                   std::vector<std::string>& c_files) {
+  for (const auto& [name, text] : files) {
+    const std::string path = dir.file(name).string();
+    std::ofstream f(path, std::ios::binary);
+    f << text;
+    f.close();  // a full disk shows only when the buffer is written
+    if (!f) {
+      return Verdict{Stage::kRun,
+                     ToolchainError{"cannot write " + path + " (is its file system full?)"}};
+    }
+    if (ends_with(name, ".c")) c_files.push_back(path);
+  }
+  return std::nullopt;
+}
+
 // The warnings oracle's compiler: gcc, else clang, else none.
 std::optional<Toolchain> warnings_toolchain() {
   std::optional<Toolchain> tc = find_toolchain(CompilerKind::kGcc);
@@ -59,17 +78,7 @@ std::optional<Verdict> warnings_verdict(const PreparedCase& c, const std::option
     std::vector<std::string> c_files;
     // The generated files only: the harness's main.c is the oracle's code, and its system
     // headers would triple the check's time.
-    for (const auto& [name, text] : c.sources) {
-      const std::string path = dir.file(name).string();
-      std::ofstream f(path, std::ios::binary);
-      f << text;
-      f.close();
-      if (!f) {
-        return Verdict{Stage::kRun,
-                       ToolchainError{"cannot write " + path + " (is its file system full?)"}};
-      }
-      if (ends_with(name, ".c")) c_files.push_back(path);
-    }
+    if (auto v = write_files(dir, c.sources, c_files)) return v;
     CompileOptions co;
     co.include_dirs = {dir.path().string()};
     co.include_dirs.insert(co.include_dirs.end(), c.include_dirs.begin(), c.include_dirs.end());
@@ -108,17 +117,7 @@ RawResult run_single(const PreparedCase& c) {
   if (c.keep_files) dir.keep();
   out.work_dir = dir.path().string();
   std::vector<std::string> c_files;
-  for (const auto& [name, text] : c.program_files()) {
-    const std::string path = dir.file(name).string();
-    std::ofstream f(path, std::ios::binary);
-    f << text;
-    f.close();  // a full disk shows only when the buffer is written
-    if (!f) {
-      return settled(
-          {Stage::kRun, ToolchainError{"cannot write " + path + " (is its file system full?)"}});
-    }
-    if (ends_with(name, ".c")) c_files.push_back(path);
-  }
+  if (auto v = write_files(dir, c.program_files(), c_files)) return settled(std::move(*v));
   CompileOptions co;
   co.include_dirs = {dir.path().string()};
   co.include_dirs.insert(co.include_dirs.end(), c.include_dirs.begin(), c.include_dirs.end());
