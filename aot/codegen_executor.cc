@@ -18,10 +18,19 @@ std::string buffer_name(const BufferRef& ref) {
       return "input_" + std::to_string(ref.index);
     case BufferKind::kOutput:
       return "output_" + std::to_string(ref.index);
+    case BufferKind::kConstant:
+      return "constant_" + std::to_string(ref.index);
     case BufferKind::kIntermediate:
       break;
   }
   return "sid_" + std::to_string(ref.index);
+}
+
+// How a statement names a buffer: constants are read-only arrays passed as `void*`, as TVM
+// passes its linked parameters.
+std::string buffer_arg(const BufferRef& ref, const std::string& prefix) {
+  if (ref.kind == BufferKind::kConstant) return "(void*)" + prefix + "_" + buffer_name(ref);
+  return buffer_name(ref);
 }
 
 }  // namespace
@@ -53,8 +62,10 @@ void emit_executor(CWriter& w, const StoragePlan& plan, const std::vector<const 
   for (std::size_t s = 0; s < program.calls.size(); ++s) {
     const ExecutorCall& call = program.calls[s];
     std::vector<std::string> names;
-    for (const auto& slot : call.slots) names.push_back(buffer_name(slot.buffer));
-    for (const auto& n : names) used.insert(n);
+    for (const auto& slot : call.slots) {
+      names.push_back(buffer_arg(slot.buffer, prefix));
+      used.insert(buffer_name(slot.buffer));
+    }
 
     calls.line("/* call " + std::to_string(s) + ": " + comment_text(call.callee) + " */");
     if (call.packed) {
@@ -96,9 +107,9 @@ void emit_executor(CWriter& w, const StoragePlan& plan, const std::vector<const 
   }
   for (const auto& copy : program.copies) {
     const std::string dst = buffer_name({BufferKind::kOutput, copy.output});
-    const std::string src = buffer_name(copy.source.buffer);
+    const std::string src = buffer_arg(copy.source.buffer, prefix);
     used.insert(dst);
-    used.insert(src);
+    used.insert(buffer_name(copy.source.buffer));
     calls.line("memcpy(" + dst + ", " + src + ", " +
                std::to_string(tensor_bytes(copy.source.type)) + ");");
   }
@@ -108,6 +119,15 @@ void emit_executor(CWriter& w, const StoragePlan& plan, const std::vector<const 
   calls.line("return 0;");
 
   const bool any_packed = stack_size > 0;
+  // Only the constants a statement reads: an unused static array is a warning.
+  bool any_constant = false;
+  for (std::size_t k = 0; k < program.constants.size(); ++k) {
+    const BufferRef ref{BufferKind::kConstant, static_cast<int>(k)};
+    if (!used.count(buffer_name(ref))) continue;
+    w.line(constant_definition(prefix + "_" + buffer_name(ref), *program.constants[k]));
+    any_constant = true;
+  }
+  if (any_constant) w.line();
   for (std::size_t i = 0; i < shape_order.size(); ++i) {
     std::string dims;
     for (std::int64_t d : *shape_order[i]) dims += (dims.empty() ? "" : ", ") + std::to_string(d);

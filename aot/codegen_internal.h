@@ -19,6 +19,12 @@ std::string_view c_type(ir::DType dtype);
 std::string dtype_code(ir::DType dtype);
 std::string dtype_bits(ir::DType dtype);
 
+/// `static const <type> name[n] = {...};`: a Constant as read-only data (TVM links constants
+/// the same way, as `static const` arrays of the generated C). With `filled` false the array is
+/// declared without its values (bug kUninitialisedExternalConstants) and so is all zeros.
+std::string constant_definition(const std::string& name, const ir::ConstantNode& c,
+                                bool filled = true);
+
 /// "1 input", "3 inputs" (for comments).
 std::string count_of(std::size_t n, const std::string& noun);
 
@@ -69,12 +75,13 @@ std::vector<CallSiteInfo> expected_call_arity(const CalleeTable& table, const Op
 /// flattened parameters `in_names` (C pointers of the right element types). Elementwise ops
 /// broadcast by per-operand strides; every tensor is recomputed at the output index, so no
 /// temporary buffers are needed. `used_inputs[k]` is set when input k is read. Throws
-/// CodegenError (naming `where`) for anything but elementwise ops, params, tuples and
-/// TupleGetItems.
+/// CodegenError (naming `where`) for anything but elementwise ops, params, constants, tuples and
+/// TupleGetItems. The constants read are defined first as function-scope static arrays (left
+/// unfilled when `fill_constants` is false: bug kUninitialisedExternalConstants).
 void emit_elementwise_body(CWriter& w, const ir::Function& fn,
                            const std::vector<std::string>& in_names,
                            const std::vector<std::string>& out_names, const std::string& where,
-                           std::vector<bool>& used_inputs);
+                           std::vector<bool>& used_inputs, bool fill_constants = true);
 
 /// A host kernel in the packed or unpacked API.
 void emit_kernel(CWriter& w, const Callee& callee, const Options& options);

@@ -10,10 +10,11 @@
 namespace aotfuzz::aot::detail {
 namespace {
 
-// A flattened tensor inside a function body: a parameter tensor or an op call.
+// A flattened tensor inside a function body: a parameter tensor, an op call or a constant.
 struct Leaf {
   int param = -1;
   const ir::CallNode* op = nullptr;
+  int constant = -1;  // index into BodyLeaves::constants
 };
 
 // The C expression of `a OP b` for one dtype, wrapping for integers without undefined behaviour
@@ -94,6 +95,22 @@ std::string dtype_code(ir::DType dtype) {
 
 std::string dtype_bits(ir::DType dtype) { return std::to_string(ir::dtype_bytes(dtype) * 8); }
 
+std::string constant_definition(const std::string& name, const ir::ConstantNode& c, bool filled) {
+  const std::string type(c_type(c.type()->dtype()));
+  // An array of no elements is not C: an empty constant gets one unused element.
+  const std::string extent = std::to_string(std::max<std::size_t>(c.values().size(), 1));
+  if (!filled) return "static " + type + " " + name + "[" + extent + "];";
+  std::string out = "static const " + type + " " + name + "[" + extent + "] = {";
+  for (std::size_t i = 0; i < c.values().size(); ++i) {
+    if (i) out += ", ";
+    const std::int64_t v = c.values()[i];
+    // INT32_MIN has no literal of type int: spell it as an expression.
+    out += v == INT32_MIN ? "(-2147483647 - 1)" : std::to_string(v);
+  }
+  if (c.values().empty()) out += "0";
+  return out + "};";
+}
+
 std::string count_of(std::size_t n, const std::string& noun) {
   return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
 }
@@ -111,6 +128,7 @@ struct BodyLeaves {
   std::unordered_map<const ir::ExprNode*, std::vector<Leaf>> leaves;
   std::unordered_map<const ir::ExprNode*, std::size_t> order;  // op -> post-order position
   std::vector<ir::Type> param_types;                           // by flattened parameter
+  std::vector<const ir::ConstantNode*> constants;              // in post order
 };
 
 // Walks `fn`'s body: each parameter, op, tuple and TupleGetItem mapped to its flattened leaves.
@@ -146,6 +164,10 @@ BodyLeaves body_leaves(const ir::Function& fn, std::size_t num_in_names, const s
       case ir::ExprKind::kFunction:
         throw CodegenError(where + ": " + ir::describe(*node) + " inside a " +
                            "primitive or external function is not supported");
+      case ir::ExprKind::kConstant:
+        b.leaves[node.get()] = {Leaf{-1, nullptr, static_cast<int>(b.constants.size())}};
+        b.constants.push_back(static_cast<const ir::ConstantNode*>(node.get()));
+        break;
       case ir::ExprKind::kCall: {
         const auto& call = static_cast<const ir::CallNode&>(*node);
         if (!call.op() || !ir::is_elementwise(*call.op())) {
@@ -186,11 +208,14 @@ BodyLeaves body_leaves(const ir::Function& fn, std::size_t num_in_names, const s
 }
 
 // What one output's loop reads: the op calls it depends on, in post order, and the flattened
-// parameters they read, in order.
+// parameters and constants they read, in order.
 struct OutputInputs {
   std::vector<const ir::CallNode*> ops;
   std::vector<int> params;
+  std::vector<int> constants;
 };
+
+std::string constant_name(int k) { return "c" + std::to_string(k); }
 
 OutputInputs output_inputs(const BodyLeaves& b, const ir::CallNode* result) {
   OutputInputs in;
@@ -202,7 +227,12 @@ OutputInputs output_inputs(const BodyLeaves& b, const ir::CallNode* result) {
     in.ops.push_back(c);
     for (const auto& a : c->args()) {
       const Leaf& l = b.leaves.at(a.get()).front();
-      if (l.op == nullptr) {
+      if (l.constant >= 0) {
+        if (std::find(in.constants.begin(), in.constants.end(), l.constant) ==
+            in.constants.end()) {
+          in.constants.push_back(l.constant);
+        }
+      } else if (l.op == nullptr) {
         if (std::find(in.params.begin(), in.params.end(), l.param) == in.params.end()) {
           in.params.push_back(l.param);
         }
@@ -215,14 +245,15 @@ OutputInputs output_inputs(const BodyLeaves& b, const ir::CallNode* result) {
     return b.order.at(x) < b.order.at(y);
   });
   std::sort(in.params.begin(), in.params.end());
+  std::sort(in.constants.begin(), in.constants.end());
   return in;
 }
 
 // The loop nest over `out_type` that computes one output element by element.
 void emit_output_loop(CWriter& w, const BodyLeaves& b, const ir::CallNode* result,
-                      const ir::Type& out_type, const std::string& out_name,
-                      const std::vector<std::string>& in_names, std::vector<bool>& used_inputs) {
-  const OutputInputs in = output_inputs(b, result);
+                      const OutputInputs& in, const ir::Type& out_type,
+                      const std::string& out_name, const std::vector<std::string>& in_names,
+                      std::vector<bool>& used_inputs) {
   const auto& shape = out_type->shape();
   if (shape.empty()) w.open("");
   for (std::size_t d = 0; d < shape.size(); ++d) {
@@ -237,10 +268,16 @@ void emit_output_loop(CWriter& w, const BodyLeaves& b, const ir::CallNode* resul
     w.line("const " + std::string(c_type(pt->dtype())) + " a" + std::to_string(p) + " = " +
            in_names[p] + "[" + offset_expr(pt->shape(), shape) + "];");
   }
+  for (int k : in.constants) {
+    const auto& ct = b.constants[k]->type();
+    w.line("const " + std::string(c_type(ct->dtype())) + " k" + std::to_string(k) + " = " +
+           constant_name(k) + "[" + offset_expr(ct->shape(), shape) + "];");
+  }
   for (std::size_t k = 0; k < in.ops.size(); ++k) {
     const ir::CallNode* c = in.ops[k];
     auto operand = [&](const ir::Expr& a) {
       const Leaf& l = b.leaves.at(a.get()).front();
+      if (l.constant >= 0) return "k" + std::to_string(l.constant);
       return l.op == nullptr ? "a" + std::to_string(l.param) : value_name.at(l.op);
     };
     const std::string name = "t" + std::to_string(k);
@@ -259,7 +296,7 @@ void emit_output_loop(CWriter& w, const BodyLeaves& b, const ir::CallNode* resul
 void emit_elementwise_body(CWriter& w, const ir::Function& fn,
                            const std::vector<std::string>& in_names,
                            const std::vector<std::string>& out_names, const std::string& where,
-                           std::vector<bool>& used_inputs) {
+                           std::vector<bool>& used_inputs, bool fill_constants) {
   const BodyLeaves b = body_leaves(fn, in_names.size(), where);
   used_inputs.assign(in_names.size(), false);
   const auto& outs = b.leaves.at(fn->body().get());
@@ -268,17 +305,38 @@ void emit_elementwise_body(CWriter& w, const ir::Function& fn,
     throw CodegenError(where + ": " + std::to_string(outs.size()) + " flattened results but " +
                        std::to_string(out_names.size()) + " output names");
   }
+  // Only the constants some output reads are defined: an unused static array is a warning.
+  std::vector<OutputInputs> inputs(outs.size());
+  std::vector<bool> used_constants(b.constants.size(), false);
+  for (std::size_t j = 0; j < outs.size(); ++j) {
+    if (outs[j].constant >= 0) used_constants[outs[j].constant] = true;
+    if (outs[j].op == nullptr) continue;
+    inputs[j] = output_inputs(b, outs[j].op);
+    for (int k : inputs[j].constants) used_constants[k] = true;
+  }
+  for (std::size_t k = 0; k < b.constants.size(); ++k) {
+    if (used_constants[k]) {
+      w.line(constant_definition(constant_name(static_cast<int>(k)), *b.constants[k],
+                                 fill_constants));
+    }
+  }
   for (std::size_t j = 0; j < outs.size(); ++j) {
     const Leaf& result = outs[j];
     const ir::Type& out_type = out_types[j];
     w.line("/* " + out_names[j] + ": " + comment_text(ir::type_to_string(out_type)) + " */");
     if (result.op == nullptr) {
-      used_inputs[result.param] = true;
-      w.line("memcpy(" + out_names[j] + ", " + in_names[result.param] + ", " +
+      std::string source;
+      if (result.constant >= 0) {
+        source = constant_name(result.constant);
+      } else {
+        used_inputs[result.param] = true;
+        source = in_names[result.param];
+      }
+      w.line("memcpy(" + out_names[j] + ", " + source + ", " +
              std::to_string(tensor_bytes(out_type)) + ");");
       continue;
     }
-    emit_output_loop(w, b, result.op, out_type, out_names[j], in_names, used_inputs);
+    emit_output_loop(w, b, result.op, inputs[j], out_type, out_names[j], in_names, used_inputs);
   }
 }
 

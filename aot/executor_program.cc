@@ -36,6 +36,7 @@ ExecutorProgram make_program(Plan&& plan, const std::vector<const detail::Callee
   ExecutorProgram program;
   program.inputs = take<kMove>(plan.inputs);
   program.outputs = take<kMove>(plan.outputs);
+  program.constants = take<kMove>(plan.constants);
   program.copies = take<kMove>(plan.copies);
   program.buffers = take<kMove>(plan.buffers);
   program.workspace_bytes = plan.workspace_bytes;

@@ -58,6 +58,8 @@ struct ExecutorCall {
 struct ExecutorProgram {
   std::vector<ir::Type> inputs;   ///< the user's input buffers (flattened main parameters)
   std::vector<ir::Type> outputs;  ///< the user's output buffers (flattened main result)
+  /// The read-only constants of @main (BufferKind::kConstant indexes them).
+  std::vector<std::shared_ptr<const ir::ConstantNode>> constants;
   std::vector<ExecutorCall> calls;
   /// memcpy's done after the last call (repeated and pass-through outputs).
   std::vector<OutputCopy> copies;

@@ -115,6 +115,10 @@ ForwardGraph build_graph(const ir::Function& fn, const BugSet& bugs) {
             g.extern_ref[g.index_of(field)] = true;
           }
         }
+      } else if (const auto* c = ir::as<ir::ConstantNode>(node)) {
+        // TVM fuses a scalar float32 or int32 constant into its consumer; any other constant
+        // stays opaque, so its group receives it as an argument.
+        g.pattern[i] = c->is_scalar() && c->type()->dtype() != ir::DType::kInt8 ? kElemWise : kOpaque;
       } else if (const auto* tgi = ir::as<ir::TupleGetItemNode>(node)) {
         bool all_tensors = true;
         for (const auto& t : tgi->tuple()->type()->fields()) all_tensors &= t->is_tensor();

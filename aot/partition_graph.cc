@@ -228,6 +228,18 @@ class Partitioner {
     post_[begin.get()] = std::move(var);
   }
 
+  // TVM's IsConstant: a Constant, or (since PR #5476) a Tuple of nothing but Constants.
+  bool bound_as_constant(const ir::Expr& arg) const {
+    // Injected bug kUnboundConstants: every input stays a parameter.
+    if (options_.bugs.on(Bug::kUnboundConstants)) return false;
+    if (arg->kind() == ir::ExprKind::kConstant) return true;
+    const auto* tuple = ir::as<ir::TupleNode>(arg);
+    // Injected bug kUnboundConstantTuples: the binding before PR #5476, lone constants only.
+    if (tuple == nullptr || options_.bugs.on(Bug::kUnboundConstantTuples)) return false;
+    return std::all_of(tuple->fields().begin(), tuple->fields().end(),
+                       [](const ir::Expr& f) { return f->kind() == ir::ExprKind::kConstant; });
+  }
+
   void finish_end(const ir::Expr& end) {
     const ir::Expr& ret = ir::as<ir::CallNode>(end)->args()[0];
     post_[end.get()] = *out_.find(ret.get());
@@ -253,7 +265,13 @@ class Partitioner {
     std::vector<ir::Expr> call_args;
     params.reserve(meta.args.size());
     call_args.reserve(meta.args.size());
+    // Constant inputs are bound into the function, as relay::Bind does: their parameters go.
+    std::unordered_map<const ir::ExprNode*, ir::Expr> bound;
     for (auto& [var, arg] : meta.args) {
+      if (bound_as_constant(arg)) {
+        bound.emplace(var.get(), std::move(arg));
+        continue;
+      }
       params.push_back(std::move(var));
       call_args.push_back(std::move(arg));
     }
@@ -268,6 +286,7 @@ class Partitioner {
     }
     const bool single = fields.size() == 1;
     ir::Expr result = single ? fields[0] : ir::TupleNode::make(std::move(fields));
+    if (!bound.empty()) result = ir::substitute(result, bound);
     ir::Attrs attrs{{"Inline", std::int64_t{1}},
                     {"Compiler", region.target},
                     {"global_symbol", name},

@@ -26,11 +26,13 @@ struct Token {
   std::optional<BufferRef> placed;  // an output buffer, decided before the workspace
 };
 
-// During the walk a tensor is either final (an input) or a token to be placed later.
+// During the walk a tensor is either final (an input or a constant) or a token to be placed
+// later.
 struct Slot {
   bool is_token = false;
-  int index = 0;  // input index or token id
+  int index = 0;  // input index, constant index or token id
   ir::Type type;
+  bool is_constant = false;
 };
 
 // The slots of one value: `count` consecutive entries of the planner's slot pool.
@@ -125,6 +127,14 @@ class Planner {
         case ir::ExprKind::kGlobalVar:
         case ir::ExprKind::kFunction:
           break;  // callees; using one as a value is caught by lookup()
+        case ir::ExprKind::kConstant: {
+          tensor_bytes(node->type());  // validates the size
+          const int index = static_cast<int>(plan_.constants.size());
+          plan_.constants.push_back(std::static_pointer_cast<const ir::ConstantNode>(node));
+          store_[node.get()] = Range{pool_.size(), 1};
+          pool_.push_back(Slot{false, index, node->type(), true});
+          break;
+        }
         case ir::ExprKind::kCall:
           add_call(std::static_pointer_cast<const ir::CallNode>(node));
           break;
@@ -194,7 +204,8 @@ class Planner {
       const Slot& s = outputs[j];
       const int out = static_cast<int>(j);
       auto earlier = std::find_if(seen.begin(), seen.end(), [&](const auto& p) {
-        return p.first.is_token == s.is_token && p.first.index == s.index;
+        return p.first.is_token == s.is_token && p.first.is_constant == s.is_constant &&
+               p.first.index == s.index;
       });
       if (earlier != seen.end()) {
         // Bug kDroppedDuplicateOutput: the repeat is never written.
@@ -209,7 +220,7 @@ class Planner {
         tokens_[s.index].placed = BufferRef{BufferKind::kOutput, out};
         output_producer_.emplace_back(out, tokens_[s.index].producer);
       } else {
-        plan_.copies.push_back(OutputCopy{out, TensorRef{{BufferKind::kInput, s.index}, s.type}});
+        plan_.copies.push_back(OutputCopy{out, resolve(s)});
       }
     }
   }
@@ -318,6 +329,7 @@ class Planner {
   }
 
   TensorRef resolve(const Slot& s) const {
+    if (s.is_constant) return TensorRef{{BufferKind::kConstant, s.index}, s.type};
     if (!s.is_token) return TensorRef{{BufferKind::kInput, s.index}, s.type};
     return TensorRef{*tokens_[s.index].placed, s.type};
   }
@@ -367,6 +379,8 @@ std::string to_string(const BufferRef& ref) {
       return "input " + std::to_string(ref.index);
     case BufferKind::kOutput:
       return "output " + std::to_string(ref.index);
+    case BufferKind::kConstant:
+      return "constant " + std::to_string(ref.index);
     case BufferKind::kIntermediate:
       break;
   }

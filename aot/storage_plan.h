@@ -20,6 +20,7 @@ enum class BufferKind : std::uint8_t {
   kInput,         ///< the user's input buffer `index` (flattened main parameters)
   kOutput,        ///< the user's output buffer `index` (flattened main result)
   kIntermediate,  ///< workspace buffer `sid_<index>`
+  kConstant,      ///< the read-only constant `StoragePlan::constants[index]` (TVM's linked param)
 };
 
 /// One physical buffer.
@@ -29,7 +30,7 @@ struct BufferRef {
   friend bool operator==(const BufferRef&, const BufferRef&) = default;
 };
 
-/// "input 0", "output 1", "sid_3".
+/// "input 0", "output 1", "sid_3", "constant 0".
 std::string to_string(const BufferRef& ref);
 
 /// A tensor value placed in a buffer.
@@ -49,10 +50,11 @@ struct CallStep {
   std::vector<TensorRef> results;
 };
 
-/// A copy done after every call: an output that is an input of main, or repeats an earlier output.
+/// A copy done after every call: an output that is an input of main or a constant (TVM's
+/// CopyToOutput), or repeats an earlier output.
 struct OutputCopy {
   int output = 0;
-  TensorRef source;  ///< an input buffer or an earlier output buffer
+  TensorRef source;  ///< an input buffer, a constant or an earlier output buffer
 };
 
 /// A workspace buffer `sid_<sid>` at `offset` bytes into the workspace.
@@ -66,6 +68,8 @@ struct WorkspaceBuffer {
 struct StoragePlan {
   std::vector<ir::Type> inputs;   ///< flattened main parameter tensor types
   std::vector<ir::Type> outputs;  ///< flattened main result tensor types
+  /// The constants @main uses, in post order: never in the workspace, never written.
+  std::vector<std::shared_ptr<const ir::ConstantNode>> constants;
   std::vector<CallStep> steps;
   std::vector<OutputCopy> copies;
   std::vector<WorkspaceBuffer> buffers;  ///< indexed by sid

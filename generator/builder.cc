@@ -49,7 +49,8 @@ constexpr int kAttempts = 8;
 struct Value {
   ir::Expr expr;
   int inst = kHost;  // raw region instance id (see Builder::root), kHost outside regions
-  bool input = false;
+  bool input = false;  // a parameter or a constant: never an output by itself
+  bool constant = false;
   bool used = false;
   std::vector<ir::Expr> ends;  // compiler_end nodes on this value, in creation order
   Bits anc;                    // host values: every region instance upstream
@@ -277,6 +278,38 @@ class Builder {
     return main_dtype_;
   }
 
+  // A constant tensor of the graph's shape (or one that broadcasts to it, a scalar sometimes),
+  // or an existing one of that dtype. Elements follow a drawn start and stride, so that they
+  // differ from each other in few draws. Kept off the frontier: it is never an output by itself.
+  int constant(ir::DType dtype) {
+    std::vector<int>& pool = constants_by_dtype_[static_cast<int>(dtype)];
+    if (!pool.empty() && d_.chance(p_.p_shared_input)) return pool[d_.below(pool.size())];
+    std::vector<std::int64_t> shape = universe_;
+    if (d_.chance(p_.p_broadcast)) {
+      const int full = static_cast<int>(universe_.size());
+      const int rank = static_cast<int>(d_.range(0, full));
+      shape.erase(shape.begin(), shape.begin() + (full - rank));
+      for (auto& dim : shape) {
+        if (d_.chance(0.5)) dim = 1;
+      }
+    }
+    ir::Type type = ir::TypeNode::tensor(std::move(shape), dtype);
+    const std::int64_t start = d_.range(-4, 4);
+    const std::int64_t stride = d_.range(0, 3);
+    std::vector<std::int64_t> values(static_cast<std::size_t>(type->num_elements()));
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      values[i] = (start + 4 + stride * static_cast<std::int64_t>(i % 9)) % 9 - 4;
+    }
+    const int id = static_cast<int>(values_.size());
+    Value val;
+    val.expr = ir::ConstantNode::make(std::move(type), std::move(values));
+    val.input = true;
+    val.constant = true;
+    values_.push_back(std::move(val));
+    pool.push_back(id);
+    return id;
+  }
+
   int new_input(ir::DType dtype) {
     std::vector<std::int64_t> shape = universe_;
     if (!universe_.empty() && d_.chance(p_.p_broadcast)) {
@@ -407,6 +440,7 @@ class Builder {
   }
   std::optional<int> pick_input(const Want& want) {
     if (want.tuple) return std::nullopt;
+    if (d_.chance(p_.p_constant)) return constant(want.dtype ? *want.dtype : pick_dtype());
     const std::vector<int>& pool =
         want.dtype ? inputs_by_dtype_[static_cast<int>(*want.dtype)] : inputs_;
     const bool can_add = static_cast<int>(inputs_.size()) < p_.max_inputs;
@@ -492,6 +526,17 @@ class Builder {
     return begin;
   }
 
+  // `begin((c, c')).i` in region r, where field i is constant value v and c' another constant.
+  ir::Expr constant_tuple_field(int v, int r) {
+    const ir::Expr c = values_[v].expr;  // a copy: constant() may grow values_
+    const ir::Expr other = values_[constant(c->type()->dtype())].expr;
+    const int index = static_cast<int>(d_.below(2));
+    std::vector<ir::Expr> fields{other};
+    fields.insert(fields.begin() + index, c);
+    ir::Expr begin = ir::compiler_begin(ir::TupleNode::make(std::move(fields)), insts_[r].target);
+    return ir::TupleGetItemNode::make(std::move(begin), index);
+  }
+
   // Commits choice c for an op at loc and returns the argument expression.
   ir::Expr access(int loc, const Choice& c) {
     Value& val = values_[c.value];
@@ -514,6 +559,7 @@ class Builder {
         or_into(insts_[r].taint, val.anc);
         or_into(comp_of(r).comp_taint, val.anc);
         or_into(comp_of(r).comp_anc, val.anc);
+        if (val.constant && d_.chance(p_.p_constant_tuple)) return constant_tuple_field(c.value, r);
         return begin_of(c.value, r, false);
       }
       case Via::kEndBegin: {
@@ -714,6 +760,7 @@ class Builder {
   std::vector<int> inputs_;
   std::vector<std::string> odd_names_;   // input_name()'s non-identifier names so far
   std::vector<int> inputs_by_dtype_[3];  // indexed by ir::DType
+  std::vector<int> constants_by_dtype_[3];  // indexed by ir::DType
   std::vector<int> host_values_, host_unused_;
   std::vector<int> region_values_, region_unused_;
   std::vector<int> exited_;

@@ -97,6 +97,13 @@ struct GenPolicy {
   double p_prefer_unused = 0.75;
   /// An operand that is not from the frontier is a parameter of @main.
   double p_input_operand = 0.4;
+  /// ... a constant tensor (Relay's Constant) instead of a parameter: on the host it stays in
+  /// @main (FuseOps passes it to a kernel, or fuses a scalar in); into a region it goes through
+  /// compiler_begin, and PartitionGraph binds it into the outlined function.
+  double p_constant = 0.12;
+  /// A constant entering a region arrives as a field of a tuple of constants under one
+  /// compiler_begin (`begin((c0, c1)).0`), the shape TVM PR #5476 taught PartitionGraph to bind.
+  double p_constant_tuple = 0.35;
   /// ... an existing parameter (one input used by several ops/regions) rather than a new one.
   double p_shared_input = 0.5;
   /// An operand comes from the op's own place (its region, or the host) rather than elsewhere.

@@ -118,6 +118,8 @@ class DotWriter {
         return "%" + static_cast<const VarNode&>(node).name();
       case ExprKind::kGlobalVar:
         return "@" + static_cast<const GlobalVarNode&>(node).name();
+      case ExprKind::kConstant:
+        return "const\n" + type_to_string(node.type());
       case ExprKind::kCall: {
         const auto& call = static_cast<const CallNode&>(node);
         if (call.op()) {
@@ -141,6 +143,8 @@ class DotWriter {
     switch (node.kind()) {
       case ExprKind::kVar:
         return ", shape=ellipse";
+      case ExprKind::kConstant:
+        return ", shape=box";
       case ExprKind::kGlobalVar:
         return ", shape=note";
       case ExprKind::kFunction:

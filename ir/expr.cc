@@ -174,6 +174,36 @@ GlobalVar GlobalVarNode::make(std::string name, Type func_type) {
   return std::make_shared<GlobalVarNode>(Key(), std::move(name), std::move(func_type));
 }
 
+bool constant_value_fits(DType dtype, std::int64_t v) {
+  switch (dtype) {
+    case DType::kInt8:
+      return v >= -128 && v <= 127;
+    case DType::kInt32:
+      return v >= INT32_MIN && v <= INT32_MAX;
+    case DType::kFloat32:
+      return v >= -(std::int64_t{1} << 24) && v <= (std::int64_t{1} << 24);
+  }
+  return false;
+}
+
+Constant ConstantNode::make(Type tensor_type, std::vector<std::int64_t> values) {
+  if (!tensor_type || !tensor_type->is_tensor()) {
+    throw TypeError("a constant must have a tensor type");
+  }
+  const std::int64_t n = tensor_type->num_elements();
+  if (static_cast<std::int64_t>(values.size()) != n) {
+    throw TypeError("constant of type " + type_to_string(tensor_type) + " needs " +
+                    std::to_string(n) + " values, got " + std::to_string(values.size()));
+  }
+  for (std::int64_t v : values) {
+    if (!constant_value_fits(tensor_type->dtype(), v)) {
+      throw TypeError("constant value " + std::to_string(v) + " is not an exact " +
+                      std::string(dtype_name(tensor_type->dtype())));
+    }
+  }
+  return std::make_shared<ConstantNode>(Key(), std::move(tensor_type), std::move(values));
+}
+
 Call CallNode::make(Op op, std::vector<Expr> args, Attrs attrs) {
   auto name = [op] { return std::string(op_name(op)); };
   check_args_nonnull(args, op_name(op));
@@ -340,6 +370,8 @@ std::string describe(const ExprNode& node) {
       return "%" + static_cast<const VarNode&>(node).name();
     case ExprKind::kGlobalVar:
       return "@" + static_cast<const GlobalVarNode&>(node).name();
+    case ExprKind::kConstant:
+      return "const(" + type_to_string(node.type()) + ")";
     case ExprKind::kCall: {
       const auto& call = static_cast<const CallNode&>(node);
       std::string head = call.op() ? std::string(op_name(*call.op())) : describe(*call.callee());

@@ -16,7 +16,15 @@
 
 namespace aotfuzz::ir {
 
-enum class ExprKind : std::uint8_t { kVar, kGlobalVar, kCall, kTuple, kTupleGetItem, kFunction };
+enum class ExprKind : std::uint8_t {
+  kVar,
+  kGlobalVar,
+  kConstant,
+  kCall,
+  kTuple,
+  kTupleGetItem,
+  kFunction
+};
 
 /// Primitive operators. Elementwise ops broadcast like NumPy; annotations are identities.
 enum class Op : std::uint8_t { kAdd, kSubtract, kMultiply, kCompilerBegin, kCompilerEnd };
@@ -132,6 +140,34 @@ class GlobalVarNode final : public ExprNode {
   std::string name_;
 };
 using GlobalVar = std::shared_ptr<const GlobalVarNode>;
+
+/// A constant tensor (Relay's `Constant`). Its elements are integers, each exactly
+/// representable in the dtype (an int8 in [-128, 127], an int32, a float32 of magnitude at most
+/// 2^24), so the text form, the interpreter and every C compiler agree on them bit for bit.
+class ConstantNode final : public ExprNode {
+ public:
+  static constexpr ExprKind kKind = ExprKind::kConstant;
+  /// Throws TypeError unless `tensor_type` is a tensor type, `values` has one entry per element
+  /// and every value is representable (see above).
+  static std::shared_ptr<const ConstantNode> make(Type tensor_type,
+                                                  std::vector<std::int64_t> values);
+  /// The elements, row-major.
+  const std::vector<std::int64_t>& values() const { return values_; }
+  /// Rank 0: TVM's FuseOps fuses a scalar float32 or int32 constant into its consumer.
+  bool is_scalar() const { return type()->shape().empty(); }
+
+ public:
+  /// Only make() can call this: Key is ExprNode's. (Public for std::make_shared.)
+  ConstantNode(Key, Type type, std::vector<std::int64_t> values)
+      : ExprNode(kKind, std::move(type)), values_(std::move(values)) {}
+
+ private:
+  std::vector<std::int64_t> values_;
+};
+using Constant = std::shared_ptr<const ConstantNode>;
+
+/// Whether `v` is an exact element of `dtype` in a Constant.
+bool constant_value_fits(DType dtype, std::int64_t v);
 
 /// A call of a primitive op, a global function or a local function.
 class CallNode final : public ExprNode {
@@ -287,7 +323,7 @@ inline const Expr& child(const ExprNode& node, std::size_t i) {
 /// A copy of `node` with new children (same order as children()); returns `node` itself when
 /// nothing changed. Re-checks types, so it may throw TypeError.
 Expr with_children(const Expr& node, std::vector<Expr> new_children);
-/// Short description for error messages: `add(...)`, `%x`, `@f`, `%t.1`, `fn`.
+/// Short description for error messages: `add(...)`, `%x`, `@f`, `%t.1`, `fn`, `const(...)`.
 std::string describe(const ExprNode& node);
 
 }  // namespace aotfuzz::ir

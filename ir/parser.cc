@@ -792,6 +792,26 @@ class Parser {
     }
   }
 
+  // `const(Tensor[(2), float32], [1, -2])`: the printer's inline form of a Constant.
+  Expr parse_const() {
+    const Token name = take();
+    take();  // '('
+    const Type type = parse_type();
+    expect(Tok::kComma, "',' and the values after the constant's type");
+    expect(Tok::kLBracket, "'[' to open the constant's values");
+    std::vector<std::int64_t> values;
+    while (!accept(Tok::kRBracket)) {
+      const Token v = expect(Tok::kInt, "an integer value or ']'");
+      values.push_back(int_value(v, INT64_MIN, INT64_MAX, "constant value"));
+      if (accept(Tok::kComma)) continue;
+      expect(Tok::kRBracket, "',' or ']' in the constant's values");
+      break;
+    }
+    expect(Tok::kRParen, "')' to close the constant");
+    return build(name.pos, "constant",
+                 [&] { return ConstantNode::make(type, std::move(values)); });
+  }
+
   // After '(': arguments, then (for ops) attributes, then ')'.
   void parse_args(std::vector<Expr>& args, Attrs& attrs, bool allow_attrs) {
     if (accept(Tok::kRParen)) return;
@@ -827,6 +847,7 @@ class Parser {
       }
       case Tok::kIdent: {
         if (t.text == "fn") return parse_fn();
+        if (t.text == "const" && peek(1).kind == Tok::kLParen) return parse_const();
         const auto op = parse_op(t.text);
         if (peek(1).kind != Tok::kLParen) {
           fail(t.pos, "expected an expression, found " + describe_token(t) +

@@ -233,6 +233,20 @@ class Printer {
         out_ += ')';
         return;
       }
+      case ExprKind::kConstant: {
+        // Relay prints `meta[relay.Constant][k]` and keeps the data aside; the elements are
+        // written inline here so that a file holds its whole graph.
+        const auto& c = static_cast<const ConstantNode&>(node);
+        out_ += "const(";
+        out_ += type_to_string(c.type());
+        out_ += ", [";
+        for (std::size_t i = 0; i < c.values().size(); ++i) {
+          if (i) out_ += ", ";
+          put_int(c.values()[i]);
+        }
+        out_ += "])";
+        return;
+      }
       case ExprKind::kTupleGetItem: {
         const auto& tgi = static_cast<const TupleGetItemNode&>(node);
         put_ref(*tgi.tuple());

@@ -209,7 +209,7 @@ RegionSet RegionSet::build(const Expr& body, const std::vector<Expr>& order, boo
       continue;
     }
     if (node->kind() == ExprKind::kFunction || node->kind() == ExprKind::kVar ||
-        node->kind() == ExprKind::kGlobalVar) {
+        node->kind() == ExprKind::kGlobalVar || node->kind() == ExprKind::kConstant) {
       continue;
     }
     const std::span<const Expr> args = region_args(*node);

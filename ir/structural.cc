@@ -88,6 +88,12 @@ bool equal_graphs(const Expr& a, const Expr& b, VarNames names, bool closed) {
           return false;
         }
         continue;
+      case ExprKind::kConstant:
+        if (static_cast<const ConstantNode*>(x)->values() !=
+            static_cast<const ConstantNode*>(y)->values()) {
+          return false;
+        }
+        continue;
       case ExprKind::kCall: {
         const auto* cx = static_cast<const CallNode*>(x);
         const auto* cy = static_cast<const CallNode*>(y);
@@ -162,6 +168,11 @@ std::size_t structural_hash(const Expr& e) {
       }
       case ExprKind::kGlobalVar:
         v = mix(v, std::hash<std::string>{}(static_cast<const GlobalVarNode&>(*node).name()));
+        break;
+      case ExprKind::kConstant:
+        for (std::int64_t x : static_cast<const ConstantNode&>(*node).values()) {
+          v = mix(v, static_cast<std::size_t>(x));
+        }
         break;
       case ExprKind::kCall: {
         const auto& call = static_cast<const CallNode&>(*node);

@@ -155,11 +155,23 @@ class Machine {
       r.addressable = r.bytes.size();
       regions_.push_back(std::move(r));
     }
+    for (const auto& c : program_.constants) {
+      // Read-only data, like an input.
+      Region r;
+      r.kind = aot::BufferKind::kConstant;
+      r.bytes = reference::constant_value(c->type(), c->values()).bytes();
+      r.addressable = r.bytes.size();
+      regions_.push_back(std::move(r));
+    }
+  }
+
+  static bool read_only(const Region& r) {
+    return r.kind == aot::BufferKind::kInput || r.kind == aot::BufferKind::kConstant;
   }
 
   std::optional<Stop> run_once(std::uint8_t poison) {
     for (auto& r : regions_) {
-      if (r.kind != aot::BufferKind::kInput) r.written.assign(r.bytes.size(), 0);
+      if (!read_only(r)) r.written.assign(r.bytes.size(), 0);
     }
     for (std::size_t j = 0; j < program_.outputs.size(); ++j) {
       std::fill(output(j).bytes.begin(), output(j).bytes.end(), poison);
@@ -196,6 +208,12 @@ class Machine {
           return std::nullopt;
         }
         return Span{static_cast<int>(1 + num_inputs_) + ref.index, 0, ref};
+      case aot::BufferKind::kConstant:
+        if (ref.index < 0 || static_cast<std::size_t>(ref.index) >= program_.constants.size()) {
+          return std::nullopt;
+        }
+        return Span{static_cast<int>(1 + num_inputs_ + program_.outputs.size()) + ref.index, 0,
+                    ref};
       case aot::BufferKind::kIntermediate:
         break;
     }
@@ -214,7 +232,7 @@ class Machine {
     Region& r = regions_[sp.region];
     const std::size_t stored =
         sp.offset < r.bytes.size() ? std::min(n, r.bytes.size() - sp.offset) : 0;
-    if (r.kind != aot::BufferKind::kInput && !uninitialised_read_) {
+    if (!read_only(r) && !uninitialised_read_) {
       uninitialised_read_ = stored < n;
       if (stored > 0) {
         uninitialised_read_ =
@@ -324,6 +342,10 @@ class Machine {
       const auto& type = is_in ? c.callee_inputs[k] : c.callee_outputs[k - n_in];
       const std::size_t bytes = aot::tensor_bytes(type);
       slot_bytes[k] = bytes;
+      if (!is_in && regions_[sp->region].kind == aot::BufferKind::kConstant) {
+        return crash(&c, c.callee + " writes through slot " + std::to_string(k) + " into " +
+                             aot::to_string(ref) + ", which is read-only");
+      }
       if (!is_in && regions_[sp->region].kind == aot::BufferKind::kInput) {
         return Stop{{Stage::kRun, InputClobbered{ref.index, 0, "", ""}}};
       }

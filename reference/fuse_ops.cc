@@ -97,6 +97,16 @@ class Creator {
         return add_node(expr.get());
       case ir::ExprKind::kGlobalVar:
         return;
+      case ir::ExprKind::kConstant: {
+        // A scalar float32 or int32 constant fuses like an elementwise op (TVM: "this rule
+        // must be consistent with code generator"); any other constant is opaque, left in the
+        // caller and passed to the group as an argument.
+        add_node(expr.get());
+        const auto& c = static_cast<const ir::ConstantNode&>(*expr);
+        const bool simple = c.type()->dtype() != ir::DType::kInt8;
+        graph_.node_map.at(expr.get())->pattern = c.is_scalar() && simple ? kElemWise : kOpaque;
+        return;
+      }
       case ir::ExprKind::kCall:
         return visit_call(static_cast<const ir::CallNode&>(*expr));
       case ir::ExprKind::kTuple:

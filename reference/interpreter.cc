@@ -207,6 +207,7 @@ void check_elementwise_operands(ir::Op op, const Value& a, const Value& b) {
 enum class StepKind : std::uint8_t {
   kParam,        // a parameter: its argument moves into the slot
   kCallee,       // a GlobalVar or Function: no runtime value, the Call resolves it
+  kConstant,     // a Constant: its tensor
   kTuple,        // builds a tuple of its children
   kGetItem,      // a TupleGetItem
   kAnnotation,   // an annotation: the identity
@@ -259,6 +260,9 @@ Step make_step(const ir::ExprNode& node) {
       break;
     case ir::ExprKind::kGlobalVar:
     case ir::ExprKind::kFunction:
+      break;
+    case ir::ExprKind::kConstant:
+      step.kind = StepKind::kConstant;
       break;
     case ir::ExprKind::kTuple:
       step.kind = StepKind::kTuple;
@@ -544,6 +548,11 @@ class Machine {
         break;
       case StepKind::kCallee:
         break;  // no children, nothing to consume
+      case StepKind::kConstant: {
+        const auto& c = static_cast<const ir::ConstantNode&>(*step.node);
+        values_[at] = constant_value(c.type(), c.values());
+        break;
+      }
       case StepKind::kTuple: {
         std::vector<Value> fields;
         fields.reserve(step.kid_end - step.kid_begin);

@@ -1,5 +1,6 @@
 // TVM v0.8's PartitionGraph (src/relay/transforms/partition_graph.cc): FlattenTupleOutputs,
 // RemoveDefaultAnnotations, the Partitioner and NameMangleExtFuncs.
+#include <algorithm>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -179,13 +180,29 @@ class Partitioner {
     }
   }
 
+  // IsConstant: a Constant, or a Tuple whose fields are all Constants (PR #5476).
+  static bool is_constant(const ir::Expr& e) {
+    if (e->kind() == ir::ExprKind::kConstant) return true;
+    const auto* tuple = ir::as<ir::TupleNode>(e);
+    if (tuple == nullptr) return false;
+    return std::all_of(tuple->fields().begin(), tuple->fields().end(), [](const ir::Expr& f) {
+      return f->kind() == ir::ExprKind::kConstant;
+    });
+  }
+
   // CreateRegionCall, with NameMangleExtFuncs's name: `<mangled module>_<target>_<caller>_<id>`.
+  // Constant arguments are bound into the function (relay::Bind drops their parameters).
   ir::Expr create_region_call(const AnnotatedRegion& region, const std::vector<ir::Expr>& fields,
                               const ir::Expr& end) {
     RegionMeta& meta = meta_[region.id];
     std::vector<ir::Var> params;
     std::vector<ir::Expr> args;
+    std::unordered_map<const ir::ExprNode*, ir::Expr> bound;
     for (const auto& [var, arg] : meta.args) {
+      if (is_constant(arg)) {
+        bound.emplace(var.get(), arg);
+        continue;
+      }
       params.push_back(var);
       args.push_back(arg);
     }
@@ -201,6 +218,7 @@ class Partitioner {
     }
     names_.insert(name);
     ir::Expr result = fields.size() == 1 ? fields[0] : ir::TupleNode::make(fields);
+    if (!bound.empty()) result = ir::substitute(result, bound);
     // The attribute order TVM prints (the #9036 report).
     ir::Function fn = ir::FunctionNode::make(params, result,
                                              ir::Attrs{{"Inline", std::int64_t{1}},

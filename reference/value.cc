@@ -219,6 +219,26 @@ Value Value::from_i8(std::vector<std::int64_t> shape, const std::vector<std::int
   return tensor(std::move(type), std::move(bytes));
 }
 
+Value constant_value(const ir::Type& type, const std::vector<std::int64_t>& values) {
+  if (!type || !type->is_tensor()) throw ValueError("a constant needs a tensor type");
+  std::vector<std::int64_t> shape = type->shape();
+  switch (type->dtype()) {
+    case ir::DType::kFloat32:
+      return Value::from_f32(std::move(shape), std::vector<float>(values.begin(), values.end()));
+    case ir::DType::kInt32: {
+      std::vector<std::int32_t> elems;
+      for (std::int64_t v : values) elems.push_back(static_cast<std::int32_t>(v));
+      return Value::from_i32(std::move(shape), elems);
+    }
+    case ir::DType::kInt8: {
+      std::vector<std::int8_t> elems;
+      for (std::int64_t v : values) elems.push_back(static_cast<std::int8_t>(v));
+      return Value::from_i8(std::move(shape), elems);
+    }
+  }
+  throw ValueError("unsupported dtype");
+}
+
 const std::vector<std::uint8_t>& Value::bytes() const {
   if (!is_tensor()) throw ValueError("bytes() of a value that is not a tensor");
   return raw_bytes();

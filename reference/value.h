@@ -101,6 +101,10 @@ class Value {
 /// pattern, e.g. `1.5 (0x3fc00000)`; integers in decimal.
 std::string element_string(const Value& tensor, std::size_t i);
 
+/// The tensor of a Constant node: `type` and its integer elements (ir::ConstantNode checks
+/// that each is exact in the dtype).
+Value constant_value(const ir::Type& type, const std::vector<std::int64_t>& values);
+
 /// Same type, and every element bit-for-bit identical, except that any NaN equals any other
 /// NaN (payload and sign ignored). +0 and -0 differ.
 bool bitwise_equal(const Value& a, const Value& b);
