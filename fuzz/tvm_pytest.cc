@@ -191,13 +191,22 @@ PytestGraph translate_graph(const ir::Function& main) {
       }
       relay_expr = "relay.Tuple([" + fields + "])";
       numpy_expr = "(" + fields + (tup->fields().size() == 1 ? ",)" : ")");
+    } else if (const auto* c = ir::as<ir::ConstantNode>(node)) {
+      std::string values;
+      for (std::size_t i = 0; i < c->values().size(); ++i) {
+        values += (i ? ", " : "") + std::to_string(c->values()[i]);
+      }
+      numpy_expr = "np.array([" + values + "], dtype=" +
+                   py_str(std::string(ir::dtype_name(c->type()->dtype()))) + ").reshape(" +
+                   py_shape(c->type()->shape()) + ")";
+      relay_expr = "relay.const(" + numpy_expr + ")";
     } else if (const auto* tgi = ir::as<ir::TupleGetItemNode>(node)) {
       relay_expr =
           "relay.TupleGetItem(" + arg(tgi->tuple()) + ", " + std::to_string(tgi->index()) + ")";
       numpy_expr = arg(tgi->tuple()) + "[" + std::to_string(tgi->index()) + "]";
     } else {
       throw PytestError(
-          "only annotated graphs of ops, tuples and TupleGetItems are supported, not " +
+          "only annotated graphs of ops, constants, tuples and TupleGetItems are supported, not " +
           ir::describe(*node));
     }
     py[node.get()] = v;

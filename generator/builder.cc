@@ -280,7 +280,7 @@ class Builder {
 
   // A constant tensor of the graph's shape (or one that broadcasts to it, a scalar sometimes),
   // or an existing one of that dtype. Elements follow a drawn start and stride, so that they
-  // differ from each other in few draws. Kept off the frontier: it is never an output by itself.
+  // differ from each other in few draws. Kept off the frontier: it is never a sink of @main.
   int constant(ir::DType dtype) {
     std::vector<int>& pool = constants_by_dtype_[static_cast<int>(dtype)];
     if (!pool.empty() && d_.chance(p_.p_shared_input)) return pool[d_.below(pool.size())];
@@ -307,6 +307,9 @@ class Builder {
     val.constant = true;
     values_.push_back(std::move(val));
     pool.push_back(id);
+    // A host value like any other for second uses, so @main's extra output may be a constant
+    // (which the executor copies out, as TVM's CopyToOutput does).
+    host_values_.push_back(id);
     return id;
   }
 

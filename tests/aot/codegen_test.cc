@@ -313,6 +313,50 @@ def @tvmgen_default_ccompiler_main_0(%i0: Tensor[(3), float32], %i1: Tensor[(2, 
   }
 }
 
+TEST(Codegen, ConstantsOfMainKernelsAndExternalFunctionsMatchTheReferenceOnEveryCombination) {
+  // Constants everywhere they can be after the passes: a scalar fused into a kernel, a tensor
+  // passed to a kernel, a bound constant and a bound tuple of constants in an external function,
+  // a constant returned by @main, and (in the external function) a tuple field never read,
+  // which must not be defined (an unused static array is a -Werror failure).
+  const ir::Module fused = parse_verified(R"(
+def @main(%x: Tensor[(2, 3), int32], %y: Tensor[(3), float32]) {
+  %0 = const(Tensor[(3), int32], [-2147483648, 2147483647, 5]);
+  %1 = fn (%p0: Tensor[(2, 3), int32], %p1: Tensor[(3), int32], Primitive=1) {
+    %2 = const(int32, [3]);
+    %3 = multiply(%p0, %2);
+    add(%3, %p1)
+  };
+  %4 = %1(%x, %0);
+  %5 = @tvmgen_default_ccompiler_main_0(%y);
+  (%4, %5, %0)
+}
+
+def @tvmgen_default_ccompiler_main_0(%i0: Tensor[(3), float32],
+    Inline=1, Compiler="ccompiler", global_symbol="tvmgen_default_ccompiler_main_0", Primitive=1) {
+  %0 = const(Tensor[(3), float32], [1, -2, 3]);
+  %1 = (const(Tensor[(2, 3), float32], [1, 2, 3, 4, 5, 6]), const(float32, [-9]));
+  %2 = add(%i0, %0);
+  (multiply(%2, %1.1), %0)
+}
+)");
+  for (const auto& [api, interface] : kCombinations) {
+    SCOPED_TRACE(combo_name(api, interface));
+    const auto inputs = reference::make_inputs(fused.main(), 5);
+    BuildConfig config;
+    config.kind = CompilerKind::kGcc;
+    const auto r = compile_and_run(fused, make_options(api, interface), inputs, config);
+    expect_matches(r, expected_outputs(fused, inputs), fused.main());
+  }
+  const std::string c = generate_c(fused).file("tvmgen_default_lib.c");
+  EXPECT_NE(c.find("static const int32_t tvmgen_default_constant_0[3] = {(-2147483647 - 1), "
+                   "2147483647, 5};"),
+            std::string::npos)
+      << c;
+  EXPECT_NE(c.find("static const float c0[3] = {1, -2, 3};"), std::string::npos) << c;
+  EXPECT_NE(c.find("static const float c2[1] = {-9};"), std::string::npos) << c;
+  EXPECT_EQ(c.find("c1["), std::string::npos) << c;  // the unread tuple field
+}
+
 TEST(Codegen, StorageReuseKeepsResultsEqualToTheReference) {
   // A chain of host kernels: with reuse, intermediates share buffers.
   const std::string t = "Tensor[(6, 5), float32]";

@@ -126,6 +126,34 @@ TEST(StoragePlan, GivesEachFlattenedResultItsOwnStorageAndATupleArgumentEveryFie
   EXPECT_EQ(plan.workspace_bytes, 800u);
 }
 
+TEST(StoragePlan, ConstantsAreReadOnlyBuffersOfTheirOwnAndAConstantOutputIsACopy) {
+  // A constant read by a kernel, the same constant returned, and a scalar constant twice.
+  const ir::Module fused = parse_verified(std::string("def @main(%x: ") + kT + ") {\n" +
+                                          "  %0 = const(Tensor[(4), float32], [1, 2, 3, 4]);\n" +
+                                          "  %1 = " + prim("add") + ";\n" +
+                                          "  %2 = const(Tensor[(4, 4), float32], [" +
+                                          "1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]);\n" +
+                                          "  %3 = %1(%x, %2);\n" +
+                                          "  %4 = const(float32, [7]);\n" +
+                                          "  (%3, %2, %4, %4)\n}\n");
+  const StoragePlan plan = plan_storage(fused.main());
+  ASSERT_EQ(plan.constants.size(), 2u);  // the unused (4) constant is not in @main's body
+  EXPECT_EQ(plan.constants[0]->values().size(), 16u);
+  ASSERT_EQ(plan.steps.size(), 1u);
+  EXPECT_EQ(to_string(plan.steps[0].args[1][0].buffer), "constant 0");
+  EXPECT_EQ(plan.steps[0].results[0].buffer, (BufferRef{BufferKind::kOutput, 0}));
+  EXPECT_TRUE(plan.buffers.empty());
+  EXPECT_EQ(plan.workspace_bytes, 0u);
+  ASSERT_EQ(plan.copies.size(), 3u);
+  EXPECT_EQ(plan.copies[0].output, 1);
+  EXPECT_EQ(plan.copies[0].source.buffer, (BufferRef{BufferKind::kConstant, 0}));
+  EXPECT_EQ(plan.copies[1].output, 2);
+  EXPECT_EQ(plan.copies[1].source.buffer, (BufferRef{BufferKind::kConstant, 1}));
+  // The repeat copies the earlier output, as a repeated call result does.
+  EXPECT_EQ(plan.copies[2].output, 3);
+  EXPECT_EQ(plan.copies[2].source.buffer, (BufferRef{BufferKind::kOutput, 2}));
+}
+
 TEST(StoragePlan, ReuseNeedsFewerBuffersOnAChainThanOneBufferPerTensor) {
   const ir::Module m = parse_verified(chain_module());
   StorageOptions no_reuse;

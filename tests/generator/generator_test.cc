@@ -525,7 +525,14 @@ TEST(GraphBuilder, TuplesMayEnterRegionsOnlyWhenAllowed) {
     int count = 0;
     for (const auto& n : ir::post_order(m.main()->body())) {
       const auto* call = ir::as<ir::CallNode>(n);
-      count += call && call->is_op(ir::Op::kCompilerBegin) && n->type()->is_tuple();
+      if (!call || !call->is_op(ir::Op::kCompilerBegin) || !n->type()->is_tuple()) continue;
+      // A tuple of constants is bound into the region's function, never its parameter.
+      const auto* tuple = ir::as<ir::TupleNode>(call->args()[0]);
+      const bool constant = tuple && std::all_of(tuple->fields().begin(), tuple->fields().end(),
+                                                 [](const ir::Expr& f) {
+                                                   return ir::as<ir::ConstantNode>(f) != nullptr;
+                                                 });
+      count += !constant;
     }
     return count;
   };
@@ -539,6 +546,45 @@ TEST(GraphBuilder, TuplesMayEnterRegionsOnlyWhenAllowed) {
     seen += tuple_begins(m);
   }
   EXPECT_GT(seen, 0);
+}
+
+TEST(GraphBuilder, ConstantsEnterRegionsAloneOrInConstantTuplesAndStayOnTheHostOnlyWithTheKnob) {
+  struct Seen {
+    int host = 0;     // a constant read by a host op
+    int begin = 0;    // compiler_begin(constant)
+    int tuple = 0;    // compiler_begin((constant, constant))
+    int scalar = 0;   // a rank-0 constant
+  };
+  auto count = [](const ir::Module& m, Seen& seen) {
+    for (const auto& n : ir::post_order(m.main()->body())) {
+      const auto* call = ir::as<ir::CallNode>(n);
+      if (const auto* c = ir::as<ir::ConstantNode>(n)) seen.scalar += c->is_scalar();
+      if (!call || !call->op()) continue;
+      for (const auto& a : call->args()) {
+        if (ir::as<ir::ConstantNode>(a) == nullptr && ir::as<ir::TupleNode>(a) == nullptr) continue;
+        if (call->is_op(ir::Op::kCompilerBegin)) {
+          (ir::as<ir::TupleNode>(a) ? seen.tuple : seen.begin) += 1;
+        } else if (!ir::is_annotation(*call->op()) && ir::as<ir::ConstantNode>(a)) {
+          ++seen.host;
+        }
+      }
+    }
+  };
+  Seen on;
+  Seen off;
+  const GenPolicy none = with({{"p_constant", "0"}, {"max_ops", "20"}});
+  const GenPolicy many = with({{"p_constant", "0.5"}, {"max_ops", "20"}});
+  for (std::uint64_t seed = 0; seed < 100; ++seed) {
+    const ir::Module m = gen(many, seed);
+    EXPECT_NO_THROW(ir::verify(m));
+    count(m, on);
+    count(gen(none, seed), off);
+  }
+  EXPECT_GT(on.host, 0);
+  EXPECT_GT(on.begin, 0);
+  EXPECT_GT(on.tuple, 0);
+  EXPECT_GT(on.scalar, 0);
+  EXPECT_EQ(off.host + off.begin + off.tuple + off.scalar, 0);
 }
 
 TEST(GraphBuilder, MergeSafetyCanBeSwitchedOffToReachTheCyclicMergeCase) {

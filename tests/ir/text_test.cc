@@ -555,6 +555,54 @@ TEST(Parser, NestingBelowTheLimitParsesAndDeeperNestingIsAnError) {
 
 // ---------------------------------------------------------------- parser: errors
 
+TEST(Parser, ConstantsRoundTripWithTheirTypeValuesAndSharing) {
+  const std::string text = R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(2, 2), int8]) -> (Tensor[(2, 2), int8], int32, float32) {
+  %0 = const(Tensor[(2), int8], [-128, 127]);
+  %1 = add(%x, %0);
+  %2 = add(%1, %0);
+  %3 = const(int32, [-2147483648]);
+  %4 = const(float32, [16777216]);
+  (%2, %3, %4)
+}
+)";
+  const Module m = parse_module(text);
+  verify(m);
+  EXPECT_EQ(print_module(m), text);
+  expect_round_trip(m);
+  // One constant node read twice stays one node.
+  const auto* outer = as<CallNode>(as<TupleNode>(m.main()->body())->fields()[0]);
+  const auto* inner = as<CallNode>(outer->args()[0]);
+  ASSERT_NE(inner, nullptr);
+  EXPECT_EQ(inner->args()[1], outer->args()[1]);
+  const auto* c = as<ConstantNode>(outer->args()[1]);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->values(), (std::vector<std::int64_t>{-128, 127}));
+}
+
+TEST(Structural, ConstantsAreEqualOnlyWithEqualTypesAndValues) {
+  const Type t = tensor({2});
+  const Expr a = ConstantNode::make(t, {1, 2});
+  EXPECT_TRUE(structural_equal(a, ConstantNode::make(t, {1, 2})));
+  EXPECT_EQ(structural_hash(a), structural_hash(ConstantNode::make(t, {1, 2})));
+  EXPECT_FALSE(structural_equal(a, ConstantNode::make(t, {2, 1})));
+  EXPECT_NE(structural_hash(a), structural_hash(ConstantNode::make(t, {2, 1})));
+  EXPECT_FALSE(structural_equal(a, ConstantNode::make(tensor({2}, DType::kInt32), {1, 2})));
+}
+
+TEST(ParserErrors, ConstantsWithValuesTheirDtypeCannotHoldExactlyAreReportedAtTheConstant) {
+  expect_error_at("def @main() {\n  const(Tensor[(2), int8], [1, 128])\n}", "const(",
+                  "constant value 128 is not an exact int8");
+  expect_error_at("def @main() {\n  const(float32, [16777217])\n}", "const(",
+                  "not an exact float32");
+  expect_error_at("def @main() {\n  const(Tensor[(3), int32], [1, 2])\n}", "const(",
+                  "needs 3 values, got 2");
+  expect_error_at("def @main() {\n  const(Tensor[(1), int32], [1.5])\n}", ".5",
+                  "',' or ']'");
+  expect_error_at("def @main() {\n  const((float32, float32), [1, 2])\n}", "const(",
+                  "tensor type");
+}
+
 TEST(ParserErrors, TruncatedInputIsReportedAtTheEndWithWhatWasExpected) {
   const std::string full = read_text(corpus_dir() / "conformance" / "single_op.relay");
   const std::string cut = full.substr(0, full.find("add(%0, %1)") + 7);  // "...add(%0,"

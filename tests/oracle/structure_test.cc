@@ -22,7 +22,8 @@ CaseResult in_process(const ir::Module& m, CaseOptions options) {
 
 TEST(Structure, EachStructureOnlyBugIsFoundAtItsOwnStageAndOnlyByTheStructuralCheck) {
   for (aot::Bug bug : {aot::Bug::kFuseStopsAtTupleGetItem, aot::Bug::kMergeVisitOrder,
-                       aot::Bug::kPartitionNumbering}) {
+                       aot::Bug::kPartitionNumbering, aot::Bug::kUnboundConstants,
+                       aot::Bug::kUnboundConstantTuples}) {
     const auto& row = aot::bug_table()[static_cast<std::size_t>(bug)];
     SCOPED_TRACE(std::string(row.name));
     const ir::Module m =

@@ -75,6 +75,21 @@ TEST(Interpreter, AddsSubtractsAndMultipliesElementwise) {
   EXPECT_TRUE(bitwise_equal(run_main(m_mul, {a, b}), Value::from_f32({2, 2}, {10, 40, 90, 160})));
 }
 
+TEST(Interpreter, ConstantsEvaluateToTheirElementsInTheirDtype) {
+  // x + [1, -2] (int8, wrapping), and a scalar float32 constant returned beside it.
+  auto x = VarNode::make("x", ir::TypeNode::tensor({2}, DType::kInt8));
+  const Expr c = ir::ConstantNode::make(ir::TypeNode::tensor({2}, DType::kInt8), {127, -2});
+  const Expr s = ir::ConstantNode::make(f32({}), {-16777216});
+  ir::Module m;
+  m.add("main", FunctionNode::make({x}, TupleNode::make({CallNode::make(Op::kAdd, {x, c}), s})));
+  const Value r = run_main(m, {Value::from_i8({2}, {1, 1})});
+  ASSERT_TRUE(r.is_tuple());
+  EXPECT_TRUE(bitwise_equal(r.fields()[0], Value::from_i8({2}, {-128, -1})))
+      << r.to_string(4);
+  EXPECT_TRUE(bitwise_equal(r.fields()[1], Value::from_f32({}, {-16777216.0f})));
+  EXPECT_TRUE(bitwise_equal(constant_value(c->type(), {127, -2}), Value::from_i8({2}, {127, -2})));
+}
+
 TEST(Interpreter, BroadcastsAcrossRanksLikeNumpy) {
   // (2, 1, 3) + (4, 1) -> (2, 4, 3): out[i][j][k] = a[i][0][k] + b[j][0].
   auto m = binary_module(Op::kAdd, f32({2, 1, 3}), f32({4, 1}));
