@@ -278,21 +278,14 @@ class Builder {
     return main_dtype_;
   }
 
-  // A constant tensor of the graph's shape (or one that broadcasts to it, a scalar sometimes),
+  // A constant tensor of the graph's shape (or one that broadcasts to it, or a scalar),
   // or an existing one of that dtype. Elements follow a drawn start and stride, so that they
   // differ from each other in few draws. Kept off the frontier: it is never a sink of @main.
   int constant(ir::DType dtype) {
     std::vector<int>& pool = constants_by_dtype_[static_cast<int>(dtype)];
     if (!pool.empty() && d_.chance(p_.p_shared_input)) return pool[d_.below(pool.size())];
-    std::vector<std::int64_t> shape = universe_;
-    if (d_.chance(p_.p_broadcast)) {
-      const int full = static_cast<int>(universe_.size());
-      const int rank = static_cast<int>(d_.range(0, full));
-      shape.erase(shape.begin(), shape.begin() + (full - rank));
-      for (auto& dim : shape) {
-        if (d_.chance(0.5)) dim = 1;
-      }
-    }
+    std::vector<std::int64_t> shape;
+    if (!d_.chance(p_.p_scalar_constant)) shape = broadcastable_shape();
     ir::Type type = ir::TypeNode::tensor(std::move(shape), dtype);
     const std::int64_t start = d_.range(-4, 4);
     const std::int64_t stride = d_.range(0, 3);
@@ -313,7 +306,8 @@ class Builder {
     return id;
   }
 
-  int new_input(ir::DType dtype) {
+  // The graph's shape, or with p_broadcast one that broadcasts to it.
+  std::vector<std::int64_t> broadcastable_shape() {
     std::vector<std::int64_t> shape = universe_;
     if (!universe_.empty() && d_.chance(p_.p_broadcast)) {
       const int full = static_cast<int>(universe_.size());
@@ -323,6 +317,11 @@ class Builder {
         if (d_.chance(0.5)) dim = 1;
       }
     }
+    return shape;
+  }
+
+  int new_input(ir::DType dtype) {
+    std::vector<std::int64_t> shape = broadcastable_shape();
     const int id = static_cast<int>(values_.size());
     Value val;
     std::string name = input_name();

@@ -92,6 +92,8 @@ const std::vector<Knob>& table() {
      "a parameter operand is a constant tensor instead (bound into regions it enters)"},
     {"p_constant_tuple", &GenPolicy::p_constant_tuple, 0, kP, true, ListKind::kNone,
      "a constant entering a region comes as a field of a tuple of constants"},
+    {"p_scalar_constant", &GenPolicy::p_scalar_constant, 0, kP, true, ListKind::kNone,
+     "a constant is a scalar, whatever min_rank (fused into kernels when float32 or int32)"},
     {"p_shared_input", &GenPolicy::p_shared_input, 0, kP, true, ListKind::kNone,
      "a parameter operand reuses an existing parameter"},
     {"p_local_operand", &GenPolicy::p_local_operand, 0, kP, false, ListKind::kNone,

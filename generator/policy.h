@@ -104,6 +104,10 @@ struct GenPolicy {
   /// A constant entering a region arrives as a field of a tuple of constants under one
   /// compiler_begin (`begin((c0, c1)).0`), the shape TVM PR #5476 taught PartitionGraph to bind.
   double p_constant_tuple = 0.35;
+  /// A new constant is a scalar (rank 0, whatever min_rank): TVM's FuseOps fuses a scalar
+  /// float32 or int32 constant into its consumer's kernel. Other constants take the shapes
+  /// parameters take.
+  double p_scalar_constant = 0.2;
   /// ... an existing parameter (one input used by several ops/regions) rather than a new one.
   double p_shared_input = 0.5;
   /// An operand comes from the op's own place (its region, or the host) rather than elsewhere.

@@ -69,7 +69,18 @@ GraphStats graph_stats(const ir::Module& module) {
         continue;
       }
       if (call->op() && ir::is_elementwise(*call->op())) ++s.ops;
-    } else if (ir::as<ir::TupleNode>(n)) {
+    } else if (ir::as<ir::ConstantNode>(n)) {
+      ++s.constants;
+      continue;
+    } else if (const auto* tuple = ir::as<ir::TupleNode>(n)) {
+      const bool constant =
+          !tuple->fields().empty() &&
+          std::all_of(tuple->fields().begin(), tuple->fields().end(),
+                      [](const ir::Expr& f) { return ir::as<ir::ConstantNode>(f) != nullptr; });
+      if (constant) {
+        ++s.constant_tuples;
+        continue;
+      }
       ++s.tuples;
     } else if (ir::as<ir::TupleGetItemNode>(n)) {
       ++s.tuple_get_items;

@@ -15,9 +15,13 @@ struct GraphStats {
   std::size_t inputs = 0;
   /// Elementwise op calls (add, subtract, multiply).
   std::size_t ops = 0;
-  /// Tuple nodes, @main's result tuple included.
+  /// Tuple nodes, @main's result tuple included, tuples of constants not.
   std::size_t tuples = 0;
   std::size_t tuple_get_items = 0;
+  /// Constant nodes, and tuples whose fields are all constants (region inputs PartitionGraph
+  /// binds; neither counts as a host op).
+  std::size_t constants = 0;
+  std::size_t constant_tuples = 0;
   std::size_t begins = 0;
   std::size_t ends = 0;
   /// Regions as TVM's analysis builds them (ir::RegionSet), before any merging.
