@@ -75,7 +75,7 @@ def main():
         fail("the console check saw nothing on a page that logs an error")
 
     for seed, flags in CAMPAIGNS:
-        r = run([AOTFUZZ, "fuzz", "--cases", "1500", "--seed", str(seed), "--jobs", "2",
+        r = run([AOTFUZZ, "fuzz", "--cases", "600", "--seed", str(seed), "--jobs", "2",
                  "--findings", findings] + flags)
         if r.returncode != 1:
             fail("campaign %d exited %d, not 1 (findings):\n%s" % (seed, r.returncode, r.stderr))
