@@ -6,9 +6,12 @@ flipped booleans, dropped statements), rebuilds the CLI incrementally, runs a fi
 campaign per mutant and prints killed / survived / equivalent / did-not-build per file, with the
 diff of every survivor. A mutant is killed when the campaign reports a finding (exit 1).
 
-Equivalent mutants are marked by hand in a reviewed list (--equivalents): one line per mutant,
-`path:line:operator  # why it cannot change behaviour`; they are reported apart and left out of
-the score. The source file is restored after every mutant, also on Ctrl-C.
+Equivalent mutants are marked by hand in a reviewed list (--equivalents): per mutant its id
+`path:line:column:operator  # why it cannot change behaviour`, then the reviewed line as it is and
+as the mutant has it (`  - old`, `  + new`); they are reported apart and left out of the score.
+Entries follow their lines when edits move them; an entry whose line was edited is stale and marks
+nothing until reviewed again (--check-equivalents lists those; ctest runs it). The source file is
+restored after every mutant, also on Ctrl-C.
 
     bench/mutate.py --build-dir build/release --files aot/fuse_ops.cc --time 60 --max-mutants 100
 
@@ -113,19 +116,60 @@ def mutant_id(m):
 
 
 def load_equivalents(path):
-    marks = {}
+    """The reviewed list: an entry is `path:line:column:operator  # why`, then the line as it was
+    reviewed (`  - old`) and as the mutant has it (`  + new`), as the survivors report prints
+    them. Entries are matched by their lines, so they survive edits that only move code."""
+    entries = []
     if not path or not os.path.exists(path):
-        return marks
+        return entries
     with open(path) as f:
         for n, raw in enumerate(f, 1):
-            line = raw.split("#", 1)
-            key = line[0].strip()
+            text = raw.rstrip("\n")
+            body = text.strip()
+            if body.startswith("- ") or body.startswith("+ ") or body in ("-", "+"):
+                if not entries or body[0] in entries[-1]:
+                    sys.exit("%s:%d: a '%s' line belongs after an entry, once" % (path, n, body[0]))
+                entries[-1][body[0]] = body[2:].strip()
+                continue
+            key, _, why = text.partition("#")
+            key = key.strip()
             if not key:
                 continue
-            if len(line) < 2 or not line[1].strip():
+            parts = key.split(":")
+            if len(parts) != 4 or not parts[1].isdigit() or not parts[2].isdigit():
+                sys.exit("%s:%d: an entry is path:line:column:operator  # why" % (path, n))
+            if not why.strip():
                 sys.exit("%s:%d: an equivalent mutant needs a reason after '#'" % (path, n))
-            marks[key] = line[1].strip()
-    return marks
+            entries.append({"id": key, "path": parts[0], "line": int(parts[1]),
+                            "operator": parts[3], "why": why.strip(), "at": n})
+    for e in entries:
+        if "-" not in e or "+" not in e:
+            sys.exit("%s:%d: the entry needs its '- old' and '+ new' lines" % (path, e["at"]))
+    return entries
+
+
+def resolve_equivalents(entries, mutants):
+    """Maps mutant ids to the entries that mark them, each entry to at most one mutant: the one
+    with the entry's operator and lines, nearest the entry's line number. Returns the map and the
+    stale entries, whose reviewed line is gone (edited: review again)."""
+    by_lines = {}
+    for m in mutants:
+        by_lines.setdefault((m["path"], m["operator"], m["old"].strip(), m["new"].strip()),
+                            []).append(m)
+    marked, stale = {}, []
+    for e in sorted(entries, key=lambda e: e["at"]):
+        candidates = [m for m in by_lines.get((e["path"], e["operator"], e["-"], e["+"]), [])
+                      if mutant_id(m) not in marked]
+        if not candidates:
+            stale.append(e)
+            continue
+        best = min(candidates, key=lambda m: abs(m["line"] - e["line"]))
+        marked[mutant_id(best)] = e
+    return marked, stale
+
+
+def print_entry(id_, why, m):
+    print("%s  # %s\n  - %s\n  + %s" % (id_, why, m["old"].strip(), m["new"].strip()))
 
 
 def run(argv, timeout, cwd=None):
@@ -139,6 +183,23 @@ def run(argv, timeout, cwd=None):
 
 # The probe runs the passes of a case that took a campaign down: it must hold the mutant too.
 TARGETS = ["cli/aotfuzz", "cli/aotfuzz-probe"]
+
+
+def check_equivalents(repo, list_path, entries):
+    mutants = []
+    for path in sorted({e["path"] for e in entries}):
+        full = os.path.join(repo, path)
+        if os.path.exists(full):
+            with open(full) as f:
+                mutants += mutants_of(path, f.read())
+    marked, stale = resolve_equivalents(entries, mutants)
+    for e in stale:
+        print("%s:%d: stale: %s no longer has the line it was reviewed on:\n  - %s\n  + %s"
+              % (list_path, e["at"], e["id"], e["-"], e["+"]))
+    moved = sum(1 for id_, e in marked.items() if id_ != e["id"])
+    print("mutate.py: %d equivalents, %d on their reviewed lines (%d of them moved), %d stale"
+          % (len(entries), len(marked), moved, len(stale)))
+    return 1 if stale else 0
 
 
 def main():
@@ -158,21 +219,30 @@ def main():
     ap.add_argument("--ids", help="run only the mutants whose ids (path:line:column:operator, "
                     "as printed) this file lists, one per line; before sampling")
     ap.add_argument("--list", action="store_true", help="list the mutants and exit")
+    ap.add_argument("--check-equivalents", action="store_true",
+                    help="check that every reviewed equivalent still points at the line it was "
+                    "reviewed on (no build needed); exit 1 naming the stale ones")
     ap.add_argument("--json", help="write the results here")
     a = ap.parse_args()
     if a.time <= 0 or a.jobs < 1 or a.max_mutants < 0:
         ap.error("--time must be > 0, --jobs >= 1, --max-mutants >= 0")
     repo = os.path.abspath(a.repo)
+    entries = load_equivalents(os.path.join(repo, a.equivalents))
+    if a.check_equivalents:
+        return check_equivalents(repo, a.equivalents, entries)
     build = os.path.join(repo, a.build_dir) if not os.path.isabs(a.build_dir) else a.build_dir
     if not os.path.exists(os.path.join(build, "build.ninja")):
         sys.exit("mutate.py: %s is not a configured ninja build directory" % build)
     cli = os.path.join(build, "cli", "aotfuzz")
-    equivalents = load_equivalents(os.path.join(repo, a.equivalents))
 
     all_mutants = []
     for path in a.files:
         with open(os.path.join(repo, path)) as f:
             all_mutants += mutants_of(path, f.read())
+    marked, stale = resolve_equivalents([e for e in entries if e["path"] in a.files], all_mutants)
+    for e in stale:
+        print("mutate.py: %s:%d: stale equivalent %s (its line changed: review it again)"
+              % (a.equivalents, e["at"], e["id"]))
     mutants = all_mutants
     if a.ids:
         with open(a.ids) as f:
@@ -199,7 +269,6 @@ def main():
     try:
         for n, m in enumerate(mutants, 1):
             key = mutant_id(m)
-            short = "%s:%d:%s" % (m["path"], m["line"], m["operator"])
             lines = originals[m["path"]].split("\n")
             lines[m["line"] - 1] = m["new"]
             with open(os.path.join(repo, m["path"]), "w") as f:
@@ -216,8 +285,7 @@ def main():
                 if code == 1:
                     outcome = "killed"
                 elif code == 0:
-                    outcome = "equivalent" if (key in equivalents or short in equivalents) \
-                        else "survived"
+                    outcome = "equivalent" if key in marked else "survived"
                 else:
                     outcome = "error"  # a crash of the harness itself, or a hang: look at it
             signature = ""
@@ -252,10 +320,10 @@ def main():
                                                    count["did-not-build"], score))
     survivors = [r for r in results if r["outcome"] in ("survived", "error")]
     if survivors:
-        print("\nsurvivors (mark equivalent ones in %s with a reason):" % a.equivalents)
+        print("\nsurvivors (to mark one equivalent, copy its three lines into %s and say "
+              "why after the id's '#'):" % a.equivalents)
         for r in survivors:
-            print("%s (%s)\n  - %s\n  + %s" % (r["id"], r["outcome"], r["old"].strip(),
-                                               r["new"].strip()))
+            print_entry(r["id"], r["outcome"], r)
     return 0
 
 
