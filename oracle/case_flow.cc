@@ -9,6 +9,7 @@
 #include "oracle/harness.h"
 #include "oracle/static_arity.h"
 #include "oracle/tvm_case.h"
+#include "oracle/workspace.h"
 #include "reference/c_interface.h"
 #include "reference/footprint.h"
 #include "reference/tvm_passes.h"
@@ -194,10 +195,20 @@ std::optional<PreparedCase> prepare_case(const ir::Module& annotated, const Case
     r.verdict = {Stage::kCodegen, PipelineError{std::string("static arity: ") + e.what()}};
     return std::nullopt;
   }
+  // A wasted buffer is reported only for a case that passes everything else: every other
+  // verdict says more about the program, and a program that drops a slot frees buffers early.
+  if (cg.storage_reuse) {
+    try {
+      c.instead_of_pass = check_workspace_reuse(aot::build_executor_program(stages.output(), cg));
+    } catch (const ir::Error& e) {
+      r.verdict = {Stage::kCodegen, PipelineError{std::string("executor program: ") + e.what()}};
+      return std::nullopt;
+    }
+  }
   r.pipeline_time = since(t0);
   r.codegen_time = since(t_codegen);
   if (options.in_process_only) {
-    r.verdict = {Stage::kCodegen, Pass{}};
+    r.verdict = c.instead_of_pass.value_or(Verdict{Stage::kCodegen, Pass{}});
     return std::nullopt;
   }
   c.limits = case_limits(annotated, options);

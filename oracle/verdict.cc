@@ -14,7 +14,8 @@ using json = nlohmann::json;
 constexpr std::array<std::string_view, kNumVerdictKinds> kKindNames = {
     "pass",    "mismatch",      "arity",          "input-clobbered", "output-unwritten", "crash",
     "timeout", "compile-error", "pipeline-error", "invalid-input",   "toolchain-error",
-    "sut-error", "sut-crash", "fidelity", "structure", "nondeterministic", "error-ignored"};
+    "sut-error", "sut-crash", "fidelity", "structure", "nondeterministic", "error-ignored",
+    "workspace-oversized"};
 constexpr std::array<std::string_view, kNumCalleeKinds> kCalleeNames = {"kernel", "external",
                                                                         "executor", "entry"};
 constexpr std::array<std::string_view, 2> kEvidenceNames = {"static", "dynamic"};
@@ -217,6 +218,12 @@ std::string summary(const Verdict& verdict) {
                                  : "call " + std::to_string(d.fail_at)) +
                  " failed, the run returned " + std::to_string(d.rc) + " after " +
                  std::to_string(d.calls_after) + " more calls";
+        } else if constexpr (std::is_same_v<T, WorkspaceOversized>) {
+          return head + ": call " + std::to_string(d.call) + " (" + d.callee + ") opens sid_" +
+                 std::to_string(d.sid) + " (" + std::to_string(d.bytes) + " bytes) while sid_" +
+                 std::to_string(d.dead_sid) + " (" + std::to_string(d.dead_bytes) +
+                 " bytes) holds nothing live after call " + std::to_string(d.dead_since) +
+                 "; the workspace is " + std::to_string(d.workspace_bytes) + " bytes";
         } else {
           return head + ": " + one_line(d.message);
         }
@@ -276,6 +283,15 @@ nlohmann::json to_json(const Verdict& verdict) {
           j["fail_at"] = d.fail_at;
           j["rc"] = d.rc;
           j["calls_after"] = d.calls_after;
+        } else if constexpr (std::is_same_v<T, WorkspaceOversized>) {
+          j["call"] = d.call;
+          j["callee"] = d.callee;
+          j["sid"] = d.sid;
+          j["bytes"] = d.bytes;
+          j["dead_sid"] = d.dead_sid;
+          j["dead_bytes"] = d.dead_bytes;
+          j["dead_since"] = d.dead_since;
+          j["workspace_bytes"] = d.workspace_bytes;
         }
       },
       verdict.detail);
@@ -352,6 +368,16 @@ Verdict from_json(const nlohmann::json& j) {
       break;
     case VerdictKind::kErrorIgnored:
       v.detail = ErrorIgnored{r.get<int>("fail_at"), r.get<int>("rc"), r.get<int>("calls_after")};
+      break;
+    case VerdictKind::kWorkspaceOversized:
+      v.detail = WorkspaceOversized{r.get<int>("call"),
+                                    r.get<std::string>("callee"),
+                                    r.get<int>("sid"),
+                                    r.get<std::uint64_t>("bytes"),
+                                    r.get<int>("dead_sid"),
+                                    r.get<std::uint64_t>("dead_bytes"),
+                                    r.get<int>("dead_since"),
+                                    r.get<std::uint64_t>("workspace_bytes")};
       break;
   }
   return v;

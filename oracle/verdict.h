@@ -35,8 +35,9 @@ enum class VerdictKind {
   kStructure,
   kNondeterministic,
   kErrorIgnored,
+  kWorkspaceOversized,
 };
-inline constexpr int kNumVerdictKinds = 17;
+inline constexpr int kNumVerdictKinds = 18;
 
 /// The stage a verdict is attributed to (the first one that diverged); the pipeline driver owns
 /// the list (annotated, one per pass of aot/passes.def, codegen, run).
@@ -61,7 +62,7 @@ enum class ArityEvidence {
 
 /// "pass", "mismatch", "arity", "input-clobbered", "output-unwritten", "crash", "timeout",
 /// "compile-error", "pipeline-error", "invalid-input", "toolchain-error", "sut-error", "sut-crash",
-/// "fidelity", "structure", "nondeterministic".
+/// "fidelity", "structure", "nondeterministic", "error-ignored", "workspace-oversized".
 std::string_view verdict_kind_name(VerdictKind kind);
 std::optional<VerdictKind> parse_verdict_kind(std::string_view name);
 /// "annotated", the passes' names ("merge", "partition", "fuse"), "codegen", "run".
@@ -210,11 +211,26 @@ struct ErrorIgnored {
   bool operator==(const ErrorIgnored&) const = default;
 };
 
+/// With storage reuse on, a call opens a new workspace buffer while an older one of at least its
+/// size holds nothing live (oracle/workspace.h): the outputs are right, but the workspace the
+/// application must provide is larger than the planner's own rule gives.
+struct WorkspaceOversized {
+  int call = 0;             ///< the call that opens the buffer, 1-based, in call order
+  std::string callee;       ///< that call's callee
+  int sid = 0;              ///< the new buffer
+  std::uint64_t bytes = 0;  ///< its size
+  int dead_sid = 0;         ///< an older buffer that could have held it
+  std::uint64_t dead_bytes = 0;
+  int dead_since = 0;  ///< the call after which dead_sid held nothing live, 1-based
+  std::uint64_t workspace_bytes = 0;
+  bool operator==(const WorkspaceOversized&) const = default;
+};
+
 /// The payload; alternative i is the VerdictKind with value i.
 using VerdictDetail =
     std::variant<Pass, Mismatch, Arity, InputClobbered, OutputUnwritten, Crash, Timeout,
                  CompileError, PipelineError, InvalidInput, ToolchainError, SutError, SutCrash,
-                 Fidelity, Structure, Nondeterministic, ErrorIgnored>;
+                 Fidelity, Structure, Nondeterministic, ErrorIgnored, WorkspaceOversized>;
 static_assert(std::variant_size_v<VerdictDetail> == kNumVerdictKinds);
 
 /// One verdict: what happened and the stage it is attributed to.

@@ -109,6 +109,8 @@ CrashSite crash_site_for(const oracle::Verdict& verdict) {
       return CrashSite::crash_on_nondeterministic_codegen;
     case VerdictKind::kErrorIgnored:
       return CrashSite::crash_on_error_ignored_codegen;
+    case VerdictKind::kWorkspaceOversized:
+      return CrashSite::crash_on_workspace_oversized_codegen;
     case VerdictKind::kPass:
     case VerdictKind::kInvalidInput:
     case VerdictKind::kToolchainError:

@@ -39,6 +39,8 @@ std::vector<Verdict> examples() {
               Nondeterministic{"--- tvmgen_default_lib.c (first)\n+++ tvmgen_default_lib.c "
                                "(second)\n"}},
       Verdict{Stage::kCodegen, ErrorIgnored{3, 0, 2}},
+      Verdict{Stage::kCodegen,
+              WorkspaceOversized{3, "tvmgen_default_ccompiler_main_2", 2, 32, 0, 32, 2, 96}},
   };
 }
 
