@@ -10,6 +10,7 @@
 
 #include "aot/codegen_error.h"
 #include "oracle/case_flow.h"
+#include "oracle/workspace.h"
 #include "reference/interpreter.h"
 
 namespace aotfuzz::oracle {
@@ -543,12 +544,14 @@ std::optional<PreparedCase> prepare_plan_case(const ir::Module& annotated,
     r.verdict = *v;
     return std::nullopt;
   }
+  PreparedCase c;
+  // As prepare_case: reported only when the run passes everything else.
+  if (cg.storage_reuse) c.instead_of_pass = check_workspace_reuse(plan->program);
   plan->inputs = r.inputs;
   plan->plans = std::move(plans);
   const auto now = std::chrono::steady_clock::now();
   r.pipeline_time = std::chrono::duration_cast<std::chrono::microseconds>(now - t0);
   r.codegen_time = std::chrono::duration_cast<std::chrono::microseconds>(now - t_codegen);
-  PreparedCase c;
   c.mod_name = cg.mod_name;
   c.plan = std::move(plan);
   return c;
