@@ -54,53 +54,54 @@ TEST(WorkspaceOracle, IsSilentOnAPlanThatReusesTheDeadBuffer) {
   EXPECT_FALSE(check_workspace_reuse(p));
 }
 
-TEST(WorkspaceOracle, NamesTheNewBufferAndTheDeadOneWhenADeadBufferIsNotReused) {
-  aot::ExecutorProgram p = chain_program();
-  // The third call's result moves to a buffer of its own, as a planner that never frees would
-  // place it; its readers follow it.
-  const auto [s, k] = result_slots(p)[2];
-  ASSERT_EQ(s, 2u);
+// Moves the n-th result (in call order) of `p` to a new buffer of `bytes` bytes, and its readers
+// with it, as a planner that never frees would place it. Returns the buffer it left.
+aot::BufferRef move_to_new_buffer(aot::ExecutorProgram& p, std::size_t n, std::size_t bytes) {
+  const auto [s, k] = result_slots(p)[n];
   const aot::BufferRef old = p.calls[s].slots[k].buffer;
-  ASSERT_EQ(old.kind, aot::BufferKind::kIntermediate);
+  EXPECT_EQ(old.kind, aot::BufferKind::kIntermediate);
   const int fresh = static_cast<int>(p.buffers.size());
-  p.buffers.push_back(aot::WorkspaceBuffer{fresh, p.buffers[old.index].bytes, 0});
+  p.buffers.push_back(aot::WorkspaceBuffer{fresh, bytes, 0});
   p.calls[s].slots[k].buffer.index = fresh;
   for (std::size_t later = s + 1; later < p.calls.size(); ++later) {
     for (std::size_t j = 0; j < p.calls[later].callee_inputs.size(); ++j) {
       if (p.calls[later].slots[j].buffer == old) p.calls[later].slots[j].buffer.index = fresh;
     }
   }
+  return old;
+}
+
+TEST(WorkspaceOracle, NamesTheNewBufferAndTheDeadOneWhenADeadBufferIsNotReused) {
+  aot::ExecutorProgram p = chain_program();
+  ASSERT_EQ(result_slots(p)[2].first, 2u);
+  const int fresh = static_cast<int>(p.buffers.size());
+  const aot::BufferRef old = move_to_new_buffer(p, 2, 32);
   const auto v = check_workspace_reuse(p);
   ASSERT_TRUE(v);
   EXPECT_EQ(signature(*v), "workspace-oversized:codegen");
   const auto& d = std::get<WorkspaceOversized>(v->detail);
   EXPECT_EQ(d.call, 3);
+  EXPECT_EQ(d.callee, p.calls[2].callee);
   EXPECT_EQ(d.sid, fresh);
   EXPECT_EQ(d.bytes, 32u);
   EXPECT_EQ(d.dead_sid, old.index);
   EXPECT_EQ(d.dead_since, 2);  // read last by the first kernel
-  EXPECT_EQ(d.callee, p.calls[2].callee);
 }
 
 TEST(WorkspaceOracle, CountsABufferReadByTheOpeningCallAsLive) {
-  aot::ExecutorProgram p = chain_program();
-  // The second call's result into a new buffer while the first result, which it reads, is the
-  // only older one: nothing is dead at that call.
-  ASSERT_TRUE(p.calls[1].slots.size() > p.calls[1].callee_inputs.size());
-  EXPECT_FALSE(check_workspace_reuse(p));
+  const aot::ExecutorProgram p = chain_program();
+  // The second call opens a buffer while the only older one holds its own input.
   const auto [s, k] = result_slots(p)[1];
-  EXPECT_EQ(s, 1u);
-  EXPECT_NE(p.calls[1].slots[k].buffer, p.calls[1].slots[0].buffer);
+  ASSERT_EQ(s, 1u);
+  EXPECT_EQ(p.calls[1].slots[0].buffer, (aot::BufferRef{aot::BufferKind::kIntermediate, 0}));
+  EXPECT_EQ(p.calls[1].slots[k].buffer, (aot::BufferRef{aot::BufferKind::kIntermediate, 1}));
+  EXPECT_FALSE(check_workspace_reuse(p));
 }
 
-TEST(WorkspaceOracle, IgnoresASmallerDeadBuffer) {
+TEST(WorkspaceOracle, IgnoresADeadBufferTooSmallForTheNewTensor) {
   aot::ExecutorProgram p = chain_program();
-  const auto [s, k] = result_slots(p)[2];
-  const aot::BufferRef old = p.calls[s].slots[k].buffer;
-  const int fresh = static_cast<int>(p.buffers.size());
-  // The new buffer is larger than the dead one: it could not have taken it.
-  p.buffers.push_back(aot::WorkspaceBuffer{fresh, p.buffers[old.index].bytes + 1, 0});
-  p.calls[s].slots[k].buffer.index = fresh;
+  // One byte more than any older buffer: none of them could have held it.
+  move_to_new_buffer(p, 2, 33);
   EXPECT_FALSE(check_workspace_reuse(p));
 }
 
