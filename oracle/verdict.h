@@ -220,9 +220,9 @@ struct WorkspaceOversized {
   int sid = 0;              ///< the new buffer
   std::uint64_t bytes = 0;  ///< its size
   int dead_sid = 0;         ///< an older buffer that could have held it
-  std::uint64_t dead_bytes = 0;
+  std::uint64_t dead_bytes = 0;  ///< its size
   int dead_since = 0;  ///< the call after which dead_sid held nothing live, 1-based
-  std::uint64_t workspace_bytes = 0;
+  std::uint64_t workspace_bytes = 0;  ///< the whole workspace the executor asks for
   bool operator==(const WorkspaceOversized&) const = default;
 };
 
