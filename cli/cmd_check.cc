@@ -118,6 +118,11 @@ Command register_check(CLI::App& parent) {
       throw CommandError(kBadInput, "check: no corpus directory '" + opts->corpus +
                                         "' (run from the repository root or pass --corpus)");
     }
+    try {
+      fuzz::collect_relay_files({opts->corpus});
+    } catch (const fuzz::ReplayError& e) {
+      throw CommandError(kBadInput, std::string("check: ") + e.what());
+    }
     if (!opts->junit.empty()) check_output_file(opts->junit, "--junit", "check");
     if (!opts->sarif.empty()) check_output_file(opts->sarif, "--sarif", "check");
     if (!opts->fuzz.findings.empty()) check_output_dir(opts->fuzz.findings, "--findings", "check");

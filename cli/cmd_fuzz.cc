@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <mutex>
@@ -38,14 +39,6 @@ std::uint64_t seed_from_time() {
 
 }  // namespace
 
-bool given(CLI::App* app, const std::string& name) {
-  for (const std::string& n : {name, "--no-" + name.substr(2)}) {
-    auto* opt = app->get_option_no_throw(n);
-    if (opt != nullptr && opt->count() > 0) return true;
-  }
-  return false;
-}
-
 fuzz::CampaignOptions campaign_options(CLI::App* app, FuzzFlags f, bool seed_given) {
   fuzz::CampaignOptions o;
   o.policy = policy_from_flags(f.knobs, f.size, app->get_name());
@@ -74,7 +67,9 @@ fuzz::CampaignOptions campaign_options(CLI::App* app, FuzzFlags f, bool seed_giv
   o.swarm = f.swarm;
   o.reduce = f.reduce;
   o.reduce_time = std::chrono::milliseconds(static_cast<std::int64_t>(f.reduce_time * 1000));
-  o.findings_dir = f.findings;
+  // Absolute: the bundle paths in replay lines, verdict.json and the report then work from any
+  // directory, not only the one the campaign ran in.
+  if (!f.findings.empty()) o.findings_dir = std::filesystem::absolute(f.findings).lexically_normal();
   o.executor = f.single_case ? fuzz::ExecutorChoice::kSingle : fuzz::ExecutorChoice::kBatched;
 
   // Options given on the command line are fixed; the rest are drawn per case.
@@ -119,7 +114,9 @@ void add_fuzz_flags(CLI::App* app, FuzzFlags& f, bool full) {
   app->add_option("--seed", f.seed, "Campaign seed (default: from the clock; always printed)")
       ->multi_option_policy(last)
       ->transform(unsigned_decimal(0));
-  app->add_option("--findings", f.findings, "Findings directory (bundles; resumable)")
+  app->add_option("--findings", f.findings,
+                  "Findings directory: one bundle per signature, resumable (default: ./findings; "
+                  "check: ./check-findings)")
       ->multi_option_policy(last);
   app->add_flag("--quiet,-q", f.quiet,
                 "No progress line, and only warnings and errors in the log (the findings and "
@@ -144,6 +141,31 @@ void add_fuzz_flags(CLI::App* app, FuzzFlags& f, bool full) {
                 "Compile and run every case as its own program (default: batches of cases in "
                 "one program, run by a fork server per worker)");
   add_pipeline_flags(app, f.flags, /*toolchain=*/true);
+  // A campaign draws these per case unless the command line fixes them.
+  for (const char* name : {"--merge", "--storage-reuse", "--determinism", "--warnings", "--api",
+                           "--interface", "--max-fuse-depth"}) {
+    CLI::Option* opt = app->get_option_no_throw(name);
+    if (opt == nullptr) continue;
+    std::string help = opt->get_description();
+    for (const char* said : {" (default on)", "; default on)", ", default 256)"}) {
+      if (auto at = help.find(said); at != std::string::npos) {
+        help = help.substr(0, at) + (said[0] == ';' || said[0] == ',' ? ")" : "");
+      }
+    }
+    opt->description(help + " (default: drawn per case; given, fixed for every case)");
+  }
+}
+
+// The compiler the campaign's programs are built with, as resolved on this machine.
+std::string resolved_compiler(const fuzz::CampaignOptions& options) {
+  if (options.base.sut.kind == oracle::SutKind::kTvm && !options.base.compiler) {
+    return "gcc (TVM's C, as TVM's own tests build it)";
+  }
+  if (options.base.compiler) return std::string(oracle::compiler_kind_name(*options.base.compiler));
+  if (const auto tc = oracle::default_toolchain()) {
+    return std::string(oracle::compiler_kind_name(tc->kind)) + " (the default here)";
+  }
+  return "none found";
 }
 
 /// Terminal output of a running campaign: a \r-updated line on a terminal, a plain line every
@@ -252,8 +274,7 @@ fuzz::CampaignResult run_campaign_with_output(fuzz::CampaignOptions options,
       "aotfuzz fuzz: seed " + std::to_string(options.seed) + " (shard " +
       std::to_string(options.shard.index) + "/" + std::to_string(options.shard.count) + ", " +
       std::to_string(options.jobs) + " jobs," + budget + ", compiler " +
-      (options.base.compiler ? std::string(oracle::compiler_kind_name(*options.base.compiler))
-                             : std::string("default")) +
+      resolved_compiler(options) +
       ", findings " + (options.findings_dir.empty() ? "(none)" : options.findings_dir.string()) +
       ")";
   // A campaign restarted by its supervisor goes on under the header already printed.
@@ -283,6 +304,10 @@ Command register_fuzz(CLI::App& parent) {
     fuzz::SupervisorOptions so;
     so.in_process_budget = o.base.in_process_budget;
     so.stop = &fuzz::install_interrupt_handler();
+    so.on_stop = [&o](const fuzz::CrashJournal& journal) {
+      std::printf("%s\n", fuzz::format_summary(fuzz::result_of(journal), o).c_str());
+      std::fflush(stdout);
+    };
     return fuzz::run_supervised(
         [&](fuzz::CrashJournal& journal) {
           o.journal = &journal;

@@ -43,9 +43,6 @@ struct FuzzFlags {
 /// pipeline flags.
 void add_fuzz_flags(CLI::App* app, FuzzFlags& flags, bool full);
 
-/// Whether option `name` of `app`, or its other half `--no-...` for a flag pair, was given on the
-/// command line.
-bool given(CLI::App* app, const std::string& name);
 
 /// The campaign options the flags describe: pipeline flags given on the command line are fixed,
 /// the others drawn per case; the seed comes from the clock unless `seed_given`; the C compiler

@@ -1,6 +1,10 @@
 // `aotfuzz gen`: print random annotated graphs (Relay text), each headed by its replay command.
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "cli/common.h"
 #include "generator/builder.h"
@@ -20,6 +24,7 @@ Command register_gen(CLI::App& parent) {
     bool types = false;
     bool summary = false;
     bool list_knobs = false;
+    std::string out_dir;
     std::vector<std::string> knobs;
   };
   auto opts = std::make_shared<Opts>();
@@ -32,14 +37,28 @@ Command register_gen(CLI::App& parent) {
   c.app->add_flag("--types", opts->types, "Print /* ty=... */ comments");
   c.app->add_flag("--summary", opts->summary, "Print a feature summary to stderr");
   add_policy_flags(c.app, opts->knobs, opts->size);
-  c.app->add_flag("--list-knobs", opts->list_knobs, "List the policy knobs and exit");
+  c.app->add_flag("--list-knobs", opts->list_knobs,
+                  "List the policy knobs with their defaults and exit");
+  c.app->add_option("--out-dir", opts->out_dir,
+                    "Write each graph to DIR/gen-<seed>.relay instead of stdout");
   c.run = [opts] {
     if (opts->list_knobs) {
+      const generator::GenPolicy defaults;
+      std::size_t name_width = 0, value_width = 0;
       for (const auto& name : generator::knob_names()) {
-        std::printf("%-22s %s\n", name.c_str(), generator::knob_help(name).c_str());
+        name_width = std::max(name_width, name.size());
+        value_width = std::max(value_width, generator::get_knob(defaults, name).size());
+      }
+      std::printf("%-*s %-*s %s\n", static_cast<int>(name_width), "knob",
+                  static_cast<int>(value_width), "default", "what");
+      for (const auto& name : generator::knob_names()) {
+        std::printf("%-*s %-*s %s\n", static_cast<int>(name_width), name.c_str(),
+                    static_cast<int>(value_width), generator::get_knob(defaults, name).c_str(),
+                    generator::knob_help(name).c_str());
       }
       return kOk;
     }
+    if (!opts->out_dir.empty()) check_output_dir(opts->out_dir, "--out-dir", "gen");
     const generator::GenPolicy policy = policy_from_flags(opts->knobs, opts->size, "gen");
     ir::PrintOptions po;
     po.type_comments = opts->types;
@@ -50,9 +69,20 @@ Command register_gen(CLI::App& parent) {
       generator::GenPolicy p = opts->swarm ? generator::swarm(policy, rng) : policy;
       ir::Module m = generator::generate(p, rng);
       ir::verify(m);
-      std::cout << "// aotfuzz gen --seed " << seed << (opts->swarm ? " --swarm" : "")
-                << knob_flags(policy) << "\n"
-                << ir::print_module(m, po) << "\n";
+      std::ostringstream text;
+      text << "// aotfuzz gen --seed " << seed << (opts->swarm ? " --swarm" : "")
+           << knob_flags(policy) << "\n"
+           << ir::print_module(m, po) << "\n";
+      if (opts->out_dir.empty()) {
+        std::cout << text.str();
+      } else {
+        const auto path =
+            std::filesystem::path(opts->out_dir) / ("gen-" + std::to_string(seed) + ".relay");
+        std::ofstream out(path, std::ios::binary);
+        out << text.str();
+        out.close();
+        if (!out) throw CommandError(kInternal, "gen: cannot write " + path.string());
+      }
       if (opts->summary) {
         auto s = generator::graph_stats(m);
         ops += s.ops;

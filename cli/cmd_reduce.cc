@@ -17,17 +17,6 @@
 namespace aotfuzz::cli {
 namespace {
 
-bool any_pipeline_flag(CLI::App* app) {
-  for (const char* name :
-       {"--merge", "--mod-name", "--api", "--interface", "--storage-reuse", "--check-num-args",
-        "--max-fuse-depth", "--inject", "--cc", "--sanitize", "--input-seed", "--ulp",
-        "--structure", "--no-structure", "--determinism", "--no-determinism",
-        "--warnings", "--no-warnings"}) {
-    if (given(app, name)) return true;
-  }
-  return false;
-}
-
 std::string size_text(const fuzz::ModuleSize& s) {
   return std::to_string(s.ops) + " ops, " + std::to_string(s.inputs) + " inputs, " +
          std::to_string(s.annotations) + " annotations";

@@ -29,6 +29,14 @@ std::vector<fuzz::FileReplay> replay_and_print(const std::vector<std::string>& p
   } catch (const fuzz::ReplayError& e) {
     throw CommandError(kBadInput, std::string("replay: ") + e.what());
   }
+  // A malformed header is bad input, found before anything runs: one line, file:line first.
+  for (const auto& file : files) {
+    try {
+      fuzz::parse_replay_lines(read_file(file), file);
+    } catch (const fuzz::ReplayError& e) {
+      throw CommandError(kBadInput, std::string("replay: ") + e.what());
+    }
+  }
   if (jobs <= 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   auto results = fuzz::replay_files(files, jobs, override);
   std::size_t failed = 0;

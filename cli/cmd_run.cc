@@ -5,6 +5,8 @@
 #include <iostream>
 
 #include "cli/common.h"
+#include "fuzz/reduce_file.h"
+#include "fuzz/replay.h"
 #include "oracle/oracle.h"
 #include "oracle/tempdir.h"
 #include "oracle/verdict.h"
@@ -25,12 +27,27 @@ Command register_run(CLI::App& parent) {
   add_pipeline_flags(c.app, opts->flags, /*toolchain=*/true);
   c.app->add_flag("--json", opts->json, "Print the verdict as JSON");
   c.app->add_flag("--keep", opts->keep, "Keep the generated sources and program (prints the dir)");
-  c.run = [opts] {
+  CLI::App* app = c.app;
+  c.run = [opts, app] {
     ir::Module m;
     oracle::CaseOptions co = case_options(opts->flags);
-    co.keep_files = opts->keep;
     try {
       m = load_module(opts->file);
+      // A repro keeps its flags in its header (reduced.relay, corpus files): without flags on
+      // the command line, its first finding line's are the ones it was found with.
+      if (!any_pipeline_flag(app) && opts->file != "-" && opts->file != "/dev/stdin") {
+        std::vector<fuzz::ReplayLine> lines;
+        try {
+          lines = fuzz::parse_replay_lines(read_file(opts->file), opts->file);
+        } catch (const fuzz::ReplayError& e) {
+          throw CommandError(kBadInput, std::string("run: ") + e.what());
+        }
+        if (auto line = fuzz::first_finding_line(lines)) {
+          co = fuzz::parse_case_flags(line->flags);
+          std::fprintf(stderr, "run: using the flags of %s:%d: %s\n", opts->file.c_str(),
+                       line->line, line->flags.c_str());
+        }
+      }
     } catch (const CommandError& e) {
       std::fprintf(stderr, "%s\n", e.what());
       if (opts->json) {
@@ -41,6 +58,7 @@ Command register_run(CLI::App& parent) {
       }
       return static_cast<int>(kBadInput);
     }
+    co.keep_files = opts->keep;
     oracle::CaseResult r = oracle::run_case(m, co);
     const std::string replay = "aotfuzz run " + oracle::shell_quote_path(opts->file) + " " + oracle::replay_flags(co);
     if (opts->json) {

@@ -381,4 +381,23 @@ std::string knob_flags(const generator::GenPolicy& policy) {
   return out;
 }
 
+bool given(CLI::App* app, const std::string& name) {
+  for (const std::string& n : {name, "--no-" + name.substr(2)}) {
+    auto* opt = app->get_option_no_throw(n);
+    if (opt != nullptr && opt->count() > 0) return true;
+  }
+  return false;
+}
+
+bool any_pipeline_flag(CLI::App* app) {
+  for (const char* name :
+       {"--merge", "--mod-name", "--api", "--interface", "--storage-reuse", "--check-num-args",
+        "--max-fuse-depth", "--inject", "--cc", "--sanitize", "--input-seed", "--ulp",
+        "--structure", "--no-structure", "--determinism", "--no-determinism",
+        "--warnings", "--no-warnings"}) {
+    if (given(app, name)) return true;
+  }
+  return false;
+}
+
 }  // namespace aotfuzz::cli

@@ -88,6 +88,12 @@ struct PipelineFlags {
 /// --check-num-args, --inject, --memory-budget; with `toolchain` also --cc, --sanitize, --input-seed, --ulp,
 /// --no-run, --sut, --tvm-home.
 void add_pipeline_flags(CLI::App* app, PipelineFlags& flags, bool toolchain);
+/// Whether option `name` of `app`, or its other half `--no-...` for a flag pair, was given on the
+/// command line.
+bool given(CLI::App* app, const std::string& name);
+/// Whether any flag that sets case options was given (without one, run and reduce take the
+/// flags of the file's `// replay:` header).
+bool any_pipeline_flag(CLI::App* app);
 /// The case options the flags describe; unknown bug names or an invalid combination are a
 /// CommandError(kBadInput).
 oracle::CaseOptions case_options(const PipelineFlags& flags);

@@ -1,5 +1,6 @@
 // aotfuzz: the command-line front end. Thin: each subcommand lives in its own cmd_*.cc.
 #include <CLI/CLI.hpp>
+#include <cctype>
 #include <csignal>
 #include <cstdio>
 #include <exception>
@@ -34,6 +35,37 @@ std::string one_line_failure(const CLI::App* app, const CLI::Error& e) {
   return where + ": " + e.what() + " (see " + where + " --help)\n";
 }
 
+// One style for a repeated option across every command: the last one wins (as in GNU tools and
+// libFuzzer), so that a script can put defaults before the user's arguments. Options that
+// collect (--knob, --inject, paths) keep every value.
+void last_one_wins(CLI::App* app) {
+  for (CLI::Option* opt : app->get_options()) {
+    if (opt->get_items_expected_max() == 1) {
+      opt->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    }
+  }
+  for (CLI::App* sub : app->get_subcommands([](CLI::App*) { return true; })) last_one_wins(sub);
+}
+
+// Every error names its command the same way: "aotfuzz CMD: what", except a message about a
+// place in an input file, which starts with that place (file:line:col), as compilers print it.
+std::string styled_error(const std::string& command, std::string message) {
+  const std::string full = "aotfuzz " + command + ": ";
+  for (const std::string& prefix : {full, std::string("aotfuzz: "), command + ": "}) {
+    if (message.rfind(prefix, 0) == 0) {
+      message = message.substr(prefix.size());
+      break;
+    }
+  }
+  const std::size_t colon = message.find(':');
+  const std::size_t space = message.find(' ');
+  const bool at_a_place = colon != std::string::npos && colon > 0 &&
+                          (space == std::string::npos || colon < space) &&
+                          colon + 1 < message.size() &&
+                          std::isdigit(static_cast<unsigned char>(message[colon + 1]));
+  return at_a_place ? message : full + message;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -46,10 +78,12 @@ int main(int argc, char** argv) {
   CLI::App app{"aotfuzz: differential testing and fuzzing of BYOC partitioning + AoT codegen",
                "aotfuzz"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("aotfuzz ") + AOTFUZZ_VERSION);
+  app.set_version_flag("--version", std::string("aotfuzz ") + AOTFUZZ_VERSION + " (commit " +
+                                        AOTFUZZ_COMMIT + ", " + AOTFUZZ_BUILD_TYPE + " build)");
   app.failure_message(one_line_failure);
   std::vector<Command> commands;
   for (auto reg : kCommands) commands.push_back(reg(app));
+  last_one_wins(&app);
   std::string help_topic;
   CLI::App* help = app.add_subcommand("help", "Print this help, or a command's: help COMMAND");
   help->add_option("COMMAND", help_topic, "A command of this list");
@@ -81,12 +115,15 @@ int main(int argc, char** argv) {
                  help_topic.c_str());
     return kBadInput;
   }
+  std::string command;
   try {
     for (auto& c : commands) {
-      if (c.app->parsed()) return c.run();
+      if (!c.app->parsed()) continue;
+      command = c.app->get_name();
+      return c.run();
     }
   } catch (const CommandError& e) {
-    std::fprintf(stderr, "%s\n", e.what());
+    std::fprintf(stderr, "%s\n", styled_error(command, e.what()).c_str());
     return e.code();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "aotfuzz: internal error: %s\n", e.what());

@@ -117,6 +117,7 @@ BundleWriteResult write_bundle(const fs::path& findings_dir, const Bundle& b, bo
     original_header.push_back(
         format_replay_line(flags, oracle::signature(b.original_verdict)).substr(3));
     std::vector<std::string> reduced_header = header;
+    reduced_header.insert(reduced_header.end(), b.reduced_header.begin(), b.reduced_header.end());
     reduced_header.push_back("verdict: " + oracle::summary(b.reduced_result.verdict));
     reduced_header.push_back(
         format_replay_line(flags, oracle::signature(b.reduced_result.verdict)).substr(3));

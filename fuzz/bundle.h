@@ -20,6 +20,9 @@ struct Bundle {
   std::string signature;
   /// Header lines of both .relay files (without the leading `// `), e.g. "origin: ...".
   std::vector<std::string> header;
+  /// Header lines of reduced.relay only (how the reduction went): original.relay is the graph as
+  /// found, and says nothing of a reduction.
+  std::vector<std::string> reduced_header;
   /// The options the finding was seen with.
   oracle::CaseOptions options;
   ir::Module original;

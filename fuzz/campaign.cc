@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <condition_variable>
+#include <cstring>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
@@ -84,6 +85,7 @@ class Runner {
           if (c >= watermark_ && !judged_before_.count(c)) counted_before_.insert(c);
         }
         stats_ = j->stats;
+        restore_signatures(*j);
       }
     }
     if (const int n = oracle::remove_stale_temp_dirs(); n > 0) {
@@ -93,6 +95,8 @@ class Runner {
     std::vector<std::filesystem::path> unfinished;
     if (!opt_.findings_dir.empty()) {
       result_.preexisting = load_bundle_signatures(opt_.findings_dir);
+      // The bundles an earlier child of this run wrote are this run's findings.
+      for (const auto& [sig, k] : claimed_) result_.preexisting.erase(sig);
       if (opt_.reduce) unfinished = incomplete_bundles(opt_.findings_dir);
       status_.emplace(opt_.findings_dir);
       // A first row at time 0: a monitor sees the campaign at once, and its plot starts there.
@@ -115,6 +119,9 @@ class Runner {
     {
       std::unique_lock lock(mu_);
       auto next_status = Clock::now() + opt_.status_interval;
+      // Every completed case wakes this loop (a thousand times a second): the progress line is
+      // drawn at its interval only.
+      auto next_progress = Clock::now();
       const auto wait = std::min(cb_.progress_interval, opt_.status_interval);
       while (finished_workers_ < jobs) {
         cv_.wait_for(lock, wait);
@@ -125,13 +132,15 @@ class Runner {
         }
         if (deadline_passed()) stopping_ = true;
         const bool status_due = status_ && Clock::now() >= next_status;
-        if (cb_.on_progress || status_due) {
+        const bool progress_due = cb_.on_progress && Clock::now() >= next_progress;
+        if (progress_due || status_due) {
+          if (progress_due) next_progress = Clock::now() + cb_.progress_interval;
           const Progress p = snapshot_locked();
           const CampaignStats stats = stats_;
           std::map<std::string, std::uint64_t> hits;
           if (status_due) hits = result_.signature_hits;
           lock.unlock();
-          if (cb_.on_progress) cb_.on_progress(p);
+          if (progress_due) cb_.on_progress(p);
           if (status_due) {
             write_status(p, stats);
             record_hits(hits);
@@ -206,6 +215,10 @@ class Runner {
       try {
         record_seen(dir, hits - (first ? 0 : recorded->second), now, first);
         recorded_hits_[sig] = hits;
+        if (opt_.journal != nullptr) {
+          std::lock_guard lock(mu_);
+          if (auto* rec = opt_.journal->record_of(sig)) rec->recorded = hits;
+        }
       } catch (const std::exception& e) {
         warn("cannot update " + (dir / "seen.json").string() + ": " + e.what());
       }
@@ -316,7 +329,8 @@ class Runner {
       // Judged and counted by a campaign process that a later case took down.
       if (!judged_before_.empty() && judged_before_.count(k)) continue;
       if (opt_.journal != nullptr && opt_.journal->is_skipped(k)) continue;
-      if (opt_.journal != nullptr && opt_.journal->is_culprit(k)) {
+      if (opt_.journal != nullptr &&
+          (opt_.journal->is_culprit(k) || opt_.journal->probe_every_case.load())) {
         judge_culprit(it, k, index, slot);
         continue;
       }
@@ -389,8 +403,8 @@ class Runner {
     }
   }
 
-  // A case that took an earlier campaign child down: its in-process steps are probed in a child
-  // process first, so that its crash or hang is its verdict. When they do not crash there (a
+  // A case that took an earlier campaign child down (or any case, once too many did): its
+  // in-process steps are probed in a child process first, so that its crash or hang is its verdict. When they do not crash there (a
   // memory error whose effect depends on the heap), it is judged in this process under its slot:
   // a second crash makes the supervisor skip it.
   void judge_culprit(Item& it, std::uint64_t k, std::uint64_t index, int slot) {
@@ -401,10 +415,12 @@ class Runner {
       it.result.verdict = std::move(*v);
       return;
     }
-    ++opt_.journal->unreproduced;
-    warn("case " + std::to_string(index) + " took the campaign down but does not crash alone (" +
-         gen_command(opt_, it.spec.gen_seed) + " | aotfuzz run /dev/stdin " +
-         oracle::replay_flags(it.spec.options) + "); judging it in this process");
+    if (opt_.journal->is_culprit(k)) {
+      ++opt_.journal->unreproduced;
+      warn("case " + std::to_string(index) + " took the campaign down but does not crash alone (" +
+           gen_command(opt_, it.spec.gen_seed) + " | aotfuzz run /dev/stdin " +
+           oracle::replay_flags(it.spec.options) + "); judging it in this process");
+    }
     InProcessSteps steps(opt_.journal, slot, k);
     oracle::CaseOptions o = it.spec.options;
     o.isolate_in_process = false;
@@ -467,7 +483,11 @@ class Runner {
       s.run_us += static_cast<std::uint64_t>(r.run_time.count());
       if (is_campaign_finding(r.verdict, spec.merge_safe)) {
         ++s.finding_cases;
-        ++result_.signature_hits[oracle::signature(r.verdict)];
+        const std::string sig = oracle::signature(r.verdict);
+        ++result_.signature_hits[sig];
+        if (opt_.journal != nullptr) {
+          if (auto* rec = opt_.journal->record_of(sig)) ++rec->hits;
+        }
       }
       if (CrashJournal* j = opt_.journal; j != nullptr) {
         j->stats = stats_;
@@ -642,6 +662,7 @@ class Runner {
       publish(std::move(f));
       return;
     }
+    note_in_journal(f, claimed_k(sig));
     if (opt_.reduce && f.bundle_written) {
       o = canonical_options(spec, sig);
       ReduceOptions ro;
@@ -731,7 +752,7 @@ class Runner {
                                          ", case " + std::to_string(spec.index) +
                                          " (graph: " + gen_command(opt_, spec.gen_seed) + ")";
     b.header.push_back("origin: " + origin);
-    b.header.push_back(
+    b.reduced_header.push_back(
         "reduced: ops " + std::to_string(red.before.ops) + " -> " + std::to_string(red.after.ops) +
         ", inputs " + std::to_string(red.before.inputs) + " -> " +
         std::to_string(red.after.inputs) + ", " + std::to_string(red.steps) + " steps" +
@@ -762,6 +783,7 @@ class Runner {
   }
 
   void publish(Finding f) {
+    note_in_journal(f, claimed_k(f.signature));
     std::lock_guard out(out_mu_);
     {
       std::lock_guard lock(mu_);
@@ -769,6 +791,49 @@ class Runner {
       last_new_finding_s_ = elapsed_s();
     }
     if (cb_.on_finding) cb_.on_finding(f);
+  }
+
+  std::uint64_t claimed_k(const std::string& sig) {
+    std::lock_guard lock(mu_);
+    auto it = claimed_.find(sig);
+    return it == claimed_.end() ? 0 : it->second;
+  }
+
+  // A finding of this child, as far as it got: a restarted child counts it as this run's.
+  void note_in_journal(const Finding& f, std::uint64_t k) {
+    if (opt_.journal == nullptr) return;
+    std::lock_guard lock(mu_);
+    auto* rec = opt_.journal->record_of(f.signature);
+    if (rec == nullptr) return;
+    rec->claimed = true;
+    rec->claimed_k = k;
+    rec->case_index = f.case_index;
+    rec->found_after_s = f.found_after_s;
+    rec->ops_before = f.reduction.before.ops;
+    rec->ops_after = f.reduction.after.ops;
+    rec->inputs_before = f.reduction.before.inputs;
+    rec->inputs_after = f.reduction.after.inputs;
+    rec->bundle_written = f.bundle_written;
+    auto copy = [](char* to, std::size_t n, const std::string& from) {
+      const std::size_t len = std::min(n - 1, from.size());
+      std::memcpy(to, from.data(), len);
+      to[len] = '\0';
+    };
+    copy(rec->bundle_dir, sizeof rec->bundle_dir, f.bundle_dir);
+    copy(rec->replay, sizeof rec->replay, f.replay);
+  }
+
+  // A restarted child: the findings and hits of the earlier children of this run.
+  void restore_signatures(const CrashJournal& j) {
+    for (int i = 0; i < j.num_signatures; ++i) {
+      const auto& rec = j.signatures[i];
+      result_.signature_hits[rec.signature] = rec.hits;
+      if (rec.recorded > 0) recorded_hits_[rec.signature] = rec.recorded;
+      if (!rec.claimed) continue;
+      claimed_[rec.signature] = rec.claimed_k;
+      last_new_finding_s_ = std::max(last_new_finding_s_, rec.found_after_s);
+      result_.findings.push_back(finding_of(rec));
+    }
   }
 
   void harness_problem(const std::string& problem) {

@@ -211,7 +211,8 @@ struct CampaignResult {
   /// Batched verdicts that running the case alone did not reproduce: problems of the harness,
   /// never findings (one line each: case, both signatures, options).
   std::vector<std::string> harness_problems;
-  /// 1 if any finding (new or known), 3 if every case was a toolchain error, else 0.
+  /// 1 if any finding (new or known), else 130 if interrupted, 3 if every case was a toolchain
+  /// error, else 0.
   int exit_code() const;
   /// Unique signatures seen (new and known).
   std::size_t unique_signatures() const { return findings.size() + known_seen.size(); }

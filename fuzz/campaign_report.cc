@@ -28,6 +28,8 @@ std::uint64_t CampaignStats::count(oracle::VerdictKind kind) const {
 
 int CampaignResult::exit_code() const {
   if (!findings.empty() || !known_seen.empty()) return 1;
+  // Stopped before its budget (Ctrl-C, SIGTERM): a script must not take it for a clean run.
+  if (interrupted) return 130;
   // Every case the environment had to compile and run failed there (a graph the reference
   // refuses as invalid input never gets that far): nothing was tested.
   const std::uint64_t toolchain = stats.count(oracle::VerdictKind::kToolchainError);

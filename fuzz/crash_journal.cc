@@ -83,6 +83,46 @@ bool CrashJournal::is_culprit(std::uint64_t k) const {
   return false;
 }
 
+CrashJournal::SignatureRecord* CrashJournal::record_of(const std::string& signature) {
+  for (int i = 0; i < num_signatures; ++i) {
+    if (signature == signatures[i].signature) return &signatures[i];
+  }
+  if (num_signatures >= kMaxSignatures || signature.size() >= sizeof(signatures[0].signature)) {
+    return nullptr;
+  }
+  SignatureRecord& r = signatures[num_signatures++];
+  std::memset(&r, 0, sizeof r);
+  std::memcpy(r.signature, signature.data(), signature.size());
+  return &r;
+}
+
+Finding finding_of(const CrashJournal::SignatureRecord& rec) {
+  Finding f;
+  f.signature = rec.signature;
+  f.case_index = rec.case_index;
+  f.found_after_s = rec.found_after_s;
+  f.reduction.before.ops = rec.ops_before;
+  f.reduction.after.ops = rec.ops_after;
+  f.reduction.before.inputs = rec.inputs_before;
+  f.reduction.after.inputs = rec.inputs_after;
+  f.bundle_written = rec.bundle_written;
+  f.bundle_dir = rec.bundle_dir;
+  f.replay = rec.replay;
+  return f;
+}
+
+CampaignResult result_of(const CrashJournal& j) {
+  CampaignResult r;
+  r.stats = j.stats;
+  for (int i = 0; i < j.num_signatures; ++i) {
+    const auto& rec = j.signatures[i];
+    r.signature_hits[rec.signature] = rec.hits;
+    if (rec.claimed) r.findings.push_back(finding_of(rec));
+  }
+  r.elapsed = std::chrono::milliseconds(now_ms() - j.started_ms);
+  return r;
+}
+
 bool CrashJournal::is_skipped(std::uint64_t k) const {
   const int n = num_skipped.load(std::memory_order_relaxed);
   for (int i = 0; i < n; ++i) {
@@ -126,6 +166,12 @@ int run_supervised(const std::function<int(CrashJournal&)>& campaign,
   CrashJournal& j = *shared.journal;
   int outside_deaths = 0;
   j.started_ms = now_ms();
+  // The supervisor ends the campaign: its summary so far, and exit 1 once a finding is bundled
+  // (a CI gate reads 3 as broken infrastructure, and the finding is real).
+  auto stop_campaign = [&](int code) {
+    if (options.on_stop) options.on_stop(j);
+    return j.findings.load() > 0 ? 1 : code;
+  };
   for (;;) {
     j.crashed_slot = -1;
     j.crashed_signal = 0;
@@ -136,7 +182,7 @@ int run_supervised(const std::function<int(CrashJournal&)>& campaign,
     const pid_t pid = ::fork();
     if (pid < 0) {
       log("cannot fork the campaign's process: " + std::string(std::strerror(errno)));
-      return 3;
+      return stop_campaign(3);
     }
     if (pid == 0) {
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -206,7 +252,7 @@ int run_supervised(const std::function<int(CrashJournal&)>& campaign,
                                  " outside the in-process steps of a case";
         if (sig == SIGKILL) {
           log(died + " (killed: out of memory?); stopping");
-          return 3;
+          return stop_campaign(3);
         }
         if (forwarded || (options.stop != nullptr && options.stop->load())) return 130;
         // A pipeline that writes past a block breaks the heap for whatever allocates next, often
@@ -221,12 +267,12 @@ int run_supervised(const std::function<int(CrashJournal&)>& campaign,
               " times, after cases that took it down: memory corruption in the pipeline, most "
               "likely; run the campaign with the ASan build (cmake --preset asan) for a report; "
               "stopping");
-          return 1;
+          return stop_campaign(1);
         }
         log(died + ", " + std::to_string(outside_deaths) +
             " times: a bug of aotfuzz, or memory corruption that never showed inside a case (the "
             "ASan build, cmake --preset asan, tells them apart); stopping");
-        return 3;
+        return stop_campaign(3);
       }
       culprit = c - 1;
       how = "it died of " + oracle::signal_name(sig);
@@ -237,7 +283,7 @@ int run_supervised(const std::function<int(CrashJournal&)>& campaign,
       if (j.is_skipped(culprit) || skipped >= CrashJournal::kMaxCulprits) {
         log("case " + std::to_string(culprit) + " took the campaign down again (" + how +
             "); stopping");
-        return 3;
+        return stop_campaign(3);
       }
       // Its probe ended normally, then it crashed the campaign's process: a memory error of the
       // pipeline whose effect depends on the heap. A finding without a repro of its own.
@@ -251,8 +297,17 @@ int run_supervised(const std::function<int(CrashJournal&)>& campaign,
     }
     const int n = j.num_culprits.load();
     if (n >= CrashJournal::kMaxCulprits) {
-      log(std::to_string(n) + " cases took the campaign down; stopping (" + how + ")");
-      return 3;
+      if (j.probe_every_case.load()) {
+        log("case " + std::to_string(culprit) + " took the campaign down (" + how +
+            ") although every case is probed first; stopping");
+        return stop_campaign(3);
+      }
+      // A fuzzer keeps fuzzing through crashes: from here on each case is probed first.
+      j.probe_every_case = true;
+      log(std::to_string(n) + " cases took the campaign down (" + how +
+          "); from case " + std::to_string(j.done_below.load()) +
+          " on, every case's in-process steps run in a child process first (slower)");
+      continue;
     }
     j.culprits[n] = culprit;
     j.num_culprits = n + 1;

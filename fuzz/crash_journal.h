@@ -60,6 +60,34 @@ struct CrashJournal {
   std::atomic<int> children{0};
   /// Unique findings claimed by all children (counted when announced, before their bundle).
   std::atomic<std::uint64_t> findings{0};
+  /// Once kMaxCulprits cases took children down (a pass that crashes on most graphs): every
+  /// case's in-process steps are probed in a child process first, so the campaign goes on to its
+  /// budget, slower, instead of stopping.
+  std::atomic<bool> probe_every_case{false};
+  /// What the children of this run know of each finding signature, so that a restarted child
+  /// neither takes a bundle of an earlier child for an earlier run's nor loses its hits. Written
+  /// under the campaign's lock.
+  struct SignatureRecord {
+    char signature[256];
+    /// Finding cases with this signature, all children; of those, how many are in seen.json.
+    std::uint64_t hits;
+    std::uint64_t recorded;
+    /// A child of this run claimed it (shard-local case claimed_k) and wrote its first bundle;
+    /// the fields below describe that finding as it was last reported.
+    bool claimed;
+    std::uint64_t claimed_k;
+    std::uint64_t case_index;
+    double found_after_s;
+    std::uint64_t ops_before, ops_after, inputs_before, inputs_after;
+    bool bundle_written;
+    char bundle_dir[1024];
+    char replay[2048];
+  };
+  static constexpr int kMaxSignatures = 128;
+  int num_signatures = 0;
+  SignatureRecord signatures[kMaxSignatures];
+  /// The record of `signature`, made if there is room; nullptr when there is none.
+  SignatureRecord* record_of(const std::string& signature);
   /// When the supervisor started (steady clock, milliseconds): a restarted campaign's clock and
   /// time budget go on from there.
   std::int64_t started_ms = 0;
@@ -70,6 +98,11 @@ struct CrashJournal {
   bool is_culprit(std::uint64_t k) const;
   bool is_skipped(std::uint64_t k) const;
 };
+
+/// The finding a record describes (its reduction sizes, bundle and replay line as last noted).
+Finding finding_of(const CrashJournal::SignatureRecord& record);
+/// What the children of a supervised campaign have counted and found so far.
+CampaignResult result_of(const CrashJournal& journal);
 
 /// A worker's slot for the in-process steps of one case: notes the case on entry, clears it on
 /// exit. Without a journal it does nothing.
@@ -96,6 +129,9 @@ struct SupervisorOptions {
   std::chrono::milliseconds poll_interval{20};
   /// Stop request of the supervisor's own process (forwarded to the child as SIGTERM).
   const std::atomic<bool>* stop = nullptr;
+  /// Called when the supervisor stops the campaign itself (no child's own summary was printed):
+  /// the summary of the journal so far.
+  std::function<void(const CrashJournal&)> on_stop;
 };
 
 /// Deaths of a campaign child outside any case that run_supervised answers with a restart.

@@ -97,23 +97,77 @@ std::vector<std::vector<PlotRow>> by_campaign(const std::vector<PlotRow>& rows) 
   return out;
 }
 
+// The time axis of the plots: the campaigns laid end to end, each at least a second long.
+struct Timeline {
+  std::vector<double> offsets;  // where each campaign starts on the axis
+  std::vector<double> starts;   // and in unix time
+  std::vector<double> spans;
+  double length = 0;
+};
+
+Timeline timeline(const std::vector<std::vector<PlotRow>>& campaigns) {
+  Timeline t;
+  for (const auto& c : campaigns) {
+    t.offsets.push_back(t.length);
+    t.starts.push_back(static_cast<double>(c.front().unix_time) - c.front().relative_time);
+    t.spans.push_back(std::max(1.0, c.back().relative_time));
+    t.length += t.spans.back();
+  }
+  return t;
+}
+
+// A count that only grows, drawn over the whole axis as one path of steps.
+struct StepSeries {
+  std::string name;
+  std::string colour;
+  std::vector<FindingStep> steps;
+};
+
+// The legend, in rows across the top of the plot: a swatch and the name in the series' colour.
+// The colour goes in a style attribute: a fill attribute loses to any style sheet rule, and
+// `svg text` sets #333 for the axes' labels.
+std::string legend(const std::vector<std::pair<std::string, std::string>>& entries, double left,
+                   double right, double top) {
+  std::string out;
+  double lx = left, ly = top;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const auto& [name, colour] = entries[i];
+    const double w = 18 + 7.5 * static_cast<double>(name.size());
+    if (lx > left && lx + w > right) {
+      lx = left;
+      ly += 16;
+    }
+    const std::string series = "\" data-series=\"" + std::to_string(i) + "\"";
+    out += "<line class=\"swatch\" x1=\"" + fixed(lx, 0) + "\" x2=\"" + fixed(lx + 14, 0) +
+           "\" y1=\"" + fixed(ly - 4, 0) + "\" y2=\"" + fixed(ly - 4, 0) +
+           "\" stroke-width=\"3\" stroke=\"" + colour + series + "/>\n";
+    out += "<text x=\"" + fixed(lx + 18, 0) + "\" y=\"" + fixed(ly, 0) + "\" style=\"fill:" +
+           colour + "\" class=\"legend" + series + ">" + html_escape(name) + "</text>\n";
+    lx += w + 10;
+  }
+  return out;
+}
+
 // A line plot over the campaigns laid end to end (dashed lines where one ends), one polyline per
-// series and campaign.
+// series and campaign, and the step series, if any, as one path across them.
 std::string line_plot(const std::string& id, const std::string& title,
                       const std::vector<std::vector<PlotRow>>& campaigns,
-                      const std::vector<Series>& series) {
+                      const std::vector<Series>& series, const StepSeries* steps = nullptr) {
   constexpr double kW = 640, kH = 220, kLeft = 64, kRight = 16, kTop = 28, kBottom = 36;
   const double pw = kW - kLeft - kRight, ph = kH - kTop - kBottom;
-  std::vector<double> offsets;
-  double x_max = 0, y_max = 0;
+  const Timeline tl = timeline(campaigns);
+  double y_max = 0;
   for (const auto& c : campaigns) {
-    offsets.push_back(x_max);
-    x_max += std::max(1.0, c.back().relative_time);
     for (const auto& r : c) {
       for (const auto& s : series) y_max = std::max(y_max, s.value(r));
     }
   }
-  if (x_max <= 0) x_max = 1;
+  if (steps && !steps->steps.empty()) {
+    y_max = std::max(y_max, static_cast<double>(steps->steps.back().count));
+  }
+  const double x_max = tl.length > 0 ? tl.length : 1;
+  // The top tick is the largest value itself: y_max * 1.05 / 1.05 need not give it back exactly.
+  const double y_top = y_max;
   y_max = y_max > 0 ? y_max * 1.05 : 1;
   auto sx = [&](double x) { return fixed(kLeft + pw * x / x_max, 1); };
   auto sy = [&](double y) { return fixed(kTop + ph * (1 - y / y_max), 1); };
@@ -127,7 +181,7 @@ std::string line_plot(const std::string& id, const std::string& title,
   out += "<rect x=\"" + fixed(kLeft, 0) + "\" y=\"" + fixed(kTop, 0) + "\" width=\"" +
          fixed(pw, 0) + "\" height=\"" + fixed(ph, 0) + "\" fill=\"none\" stroke=\"#999\"/>\n";
   for (double f : {0.0, 0.5, 1.0}) {
-    const double v = y_max / 1.05 * f;
+    const double v = y_top > 0 ? y_top * f : f;
     out += "<text x=\"" + fixed(kLeft - 6, 0) + "\" y=\"" + sy(v) +
            "\" text-anchor=\"end\" dominant-baseline=\"middle\">" + tick(v) + "</text>\n";
     out += "<line x1=\"" + fixed(kLeft, 0) + "\" x2=\"" + fixed(kLeft + pw, 0) + "\" y1=\"" +
@@ -138,32 +192,44 @@ std::string line_plot(const std::string& id, const std::string& title,
          "\" text-anchor=\"end\">" + tick(x_max) + " s</text>\n";
   out += "<text x=\"" + fixed(kLeft + pw / 2, 0) + "\" y=\"" + fixed(kH - 8, 0) +
          "\" text-anchor=\"middle\">campaign time, campaigns end to end</text>\n";
-  for (std::size_t c = 1; c < offsets.size(); ++c) {
-    out += "<line class=\"campaign-start\" x1=\"" + sx(offsets[c]) + "\" x2=\"" +
-           sx(offsets[c]) + "\" y1=\"" + fixed(kTop, 0) + "\" y2=\"" + fixed(kTop + ph, 0) +
+  for (std::size_t c = 1; c < tl.offsets.size(); ++c) {
+    out += "<line class=\"campaign-start\" x1=\"" + sx(tl.offsets[c]) + "\" x2=\"" +
+           sx(tl.offsets[c]) + "\" y1=\"" + fixed(kTop, 0) + "\" y2=\"" + fixed(kTop + ph, 0) +
            "\" stroke=\"#888\" stroke-dasharray=\"4 3\"/>\n";
   }
-  for (const auto& s : series) {
+  std::vector<std::pair<std::string, std::string>> entries;
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    const Series& s = series[i];
+    const std::string attrs = "\" data-series=\"" + std::to_string(i) + "\"";
     for (std::size_t c = 0; c < campaigns.size(); ++c) {
       std::string points;
       for (const auto& r : campaigns[c]) {
-        points += sx(offsets[c] + r.relative_time) + "," + sy(s.value(r)) + " ";
+        points += sx(tl.offsets[c] + r.relative_time) + "," + sy(s.value(r)) + " ";
       }
       // A campaign of one row still shows, as a dot.
       if (campaigns[c].size() == 1) {
-        out += "<circle cx=\"" + sx(offsets[c] + campaigns[c][0].relative_time) + "\" cy=\"" +
-               sy(s.value(campaigns[c][0])) + "\" r=\"3\" fill=\"" + s.colour + "\"/>\n";
+        out += "<circle cx=\"" + sx(tl.offsets[c] + campaigns[c][0].relative_time) +
+               "\" cy=\"" + sy(s.value(campaigns[c][0])) + "\" r=\"3\" fill=\"" + s.colour +
+               attrs + "/>\n";
       }
       out += "<polyline fill=\"none\" stroke-width=\"2.5\" stroke=\"" + s.colour +
-             "\" points=\"" + points + "\"/>\n";
+             "\" points=\"" + points + attrs + "/>\n";
     }
+    entries.emplace_back(s.name, s.colour);
   }
-  double lx = kLeft + 8;
-  for (const auto& s : series) {
-    out += "<text x=\"" + fixed(lx, 0) + "\" y=\"" + fixed(kTop + 14, 0) + "\" fill=\"" +
-           s.colour + "\" class=\"legend\">" + html_escape(s.name) + "</text>\n";
-    lx += 8 + 7.5 * static_cast<double>(s.name.size());
+  if (steps && !steps->steps.empty()) {
+    // Flat until the moment of the next finding, then straight up: a finding is an event, and a
+    // line between two 5-s samples would spread it over the time between them.
+    std::string d = "M" + sx(steps->steps.front().x) + "," + sy(steps->steps.front().count);
+    for (std::size_t i = 1; i < steps->steps.size(); ++i) {
+      d += " H" + sx(steps->steps[i].x) + " V" + sy(steps->steps[i].count);
+    }
+    d += " H" + sx(x_max);
+    out += "<path class=\"steps\" fill=\"none\" stroke-width=\"2.5\" stroke=\"" + steps->colour +
+           "\" d=\"" + d + "\" data-series=\"" + std::to_string(series.size()) + "\"/>\n";
+    entries.emplace_back(steps->name, steps->colour);
   }
+  out += legend(entries, kLeft + 8, kLeft + pw - 8, kTop + 14);
   out += "</svg>\n";
   return out;
 }
@@ -330,6 +396,34 @@ pre.replay { white-space: pre-wrap; word-break: break-all; max-width: 520px; fon
 
 }  // namespace
 
+std::vector<FindingStep> unique_findings_steps(const ReportInput& in) {
+  const auto campaigns = by_campaign(in.plot);
+  if (campaigns.empty()) return {};
+  const Timeline tl = timeline(campaigns);
+  std::vector<double> xs;
+  for (const auto& b : in.bundles) {
+    const auto t = static_cast<double>(b.summary.seen.first_seen);
+    // first_seen is written at a status update, as the rows are, so it falls in the campaign
+    // that saw the signature first; one from outside any (a bundle copied in) counts from the
+    // end of the campaign before it.
+    double x = 0;
+    for (std::size_t c = tl.starts.size(); c-- > 0;) {
+      if (tl.starts[c] <= t) {
+        x = tl.offsets[c] + std::min(t - tl.starts[c], tl.spans[c]);
+        break;
+      }
+    }
+    xs.push_back(x);
+  }
+  std::sort(xs.begin(), xs.end());
+  std::vector<FindingStep> steps{{0, 0}};
+  for (const double x : xs) {
+    if (x > steps.back().x) steps.push_back({x, steps.back().count});
+    ++steps.back().count;
+  }
+  return steps;
+}
+
 ReportInput load_report_input(const fs::path& dir) {
   ReportInput in;
   in.dir = dir;
@@ -376,8 +470,9 @@ std::string render_report(const ReportInput& in) {
     out += "<div class=\"plots\">\n";
     out += line_plot("throughput", "Throughput (cases/s)", campaigns,
                      {{"cases/s", "#d62728", &PlotRow::cases_per_sec, nullptr}});
-    out += line_plot("findings", "Unique findings (signatures)", campaigns,
-                     {{"unique signatures", "#1f77b4", nullptr, &PlotRow::unique_signatures}});
+    const StepSeries findings{"unique signatures", "#1f77b4", unique_findings_steps(in)};
+    out += line_plot("findings", "Unique findings (signatures), all campaigns", campaigns, {},
+                     &findings);
     out += line_plot("features", "Cases with a feature or verdict", campaigns,
                      {{"finding", "#ff7f0e", nullptr, &PlotRow::finding_cases},
                       {"multi-output region", "#2ca02c", nullptr, &PlotRow::multi_output_cases},

@@ -98,7 +98,9 @@ bool FileReplay::ok() const {
 }
 
 std::string FileReplay::failure_text() const {
-  if (!error.empty()) return path + ": " + error + "\n";
+  if (!error.empty()) {
+    return (error.rfind(path + ":", 0) == 0 ? error : path + ": " + error) + "\n";
+  }
   std::string out;
   for (const auto& r : runs) {
     if (r.ok) continue;
@@ -184,6 +186,8 @@ std::vector<std::string> collect_relay_files(const std::vector<std::string>& pat
         }
       }
       if (ec) throw ReplayError(p + ": " + ec.message());
+      // A gate with nothing to check passes nothing: an empty or mistyped corpus is bad input.
+      if (found.empty()) throw ReplayError(p + ": no .relay files in this directory");
       std::sort(found.begin(), found.end());
       out.insert(out.end(), found.begin(), found.end());
     } else if (fs::exists(p, ec)) {

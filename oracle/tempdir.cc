@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cstdio>
 #include <fstream>
 #include <string>
 #include <system_error>
@@ -52,6 +53,13 @@ TempDir& TempDir::operator=(TempDir&& other) noexcept {
     keep_ = other.keep_;
   }
   return *this;
+}
+
+void TempDir::keep() {
+  keep_ = true;
+  if (path_.empty()) return;
+  // Best effort: a directory that cannot take the marker is still kept by this process.
+  if (FILE* f = std::fopen((path_ / kKeepMarker).c_str(), "w")) std::fclose(f);
 }
 
 void TempDir::remove() noexcept {
@@ -141,6 +149,7 @@ int remove_stale_temp_dirs(const std::filesystem::path& dir, std::string_view pr
       continue;
     }
     if (process_runs(*owner)) continue;
+    if (std::filesystem::exists(it->path() / TempDir::kKeepMarker, ec)) continue;
     TempDir leftover = TempDir::adopt(it->path());
     leftover.remove();
     ++removed;

@@ -31,8 +31,10 @@ class TempDir {
   /// `path() / name`, for files placed inside.
   std::filesystem::path file(std::string_view name) const { return path_ / name; }
 
-  /// Leave the directory on disk after destruction (for inspecting a finding).
-  void keep() { keep_ = true; }
+  /// Leave the directory on disk after destruction (for inspecting a finding), and out of every
+  /// later remove_stale_temp_dirs: a marker file kKeepMarker inside says it was asked for.
+  void keep();
+  static constexpr const char* kKeepMarker = ".aotfuzz-kept";
   bool kept() const { return keep_; }
 
   /// Removes the directory now (unless kept); errors are ignored, as in the destructor.
@@ -76,7 +78,7 @@ std::optional<pid_t> temp_dir_owner(std::string_view name, std::string_view pref
 
 /// Removes the directories under `dir` named as temp_dir_owner reads that processes no longer
 /// running left behind (killed with SIGKILL, or a second Ctrl-C): the user's own only, never a
-/// live process's. Returns how many were removed. Campaigns call it when they start, for
+/// live process's, and never one kept with TempDir::keep(). Returns how many were removed. Campaigns call it when they start, for
 /// temp_root() and for their findings directory.
 int remove_stale_temp_dirs(const std::filesystem::path& dir = temp_root(),
                            std::string_view prefix = "aotfuzz");

@@ -74,9 +74,6 @@ std::map<std::string, int> external_arities(const std::optional<ir::Module>& tvm
   return out;
 }
 
-// A module's text with its functions in name order: TVM prints an IRModule's functions in the
-// order of its map, which means nothing.
-
 }  // namespace
 
 ir::Module flatten_tuple_params(const ir::Module& annotated) {
@@ -110,6 +107,30 @@ ir::Module flatten_tuple_params(const ir::Module& annotated) {
                                          main->attrs(), main->ret_type()));
   }
   return out;
+}
+
+ir::Module with_main_params_named(const ir::Module& module, const std::vector<ir::Var>& names) {
+  const ir::Function& main = module.main();
+  // A @main that lost or gained parameters is TVM's answer as it is: the diff shows it.
+  if (main->params().size() != names.size()) return module;
+  std::vector<ir::Var> params;
+  std::unordered_map<const ir::ExprNode*, ir::Expr> replace;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    params.push_back(ir::VarNode::make(names[i]->name(), main->params()[i]->type()));
+    replace[main->params()[i].get()] = params.back();
+  }
+  ir::Module out;
+  for (const auto& [name, fn] : module.functions()) {
+    out.add(name, name != "main" ? fn
+                                 : ir::FunctionNode::make(params,
+                                                          ir::substitute(main->body(), replace),
+                                                          main->attrs(), main->ret_type()));
+  }
+  return out;
+}
+
+bool needs_llvm(const std::string& tvm_message) {
+  return tvm_message.find("target.build.llvm is not enabled") != std::string::npos;
 }
 
 nlohmann::json tvm_graph_json(const ir::Function& main) {
@@ -146,8 +167,14 @@ nlohmann::json tvm_graph_json(const ir::Function& main) {
       j = {{"kind", "tuple"}, {"fields", fields}};
     } else if (const auto* tgi = ir::as<ir::TupleGetItemNode>(node)) {
       j = {{"kind", "get"}, {"tuple", at(tgi->tuple())}, {"index", tgi->index()}};
+    } else if (const auto* c = ir::as<ir::ConstantNode>(node)) {
+      j = {{"kind", "const"},
+           {"shape", c->type()->shape()},
+           {"dtype", std::string(ir::dtype_name(c->type()->dtype()))},
+           {"values", c->values()}};
     } else {
-      throw ir::Error("TVM's driver takes annotated graphs of ops, tuples and TupleGetItems, not " +
+      throw ir::Error("TVM's driver takes annotated graphs of ops, constants, tuples and "
+                      "TupleGetItems, not " +
                       ir::describe(*node));
     }
     index[node.get()] = static_cast<int>(nodes.size());
@@ -209,6 +236,14 @@ std::optional<PreparedCase> prepare_tvm_case(const ir::Module& original, const C
     r.verdict = {Stage::kAnnotated, ToolchainError{tvm.message}};
     return std::nullopt;
   }
+  if (tvm.status == TvmBuild::Status::kTvmError && needs_llvm(tvm.message)) {
+    // TVM folds constant subexpressions by compiling them for the host with LLVM: a TVM built
+    // without it cannot, which says nothing about the flow under test.
+    r.verdict = {Stage::kAnnotated,
+                 ToolchainError{"this TVM has no LLVM codegen, which it needs for this graph "
+                                "(constant folding on the host): " + first_lines(tvm.message, 1)}};
+    return std::nullopt;
+  }
   if (tvm.status != TvmBuild::Status::kOk) {
     const Stage stage = stage_of_tvm_step(tvm.stage);
     if (builtin_refusal) {
@@ -230,7 +265,8 @@ std::optional<PreparedCase> prepare_tvm_case(const ir::Module& original, const C
   std::optional<Verdict> fidelity;
   std::optional<ir::Module> tvm_partitioned;
   try {
-    tvm_partitioned = ir::parse_module(tvm.partitioned, "tvm-partitioned.relay");
+    tvm_partitioned = with_main_params_named(
+        ir::parse_module(tvm.partitioned, "tvm-partitioned.relay"), annotated.main()->params());
   } catch (const ir::Error& e) {
     fidelity = Verdict{Stage::kPartition,
                        Fidelity{std::string("TVM's partitioned module does not parse here: ") +

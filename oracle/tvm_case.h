@@ -40,4 +40,13 @@ ir::Module flatten_tuple_params(const ir::Module& annotated);
 /// "shape", "dtype"}], "nodes": [...], "result": i}, nodes in post order, params first.
 nlohmann::json tvm_graph_json(const ir::Function& main);
 
+/// `module` (TVM's partitioned module, read back) with @main's parameters renamed, in order, to
+/// the names of `names`: the driver prints them as placeholders, since TVM prints a name that is
+/// no identifier bare. Unchanged when the counts differ.
+ir::Module with_main_params_named(const ir::Module& module, const std::vector<ir::Var>& names);
+
+/// Whether a TVM error says TVM needed its LLVM codegen (absent from builds without LLVM): an
+/// environment limit, a toolchain-error, never a finding.
+bool needs_llvm(const std::string& tvm_message);
+
 }  // namespace aotfuzz::oracle

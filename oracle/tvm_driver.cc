@@ -10,12 +10,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <mutex>
 
+#include "ir/type.h"
 #include "oracle/process.h"
 #include "oracle/toolchain.h"
 #include "oracle/tvm_driver_source.h"
@@ -39,6 +41,46 @@ std::string default_python() {
 }
 
 }  // namespace
+
+std::string with_constants(const std::string& text, const nlohmann::json& constants) {
+  static const std::string kPlaceholder = "%aotfuzz_const_";
+  std::string out;
+  std::size_t at = 0;
+  for (std::size_t hit; (hit = text.find(kPlaceholder, at)) != std::string::npos;) {
+    std::size_t end = hit + kPlaceholder.size();
+    while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
+    out.append(text, at, hit - at);
+    at = end;
+    const std::string digits = text.substr(hit + kPlaceholder.size(), end - hit - kPlaceholder.size());
+    const bool ends_name =
+        end == text.size() || !(std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_');
+    const std::size_t k = digits.empty() || digits.size() > 6 ? constants.size() : std::stoul(digits);
+    if (!ends_name || k >= constants.size()) {
+      out.append(text, hit, end - hit);
+      continue;
+    }
+    const auto& c = constants[k];
+    const auto dtype = ir::parse_dtype(c.value("dtype", ""));
+    if (!dtype) {
+      out.append(text, hit, end - hit);
+      continue;
+    }
+    out += "const(" +
+           ir::type_to_string(ir::TypeNode::tensor(
+               c.value("shape", std::vector<std::int64_t>{}), *dtype)) +
+           ", [";
+    bool first = true;
+    for (const auto& v : c.value("values", nlohmann::json::array())) {
+      if (!first) out += ", ";
+      first = false;
+      out += std::to_string(v.get<std::int64_t>());
+    }
+    out += "])";
+  }
+  out.append(text, at, std::string::npos);
+  return out;
+}
+
 
 std::optional<std::string> tvm_home_from_env() {
   const char* env = std::getenv("AOTFUZZ_TVM_HOME");
@@ -135,7 +177,8 @@ class TvmDriver::Impl {
       }
       if (m.value("ok", false)) {
         out.status = TvmBuild::Status::kOk;
-        out.partitioned = m.value("partitioned", "");
+        out.partitioned = with_constants(m.value("partitioned", ""),
+                                         m.value("constants", nlohmann::json::array()));
         for (const auto& f : m.at("files")) {
           out.files.emplace_back(f.at(0).get<std::string>(), f.at(1).get<std::string>());
         }

@@ -95,4 +95,9 @@ class TvmDriver {
   std::unique_ptr<Impl> impl_;
 };
 
+/// `text` (the driver's printing of a module) with each `%aotfuzz_const_<k>` placeholder written
+/// as the k-th of `constants` ({"shape", "dtype", "values"}) in the text form's
+/// `const(Tensor[(shape), dtype], [values])`; a placeholder without a constant stays as it is.
+std::string with_constants(const std::string& text, const nlohmann::json& constants);
+
 }  // namespace aotfuzz::oracle

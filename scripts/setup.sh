@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 preset="${1:-release}"
 
-packages=(cmake ninja-build g++ clang libclang-rt-14-dev tcc libtcc-dev graphviz python3
+packages=(cmake ninja-build ccache g++ clang libclang-rt-14-dev tcc libtcc-dev graphviz python3
           libgtest-dev librapidcheck-dev libboost-dev libboost-filesystem-dev
           libcli11-dev nlohmann-json3-dev libspdlog-dev libbenchmark-dev
           libgoogle-perftools-dev libdtl-dev python3-jsonschema chromium python3-pil)
@@ -21,5 +21,10 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# A clone in another directory still hits the compiler cache: paths are taken relative to the
+# clone, and the directory of a debug build is left out of the hash.
+export CCACHE_BASEDIR="$(pwd)" CCACHE_NOHASHDIR=1
 cmake --preset "$preset" >/dev/null
 cmake --build --preset "$preset" -j "$(nproc)"
+# The main job's replay lines say `aotfuzz run ...`: make that command exist.
+if [ "$preset" = release ]; then scripts/put-on-path.sh build/release; fi

@@ -7,12 +7,17 @@
 #   -> {"ready": true, "tvm_version": ..., "crt_dir": ...}                 once, after the import
 #   <- {"graph": GRAPH, "merge": bool, "mod_name": str, "api": "packed"|"unpacked",
 #       "interface": "packed"|"c", "build": bool (default true; false: stop after partitioning)}
-#   -> {"ok": true, "partitioned": TEXT, "files": [[NAME, TEXT], ...], "times": {...}}
+#   -> {"ok": true, "partitioned": TEXT, "constants": [CONST, ...], "files": [[NAME, TEXT], ...],
+#       "times": {...}}
 #   -> {"ok": false, "stage": "merge"|"partition"|"build"|"export", "error": TEXT}
 # and, before each step after the first, {"progress": STEP}, so that a crash of TVM is attributed
 # to the step it happened in.
 # GRAPH (oracle/tvm_graph.h): {"params": [{"name", "shape", "dtype"}], "nodes": [...],
-# "result": i}; a node refers to earlier nodes by index. `files` are the C sources and headers of
+# "result": i}; a node refers to earlier nodes by index; CONST is {"shape", "dtype", "values"}.
+# TEXT is TVM's own printing of the partitioned module with @main's parameters renamed
+# %aotfuzz_param_<i> (in order) and each constant replaced by a free %aotfuzz_const_<k> (the k-th
+# CONST): TVM prints a parameter name that is no identifier bare (`%x3:-1`) and a constant tensor
+# as a reference into a metadata table, neither of which reads back. `files` are the C sources and headers of
 # TVM's Model Library Format export (codegen/host/src/*.c, codegen/host/include/*.h) and the
 # standalone CRT's crt_backend_api.c and crt_config.h that TVM's own AoT tests link with.
 #
@@ -43,6 +48,7 @@ try:
     from tvm import relay
     from tvm.relay.op.annotation import compiler_begin, compiler_end
     from tvm.micro import export_model_library_format
+    import numpy
 except Exception as e:  # a broken installation: aotfuzz reports a toolchain error with this
     send({"ready": False, "error": "%s: %s\n%s" % (type(e).__name__, e, traceback.format_exc(limit=3))})
     sys.exit(3)
@@ -59,6 +65,9 @@ def build_function(graph):
         kind = node["kind"]
         if kind == "param":
             value = params[node["index"]]
+        elif kind == "const":
+            data = numpy.array(node["values"], dtype=node["dtype"]).reshape(node["shape"])
+            value = relay.const(data, dtype=node["dtype"])
         elif kind == "call" and node["op"] in OPS:
             value = OPS[node["op"]](values[node["args"][0]], values[node["args"][1]])
         elif kind == "call" and node["op"] == "annotation.compiler_begin":
@@ -73,6 +82,43 @@ def build_function(graph):
             raise ValueError("unknown node %r" % (node,))
         values.append(value)
     return relay.Function(params, values[graph["result"]])
+
+
+class _Placeholders(relay.ExprMutator):
+    """Replaces each constant by a free variable named after its index in `constants`."""
+
+    def __init__(self):
+        super().__init__()
+        self.constants = []
+
+    def visit_constant(self, const):
+        data = const.data.numpy()
+        k = len(self.constants)
+        self.constants.append(
+            {
+                "shape": list(data.shape),
+                "dtype": str(data.dtype),
+                "values": [int(v) for v in data.flatten().tolist()],
+            }
+        )
+        # No type annotation: TVM's printer would write it after the variable's first use.
+        return relay.var("aotfuzz_const_%d" % k)
+
+
+def printable(mod):
+    """TVM's text of `mod` in the form described at the top, and the constants it stands for."""
+    placeholders = _Placeholders()
+    functions = {}
+    for gv, func in sorted(mod.functions.items(), key=lambda item: item[0].name_hint):
+        if gv.name_hint == "main":
+            params = [
+                relay.var("aotfuzz_param_%d" % i, type_annotation=p.type_annotation)
+                for i, p in enumerate(func.params)
+            ]
+            body = relay.bind(func.body, dict(zip(func.params, params)))
+            func = relay.Function(params, body, func.ret_type, func.type_params, func.attrs)
+        functions[gv] = placeholders.visit(func)
+    return tvm.IRModule(functions).astext(show_meta_data=False), placeholders.constants
 
 
 def crt_files():
@@ -135,10 +181,11 @@ def handle(request):
         send({"progress": stage})
         mod = relay.transform.PartitionGraph(request["mod_name"])(mod)
         mod = relay.transform.InferType()(mod)
-        partitioned = mod.astext(show_meta_data=False)
+        partitioned, constants = printable(mod)
         times["partition_s"] = time.perf_counter() - t0
+        shown = {"partitioned": partitioned, "constants": constants}
         if not request.get("build", True):
-            return {"ok": True, "partitioned": partitioned, "files": [], "times": times}
+            return {"ok": True, **shown, "files": [], "times": times}
 
         stage = "build"
         send({"progress": stage})
@@ -158,7 +205,7 @@ def handle(request):
         t2 = time.perf_counter()
         files = mlf_files(factory) + crt_files()
         times["export_s"] = time.perf_counter() - t2
-        return {"ok": True, "partitioned": partitioned, "files": files, "times": times}
+        return {"ok": True, **shown, "files": files, "times": times}
     except Exception as e:  # TVMError, or Python errors of TVM's own frontend
         return {"ok": False, "stage": stage, **describe_error(e)}
 

@@ -10,6 +10,8 @@
 #include <sstream>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "oracle/tempdir.h"
 #include "tests/cli/run_aotfuzz.h"
 
@@ -101,6 +103,12 @@ TEST(FuzzInProcessFaults, APassThatCrashesIsABundledReducedFindingAndTheCampaign
             r.stdout_text.rfind("aotfuzz fuzz: seed 5 (shard")) << r.stdout_text;
   EXPECT_NE(r.stdout_text.find("aotfuzz fuzz: seed 5, shard 0/1: 12 cases"), std::string::npos)
       << r.stdout_text;
+  // The bundle an earlier child wrote is this run's finding, and every crash case is a hit.
+  EXPECT_NE(r.stdout_text.find("(1 new, 0 already bundled)"), std::string::npos) << r.stdout_text;
+  const oracle::RunResult listed = run_aotfuzz({"findings", findings, "--json"});
+  const auto bundles = nlohmann::json::parse(listed.stdout_text);
+  ASSERT_EQ(bundles.size(), 1u) << listed.stdout_text;
+  EXPECT_EQ(bundles[0].at("hits").get<int>(), 12) << listed.stdout_text;
   const std::filesystem::path bundle = std::filesystem::path(findings) / "crash_fuse_SIGSEGV";
   ASSERT_TRUE(std::filesystem::exists(bundle / "reduced.relay")) << r.stderr_text;
   EXPECT_TRUE(std::filesystem::exists(stats));
@@ -143,6 +151,8 @@ TEST(FuzzInProcessFaults, APassThatHangsIsATimeoutFindingWithinItsBudget) {
 TEST(CheckInProcessFaults, APassThatCrashesIsAFindingInTheGatesReportsNotTheGatesEnd) {
   oracle::TempDir dir("aotfuzz-cli-test");
   std::filesystem::create_directories(dir.file("corpus"));
+  std::filesystem::copy_file(std::string(AOTFUZZ_SOURCE_DIR) + "/corpus/conformance/single_op.relay",
+                             dir.file("corpus") / "single_op.relay");
   const std::string junit = dir.file("junit.xml").string();
   const std::string sarif = dir.file("log.sarif").string();
   const oracle::RunResult r = run_aotfuzz(

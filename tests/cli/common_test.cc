@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "cli/cmd_fuzz.h"
 #include "cli/common.h"
 #include "generator/policy.h"
 #include "oracle/tempdir.h"
@@ -166,6 +167,36 @@ TEST(ReadFile, ADirectoryIsBadInputSayingSo) {
   const CommandError e = error_of([&] { read_file(dir.path().string()); });
   EXPECT_EQ(e.code(), kBadInput);
   EXPECT_EQ(std::string(e.what()), dir.path().string() + ": is a directory, not a Relay file");
+}
+
+TEST(CampaignOptions, ARelativeFindingsDirectoryBecomesAbsolute) {
+  CLI::App app;
+  FuzzFlags f;
+  add_fuzz_flags(&app, f, /*full=*/true);
+  // CLI11 takes a vector of arguments last first.
+  app.parse(std::vector<std::string>{"gcc", "--cc", "1", "--cases", "some/where", "--findings"});
+  const fuzz::CampaignOptions o = campaign_options(&app, f, /*seed_given=*/false);
+  EXPECT_TRUE(o.findings_dir.is_absolute()) << o.findings_dir;
+  EXPECT_EQ(o.findings_dir, std::filesystem::current_path() / "some" / "where");
+}
+
+TEST(Flags, AnyPipelineFlagSeesEachFlagThatSetsCaseOptions) {
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"--no-merge"}, {"--api", "unpacked"},
+                                             {"--inject", "tuple-arg-first-field"},
+                                             {"--no-warnings"}}) {
+    CLI::App app;
+    PipelineFlags f;
+    add_pipeline_flags(&app, f, /*toolchain=*/true);
+    std::vector<std::string> reversed(args.rbegin(), args.rend());
+    app.parse(reversed);
+    EXPECT_TRUE(any_pipeline_flag(&app)) << args[0];
+  }
+  CLI::App app;
+  PipelineFlags f;
+  add_pipeline_flags(&app, f, /*toolchain=*/true);
+  app.parse(std::vector<std::string>{});
+  EXPECT_FALSE(any_pipeline_flag(&app));
 }
 
 }  // namespace

@@ -341,6 +341,38 @@ TEST(CommandLine, FmtDashNamesStandardInputInParseErrors) {
   EXPECT_EQ(r.err.rfind("<stdin>", 0), 0u) << r.err;
 }
 
+TEST(CommandLine, AGateWithNothingToCheckIsBadInput) {
+  oracle::TempDir dir("aotfuzz-cli-test");
+  fs::create_directories(dir.file("empty"));
+  std::ofstream(dir.file("empty") / "notes.txt") << "not a graph\n";
+  const std::string empty = dir.file("empty").string();
+  expect_one_line_usage_error({"replay", empty}, "no .relay files");
+  expect_one_line_usage_error({"check", "--corpus", empty, "--cases", "1"}, "no .relay files");
+}
+
+TEST(CommandLine, AMalformedReplayHeaderIsBadInputNamingTheFileOnce) {
+  oracle::TempDir dir("aotfuzz-cli-test");
+  const fs::path bad = dir.file("bad.relay");
+  std::ofstream(bad) << "// replay: --merge pass\n"
+                     << "def @main(%x: Tensor[(2), float32]) { add(%x, %x) }\n";
+  expect_one_line_usage_error({"replay", bad.string()}, bad.string() + ":1:");
+  const oracle::RunResult r = run_aotfuzz({"replay", bad.string()});
+  const std::string& err = r.stderr_text;
+  EXPECT_EQ(err.find(bad.string()), err.rfind(bad.string())) << err;
+}
+
+TEST(CommandLine, RunWithoutFlagsUsesTheFilesFirstFindingLine) {
+  const std::string file = "corpus/regressions/tuple-arg-first-field.relay";
+  const oracle::RunResult r = run_aotfuzz({"run", file});
+  EXPECT_EQ(r.exit_code, 1) << r.stdout_text << r.stderr_text;
+  EXPECT_NE(r.stdout_text.find("signature: arity:codegen:kernel"), std::string::npos)
+      << r.stdout_text;
+  EXPECT_NE(r.stderr_text.find("using the flags of " + file + ":"), std::string::npos)
+      << r.stderr_text;
+  // A flag on the command line replaces the header's.
+  EXPECT_EQ(run_aotfuzz({"run", file, "--merge"}).exit_code, 0);
+}
+
 TEST(CommandLine, FmtOfADirectorySaysItIsADirectory) {
   expect_one_line_usage_error({"fmt", "corpus"}, "corpus: is a directory");
   const oracle::RunResult r = run_aotfuzz({"fmt", "corpus"});

@@ -51,6 +51,33 @@ std::set<std::string> entries(const fs::path& dir) {
   return out;
 }
 
+TEST(Campaign, AnInterruptedCampaignExits130UnlessItFoundSomething) {
+  CampaignResult r;
+  r.stats.cases = 10;
+  r.interrupted = true;
+  EXPECT_EQ(r.exit_code(), 130);
+  r.known_seen.insert("arity:codegen:kernel");
+  EXPECT_EQ(r.exit_code(), 1);
+  r.known_seen.clear();
+  r.interrupted = false;
+  EXPECT_EQ(r.exit_code(), 0);
+}
+
+TEST(Campaign, DrawsTheProgressLineAtItsIntervalNotOncePerCase) {
+  CampaignOptions o = in_process(3, 3000);
+  o.max_cases.reset();
+  o.time_limit = std::chrono::milliseconds(1'200);
+  CampaignCallbacks cb;
+  cb.progress_interval = std::chrono::milliseconds(250);
+  int calls = 0;
+  cb.on_progress = [&](const Progress&) { ++calls; };
+  const CampaignResult r = run_campaign(o, cb);
+  ASSERT_GT(r.stats.cases, 100u);
+  // 1.2 s at 250 ms, and once at the end: a few calls, never one per case.
+  EXPECT_LE(calls, 8) << r.stats.cases << " cases";
+  EXPECT_GE(calls, 2);
+}
+
 TEST(Campaign, ExitsThreeWhenEveryCaseThatReachedTheCompilerWasAToolchainError) {
   auto with = [](std::uint64_t toolchain, std::uint64_t invalid, std::uint64_t pass) {
     CampaignResult r;
@@ -221,6 +248,11 @@ TEST(Campaign, FindingIsBundledAtomicallyAndAResumedCampaignAddsNoDuplicate) {
   const std::string reduced = test_support::read_text((bundle / "reduced.relay").string());
   EXPECT_NE(reduced.find("// origin: aotfuzz fuzz --seed 1, case " + std::to_string(f.case_index)),
             std::string::npos);
+  EXPECT_NE(reduced.find("// reduced: ops "), std::string::npos) << reduced;
+  // The original graph is the graph as found: no word of a reduction in its header.
+  const std::string original = test_support::read_text((bundle / "original.relay").string());
+  EXPECT_NE(original.find("// origin: "), std::string::npos) << original;
+  EXPECT_EQ(original.find("reduced:"), std::string::npos) << original;
   auto lines = parse_replay_lines(reduced, "reduced.relay");
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[0].expected, "arity:codegen:kernel");

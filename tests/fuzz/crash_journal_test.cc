@@ -211,6 +211,57 @@ TEST(Supervisor, AFindingOfAnEarlierChildMakesTheExitCode1) {
   EXPECT_EQ(s.code, 1);
 }
 
+TEST(Supervisor, OnceEveryCulpritSlotIsTakenEveryCaseIsProbedAndTheCampaignGoesOn) {
+  // A pass that crashes on every graph: each child dies in its first case not yet a culprit.
+  const Supervised s = supervise([](CrashJournal& j) -> int {
+    if (j.probe_every_case.load()) return j.findings.load() > 0 ? 1 : 9;
+    ++j.findings;
+    const std::uint64_t next = static_cast<std::uint64_t>(j.num_culprits.load());
+    enter_worker_slot(&j, 0);
+    InProcessSteps steps(&j, 0, next);
+    std::raise(SIGSEGV);
+    return 0;
+  });
+  EXPECT_EQ(s.code, 1);
+  ASSERT_EQ(s.log.size(), static_cast<std::size_t>(CrashJournal::kMaxCulprits) + 1);
+  EXPECT_NE(s.log.back().find("every case's in-process steps run in a child process first"),
+            std::string::npos)
+      << s.log.back();
+}
+
+TEST(Supervisor, AStopAfterAFindingExits1WithTheJournalsSummary) {
+  SupervisorOptions o;
+  int summaries = 0;
+  std::uint64_t hits = 0;
+  o.on_stop = [&](const CrashJournal& j) {
+    ++summaries;
+    const CampaignResult r = result_of(j);
+    hits = r.signature_hits.count("crash:fuse:SIGSEGV") ? r.signature_hits.at("crash:fuse:SIGSEGV")
+                                                         : 0;
+    EXPECT_EQ(r.findings.size(), 1u);
+  };
+  std::vector<std::string> log;
+  // The same case takes every child down, even once skipped: the supervisor stops.
+  const int code = run_supervised(
+      [](CrashJournal& j) -> int {
+        ++j.findings;
+        if (auto* rec = j.record_of("crash:fuse:SIGSEGV")) {
+          ++rec->hits;
+          rec->claimed = true;
+        }
+        enter_worker_slot(&j, 0);
+        InProcessSteps steps(&j, 0, 4);
+        std::raise(SIGSEGV);
+        return 0;
+      },
+      o, [&](const std::string& line) { log.push_back(line); });
+  EXPECT_EQ(code, 1);
+  EXPECT_EQ(summaries, 1);
+  EXPECT_EQ(hits, 3u);
+  ASSERT_FALSE(log.empty());
+  EXPECT_NE(log.back().find("stopping"), std::string::npos) << log.back();
+}
+
 TEST(InProcessSteps, MarkTheSlotWhileTheyLast) {
   CrashJournal j;
   {

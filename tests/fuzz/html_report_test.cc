@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 
 #include "oracle/tempdir.h"
 #include "tests/support/files.h"
@@ -115,9 +117,11 @@ TEST(HtmlReport, APageShowsEveryCampaignBundleAndVerdictAndLoadsNothing) {
   EXPECT_EQ(count(page, "<?xml"), 0u);
   EXPECT_EQ(count(page, "<g id=\"graph0\">"), 2u);
   EXPECT_EQ(count(page, "<svg class=\"plot\""), 3u);
-  // Two campaigns in plot_data: one polyline per campaign and series (1 + 2 + 3 series), and a
-  // dashed line where the second campaign starts in each plot.
-  EXPECT_EQ(count(page, "<polyline"), 2u * 6u);
+  // Two campaigns in plot_data: one polyline per campaign and series (1 + 4 series), one path of
+  // steps for the unique findings across both, and a dashed line where the second campaign
+  // starts in each plot.
+  EXPECT_EQ(count(page, "<polyline"), 2u * 5u);
+  EXPECT_EQ(count(page, "<path class=\"steps\""), 1u);
   EXPECT_EQ(count(page, "class=\"campaign-start\""), 3u);
   // Verdicts summed over both campaigns' records: 3 arity verdicts each.
   EXPECT_NE(page.find("<tr><td>arity</td>"), std::string::npos);
@@ -131,6 +135,152 @@ TEST(HtmlReport, APageShowsEveryCampaignBundleAndVerdictAndLoadsNothing) {
   EXPECT_EQ(count(page, "<link"), 0u);
   EXPECT_EQ(count(page, "src="), 0u);
   EXPECT_EQ(render_report(input), page);
+}
+
+// The part of `page` that is the plot `id`.
+std::string plot_svg(const std::string& page, const std::string& id) {
+  const auto start = page.find("<svg class=\"plot\" id=\"" + id + "\"");
+  if (start == std::string::npos) return "";
+  return page.substr(start, page.find("</svg>", start) - start);
+}
+
+TEST(HtmlReport, EachLegendEntryHasItsSeriesColourWhichTheStyleSheetCannotOverride) {
+  oracle::TempDir dir("aotfuzz-report-test");
+  {
+    StatusFiles a(dir.path());
+    a.update(snapshot(1'000'000, 0, 0));
+    a.update(snapshot(1'000'000, 5, 100));
+  }
+  write_bundle(dir.path() / "a", "arity:codegen:kernel", kGraphvizSvg);
+  const std::string page = render_report(load_report_input(dir.path()));
+  // `svg text { fill: #333 }` beats a fill attribute: the colour must be in a style attribute.
+  ASSERT_NE(page.find("svg text { font-family: sans-serif; font-size: 12px; fill: #333; }"),
+            std::string::npos);
+  const std::regex legend_text(
+      "<text [^>]*style=\"fill:(#[0-9a-f]{6})\" class=\"legend\" data-series=\"([0-9]+)\">");
+  const std::regex swatch("<line class=\"swatch\" [^>]*stroke=\"(#[0-9a-f]{6})\" "
+                          "data-series=\"([0-9]+)\"/>");
+  const std::regex line("<(?:polyline|path class=\"steps\") [^>]*stroke=\"(#[0-9a-f]{6})\" "
+                        "[^>]*data-series=\"([0-9]+)\"/>");
+  std::size_t legends = 0;
+  for (const std::string id : {"throughput", "findings", "features"}) {
+    const std::string svg = plot_svg(page, id);
+    std::map<std::string, std::string> stroke;
+    for (std::sregex_iterator m(svg.begin(), svg.end(), line), end; m != end; ++m) {
+      stroke[(*m)[2]] = (*m)[1];
+    }
+    std::map<std::string, std::string> swatches;
+    for (std::sregex_iterator m(svg.begin(), svg.end(), swatch), end; m != end; ++m) {
+      swatches[(*m)[2]] = (*m)[1];
+    }
+    std::set<std::string> colours;
+    for (std::sregex_iterator m(svg.begin(), svg.end(), legend_text), end; m != end; ++m) {
+      ++legends;
+      const std::string series = (*m)[2], colour = (*m)[1];
+      ASSERT_TRUE(stroke.count(series)) << id << " series " << series << "\n" << svg;
+      EXPECT_EQ(colour, stroke[series]) << id << " series " << series;
+      EXPECT_EQ(swatches[series], colour) << id << " series " << series;
+      colours.insert(colour);
+    }
+    EXPECT_EQ(colours.size(), stroke.size()) << id << ": one colour per series";
+  }
+  EXPECT_EQ(legends, 1u + 1u + 4u);
+}
+
+TEST(HtmlReport, UniqueFindingsAreStepsCountedOnceAcrossTheCampaignsOfTheDirectory) {
+  oracle::TempDir dir("aotfuzz-report-test");
+  auto row = [](std::time_t start, double elapsed, std::size_t unique) {
+    StatusSnapshot s = snapshot(start, elapsed, 100 + 10 * static_cast<std::uint64_t>(elapsed));
+    s.progress.unique_signatures = unique;
+    return s;
+  };
+  using Rows = std::vector<std::pair<double, std::size_t>>;
+  // The first campaign finds A; the second sees A again and finds B, so its own count (what its
+  // plot_data rows hold) restarts at 0 and reaches 2.
+  {
+    StatusFiles first(dir.path());
+    for (const auto& [t, n] : Rows{{0, 0}, {5, 1}, {10, 1}}) first.update(row(1'000'000, t, n));
+  }
+  {
+    StatusFiles second(dir.path());
+    for (const auto& [t, n] : Rows{{0, 0}, {5, 2}}) second.update(row(1'000'020, t, n));
+  }
+  write_bundle(dir.path() / "a", "arity:codegen:kernel", kGraphvizSvg);
+  write_bundle(dir.path() / "b", "mismatch:codegen", kGraphvizSvg);
+  record_seen(dir.path() / "a", 3, 1'000'005);
+  record_seen(dir.path() / "a", 1, 1'000'025);
+  record_seen(dir.path() / "b", 1, 1'000'025);
+  const ReportInput input = load_report_input(dir.path());
+  ASSERT_EQ(input.plot.size(), 5u);
+
+  // The campaigns end to end: the first is 10 s long, so the second's 5 s are at 15 s. A once.
+  const auto steps = unique_findings_steps(input);
+  ASSERT_EQ(steps.size(), 3u);
+  EXPECT_EQ(steps[0].x, 0);
+  EXPECT_EQ(steps[0].count, 0u);
+  EXPECT_EQ(steps[1].x, 5);
+  EXPECT_EQ(steps[1].count, 1u);
+  EXPECT_EQ(steps[2].x, 15);
+  EXPECT_EQ(steps[2].count, 2u);
+
+  // On the page: flat, then straight up at each finding (never a slope), never down, ending at
+  // the top tick, 2.
+  const std::string svg = plot_svg(render_report(input), "findings");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(svg, m, std::regex("<path class=\"steps\" [^>]*d=\"([^\"]*)\"")))
+      << svg;
+  const std::string d = m[1];
+  const std::string num = "([0-9]+(?:\\.[0-9]+)?)";
+  const std::regex shape("M" + num + "," + num + " H" + num + " V" + num + " H" + num + " V" +
+                         num + " H" + num);
+  ASSERT_TRUE(std::regex_match(d, m, shape)) << d;
+  const double y0 = std::stod(m[2]), y1 = std::stod(m[4]), y2 = std::stod(m[6]);
+  EXPECT_LT(std::stod(m[1]), std::stod(m[3]));
+  EXPECT_LT(std::stod(m[3]), std::stod(m[5]));
+  EXPECT_LT(std::stod(m[5]), std::stod(m[7]));
+  EXPECT_GT(y0, y1);
+  EXPECT_GT(y1, y2);
+  auto tick_y = [&](const std::string& label) {
+    std::smatch t;
+    const std::regex r("<text x=\"58\" y=\"" + num + "\" text-anchor=\"end\" "
+                       "dominant-baseline=\"middle\">" + label + "</text>");
+    return std::regex_search(svg, t, r) ? std::stod(t[1]) : -1.0;
+  };
+  EXPECT_EQ(y0, tick_y("0"));
+  EXPECT_EQ(y2, tick_y("2"));
+}
+
+TEST(HtmlReport, AFindingFirstSeenOutsideEveryCampaignCountsFromTheCampaignBefore) {
+  ReportInput in;
+  auto row = [](std::time_t start, double relative) {
+    PlotRow r;
+    r.unix_time = start + static_cast<std::time_t>(relative);
+    r.relative_time = relative;
+    return r;
+  };
+  in.plot = {row(1'000, 0), row(1'000, 10), row(2'000, 0), row(2'000, 20)};
+  auto bundle = [&](std::time_t first_seen) {
+    ReportBundle b;
+    b.summary.seen.first_seen = b.summary.seen.last_seen = first_seen;
+    in.bundles.push_back(b);
+  };
+  bundle(500);    // before plot_data begins (its rows were removed): there from the start
+  bundle(1'500);  // between the campaigns: at the end of the first
+  bundle(2'012);  // 12 s into the second
+  bundle(9'000);  // after the last: at its end
+  bundle(2'012);
+  const auto steps = unique_findings_steps(in);
+  ASSERT_EQ(steps.size(), 4u);
+  EXPECT_EQ(steps[0].x, 0);
+  EXPECT_EQ(steps[0].count, 1u);
+  EXPECT_EQ(steps[1].x, 10);
+  EXPECT_EQ(steps[1].count, 2u);
+  EXPECT_EQ(steps[2].x, 22);
+  EXPECT_EQ(steps[2].count, 4u);
+  EXPECT_EQ(steps[3].x, 30);
+  EXPECT_EQ(steps[3].count, 5u);
+  in.plot.clear();
+  EXPECT_TRUE(unique_findings_steps(in).empty());
 }
 
 TEST(HtmlReport, APictureThatCouldRunCodeIsLeftOut) {

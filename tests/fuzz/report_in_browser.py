@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
 """`aotfuzz report` in a real browser: three campaigns with injected bugs write into one findings
 directory, the page is rendered by headless Chromium, and the test checks that it loaded with no
-console message, that it loads nothing from outside, and that its screenshot shows the plots (the
+console message, that it loads nothing from outside, that its screenshot shows the plots (the
 colours of their lines) and the bundles' pictures (the fill colour graphviz gives the first
-target's regions). Usage: report_in_browser.py AOTFUZZ CHROMIUM WORK_DIR
+target's regions), and that each legend entry is drawn in its series' colour (the computed styles
+of a copy of the page with a probe script). The unique findings are steps that end at the number
+of bundles, across the three campaigns. Usage: report_in_browser.py AOTFUZZ CHROMIUM WORK_DIR
 """
+import html as htmllib
+import json
 import os
 import re
 import shutil
@@ -58,6 +62,74 @@ def render(page, screenshot, height):
     return [line for line in r.stderr.splitlines() if ":CONSOLE" in line]
 
 
+# Run in a copy of the page (the page itself has no script): each legend entry's computed fill
+# and its swatch's stroke, against the computed stroke of the line of its series.
+PROBE = """<script>
+const out = [];
+for (const svg of document.querySelectorAll('svg.plot')) {
+  for (const text of svg.querySelectorAll('text.legend')) {
+    const i = text.getAttribute('data-series');
+    const line = svg.querySelector('polyline[data-series="' + i + '"], path[data-series="' + i + '"]');
+    const swatch = svg.querySelector('line.swatch[data-series="' + i + '"]');
+    out.push({plot: svg.id, name: text.textContent, fill: getComputedStyle(text).fill,
+              swatch: swatch ? getComputedStyle(swatch).stroke : null,
+              stroke: line ? getComputedStyle(line).stroke : null});
+  }
+}
+const pre = document.createElement('pre');
+pre.id = 'probe';
+pre.textContent = JSON.stringify(out);
+document.body.appendChild(pre);
+</script>"""
+
+
+def computed_legends(page):
+    """The probe's findings in a copy of `page`."""
+    probe = os.path.join(WORK, "probe.html")
+    with open(page) as f:
+        text = f.read()
+    with open(probe, "w") as f:
+        f.write(text.replace("</body>", PROBE + "</body>"))
+    profile = os.path.join(WORK, "profile")
+    shutil.rmtree(profile, ignore_errors=True)
+    r = run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+             "--user-data-dir=" + profile, "--dump-dom", "file://" + os.path.abspath(probe)])
+    m = re.search(r'<pre id="probe">(.*?)</pre>', r.stdout, re.S)
+    if not m:
+        fail("the probe page gave no result (exit %d):\n%s" % (r.returncode, r.stderr[-2000:]))
+    return json.loads(htmllib.unescape(m.group(1)))
+
+
+def check_legends(page):
+    legends = computed_legends(page)
+    # Throughput 1, unique findings 1, features 4.
+    if len(legends) != 6:
+        fail("%d legend entries, not 6: %s" % (len(legends), legends))
+    for e in legends:
+        if e["stroke"] is None or e["fill"] != e["stroke"] or e["swatch"] != e["stroke"]:
+            fail("the legend %r of the %s plot is drawn in %s (swatch %s), its line in %s"
+                 % (e["name"], e["plot"], e["fill"], e["swatch"], e["stroke"]))
+    if len({e["fill"] for e in legends if e["plot"] == "features"}) != 4:
+        fail("the feature plot's four legend entries do not have four colours: %s" % legends)
+
+
+def check_findings_steps(html, bundles):
+    """The unique findings plot: one path, flat then straight up, never down, ending at the
+    number of bundles (the top tick), however many of them the later campaigns saw again."""
+    svg = re.search(r'<svg class="plot" id="findings".*?</svg>', html, re.S).group(0)
+    d = re.search(r'<path class="steps" [^>]*d="([^"]*)"', svg).group(1)
+    if not re.fullmatch(r"M[\d.]+,[\d.]+( H[\d.]+ V[\d.]+)* H[\d.]+", d):
+        fail("the unique findings are not drawn as steps: %s" % d)
+    ys = [float(y) for y in re.findall(r"(?:,|V)([\d.]+)", d)]
+    if any(b >= a for a, b in zip(ys, ys[1:])):
+        fail("the unique findings step down or stay level at a step: %s" % d)
+    top = re.search(r'y="([\d.]+)" text-anchor="end" dominant-baseline="middle">%d</text>'
+                    % bundles, svg)
+    if not top or float(top.group(1)) != ys[-1]:
+        fail("the unique findings do not end at %d, the number of bundles: %s" % (bundles, svg))
+    return len(ys) - 1
+
+
 def pixels_near(colours, colour, tolerance=12):
     return sum(n for n, c in colours if all(abs(c[i] - colour[i]) <= tolerance for i in range(3)))
 
@@ -98,6 +170,8 @@ def main():
     if outside:
         fail("the page loads or runs something: %s" % outside[:5])
 
+    steps = check_findings_steps(html, len(bundles))
+
     shot = os.path.join(WORK, "report.png")
     console = render(page, shot, 9000)
     if console:
@@ -112,8 +186,10 @@ def main():
     # A region box of a reduced graph's picture is some thousands of pixels at 360 px wide.
     if fill < 1000 * MIN_BUNDLES // 2:
         fail("the bundle pictures show only %d pixels of region fill" % fill)
-    print("ok: %d bundles from %d campaigns, %d console messages, region fill %d px"
-          % (len(bundles), len(CAMPAIGNS), len(console), fill))
+    check_legends(page)
+    print("ok: %d bundles from %d campaigns in %d steps, %d console messages, region fill %d px, "
+          "legends in their series' colours" % (len(bundles), len(CAMPAIGNS), steps, len(console),
+                                                fill))
 
 
 main()

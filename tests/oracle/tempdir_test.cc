@@ -100,6 +100,22 @@ TEST(TempDir, LeftoversOfDeadRunsAreRemovedAndLiveOnesKept) {
   EXPECT_EQ(remove_stale_temp_dirs(), 0);
 }
 
+TEST(TempDir, AKeptDirectoryOfADeadRunIsNeverSwept) {
+  test_support::ScopedTmpdir tmp;
+  fs::path kept;
+  {
+    TempDir dir("aotfuzz-case");
+    dir.keep();
+    write_file(dir.file("main.c").string(), "int main(void) { return 0; }\n");
+    kept = dir.path();
+  }
+  // The same directory as a run that has since ended would have left it (`run --keep`).
+  const fs::path dead = tmp.path() / "aotfuzz-case-999999999-kepttt";
+  fs::rename(kept, dead);
+  EXPECT_EQ(remove_stale_temp_dirs(), 0);
+  EXPECT_TRUE(fs::exists(dead / "main.c"));
+}
+
 TEST(TempDir, LeftoversOfAZombieAreRemoved) {
   test_support::ScopedTmpdir tmp;
   // An ended child not yet reaped: what a killed campaign stays where no init reaps orphans.

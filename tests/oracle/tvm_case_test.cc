@@ -197,6 +197,60 @@ TEST(TvmCase, ATvmThatDoesNotImportIsAToolchainErrorNotAFinding) {
   EXPECT_FALSE(is_finding(r.verdict));
 }
 
+TEST(TvmCase, ATvmWithoutTheLlvmItNeedsIsAToolchainErrorNotAFinding) {
+  const CaseResult r =
+      run_case(test_support::seed_9036(), tvm_options("tests/oracle/fake_tvm", "no_llvm"));
+  ASSERT_EQ(r.verdict.kind(), VerdictKind::kToolchainError) << summary(r.verdict);
+  EXPECT_NE(summary(r.verdict).find("no LLVM codegen"), std::string::npos) << summary(r.verdict);
+  EXPECT_FALSE(is_finding(r.verdict));
+}
+
+TEST(TvmGraphJson, CarriesAConstantWithItsShapeTypeAndElements) {
+  const ir::Module m = test_support::parse_verified(R"(def @main(%x: Tensor[(2), int32]) {
+  %0 = annotation.compiler_begin(%x, compiler="ccompiler");
+  %1 = const(Tensor[(2), int32], [3, -4]);
+  %2 = annotation.compiler_begin(%1, compiler="ccompiler");
+  %3 = add(%0, %2);
+  annotation.compiler_end(%3, compiler="ccompiler")
+})");
+  const nlohmann::json g = tvm_graph_json(m.main());
+  bool found = false;
+  for (const auto& node : g.at("nodes")) {
+    if (node.at("kind") != "const") continue;
+    found = true;
+    EXPECT_EQ(node.at("dtype"), "int32");
+    EXPECT_EQ(node.at("shape"), nlohmann::json::array({2}));
+    EXPECT_EQ(node.at("values"), nlohmann::json::array({3, -4}));
+  }
+  EXPECT_TRUE(found) << g.dump();
+}
+
+TEST(TvmDriverText, ConstantPlaceholdersReadBackAsConstants) {
+  const nlohmann::json constants = nlohmann::json::parse(
+      R"([{"shape": [2], "dtype": "int32", "values": [3, -4]},
+          {"shape": [], "dtype": "float32", "values": [1]}])");
+  const std::string text = with_constants(
+      "def @main(%x: Tensor[(2), int32]) {\n  %0 = add(%x, %aotfuzz_const_0);\n"
+      "  %1 = %aotfuzz_const_1;\n  %aotfuzz_const_10\n}",
+      constants);
+  EXPECT_NE(text.find("add(%x, const(Tensor[(2), int32], [3, -4]))"), std::string::npos) << text;
+  EXPECT_NE(text.find("const(float32, [1])"), std::string::npos) << text;
+  // No constant 10: the placeholder stays (and the text then does not read back).
+  EXPECT_NE(text.find("%aotfuzz_const_10"), std::string::npos) << text;
+}
+
+TEST(TvmDriverText, MainsPlaceholderParametersGetTheGraphsNamesBackQuotedWhereNeeded) {
+  const ir::Module sent = test_support::parse_verified(R"(def @main(%"x3:-1": Tensor[(2), float32], %y: Tensor[(2), float32]) {
+  add(%"x3:-1", %y)
+})");
+  const ir::Module back = test_support::parse_verified(
+      R"(def @main(%aotfuzz_param_0: Tensor[(2), float32], %aotfuzz_param_1: Tensor[(2), float32]) {
+  add(%aotfuzz_param_0, %aotfuzz_param_1)
+})");
+  const ir::Module named = with_main_params_named(back, sent.main()->params());
+  EXPECT_EQ(ir::print_module(named), ir::print_module(sent));
+}
+
 TEST(TvmHome, IsCheckedForTvmsPythonPackageAndLibrary) {
   EXPECT_FALSE(tvm_home_problem(test_support::source_path("tests/oracle/fake_tvm").string()));
   EXPECT_TRUE(tvm_home_problem(test_support::source_path("tests/oracle").string()));

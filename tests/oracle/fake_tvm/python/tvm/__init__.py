@@ -5,6 +5,7 @@
 #   raise_merge   (a parameter) MergeCompilerRegions raises (a TVM error at merge)
 #   crash_build   relay.build aborts the process (a crash of TVM at build)
 #   hang_build    relay.build never returns (a timeout)
+#   no_llvm       relay.build raises as a TVM built without LLVM does when it folds constants
 #   anything else relay.build raises (a TVM error at build)
 import contextlib
 
@@ -15,13 +16,19 @@ class TVMError(RuntimeError):
     pass
 
 
+class GlobalVar:
+    def __init__(self, name_hint):
+        self.name_hint = name_hint
+
+
 class IRModule:
-    def __init__(self, expr):
-        self.expr = expr
+    def __init__(self, functions):
+        self.functions = functions
+        self.expr = next(iter(functions.values()))
 
     @staticmethod
     def from_expr(expr):
-        return IRModule(expr)
+        return IRModule({GlobalVar("main"): expr})
 
     def astext(self, show_meta_data=True):
         return "def @main() { () }"

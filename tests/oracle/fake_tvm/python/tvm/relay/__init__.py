@@ -9,8 +9,15 @@ from . import op  # noqa: F401
 state = {"mod_name": ""}
 
 
-def var(name, shape=None, dtype="float32"):
-    return ("var", name)
+class _Var(tuple):
+    def __new__(cls, name, type_annotation):
+        self = super().__new__(cls, ("var", name))
+        self.type_annotation = type_annotation
+        return self
+
+
+def var(name, shape=None, dtype="float32", type_annotation=None):
+    return _Var(name, type_annotation)
 
 
 def _binary(name):
@@ -30,8 +37,25 @@ def TupleGetItem(t, i):
     return ("get", t, i)
 
 
-def Function(params, body):
-    return ("fn", tuple(params), body)
+def const(data, dtype=None):
+    return ("const", data)
+
+
+class Function(tuple):
+    def __new__(cls, params, body, ret_type=None, type_params=None, attrs=None):
+        self = super().__new__(cls, ("fn", tuple(params), body))
+        self.params, self.body = list(params), body
+        self.ret_type, self.type_params, self.attrs = ret_type, type_params, attrs
+        return self
+
+
+def bind(expr, binds):
+    return expr
+
+
+class ExprMutator:
+    def visit(self, expr):
+        return expr
 
 
 class transform:
@@ -60,4 +84,6 @@ def build(mod, target, target_host=None, mod_name="default"):
         os.abort()
     if mod_name == "hang_build":
         time.sleep(3600)
+    if mod_name == "no_llvm":
+        raise tvm.TVMError("Check failed: (bf != nullptr) is false: target.build.llvm is not enabled")
     raise tvm.TVMError("fake TVM builds nothing")
