@@ -28,7 +28,7 @@ Command register_compile(CLI::App& parent) {
                                  aot::module_stage_names().end());
   emits.emplace_back("c");
   c.app->add_option("--emit", opts->emit, "What to output")->check(CLI::IsMember(emits));
-  c.app->add_option("--out", opts->out, "Directory for --emit c (default: print to stdout)");
+  c.app->add_option("--out", opts->out, "Directory to write into: the C files, or <stage>.relay (default: print to stdout)");
   c.app->add_flag("--types", opts->types, "Print /* ty=... */ comments");
   c.run = [opts] {
     ir::Module m = load_module(opts->file);
@@ -48,7 +48,20 @@ Command register_compile(CLI::App& parent) {
     if (opts->emit != "c") {
       ir::PrintOptions po;
       po.type_comments = opts->types;
-      std::cout << ir::print_module(*stages.find(opts->emit), po);
+      const std::string text = ir::print_module(*stages.find(opts->emit), po);
+      if (opts->out.empty()) {
+        std::cout << text;
+        return kOk;
+      }
+      const auto path = std::filesystem::path(opts->out) / (opts->emit + ".relay");
+      std::error_code ec;
+      std::filesystem::create_directories(opts->out, ec);
+      if (ec) throw CommandError(kBadInput, opts->out + ": " + ec.message());
+      std::ofstream f(path, std::ios::binary);
+      f << text;
+      f.close();
+      if (!f) throw CommandError(kInternal, path.string() + ": write failed");
+      std::cerr << "wrote " << path.string() << "\n";
       return kOk;
     }
     aot::CSources src;

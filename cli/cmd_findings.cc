@@ -26,6 +26,7 @@ Command register_findings(CLI::App& parent) {
                   "gives its verdict is marked fixed (in its seen.json); exit 1 while any "
                   "reproduces");
   c.run = [opts] {
+    require_findings_dir(opts->dir, "findings");
     std::vector<fuzz::BundleSummary> bundles;
     try {
       bundles = fuzz::list_bundles(opts->dir);

@@ -22,6 +22,7 @@ Command register_report(CLI::App& parent) {
   c.app->add_option("DIR", opts->dir, "Findings directory")->required()->check(CLI::ExistingDirectory);
   c.app->add_option("--out", opts->out, "The page to write (default: DIR/report.html)");
   c.run = [opts] {
+    require_findings_dir(opts->dir, "report");
     const std::string out = opts->out.empty() ? opts->dir + "/report.html" : opts->out;
     check_output_file(out, "--out", "report");
     fuzz::ReportInput input;

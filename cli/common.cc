@@ -400,4 +400,19 @@ bool any_pipeline_flag(CLI::App* app) {
   return false;
 }
 
+void require_findings_dir(const std::string& dir, const std::string& command) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (const char* mark : {"fuzzer_stats", "plot_data", "campaigns"}) {
+    if (fs::exists(fs::path(dir) / mark, ec)) return;
+  }
+  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator();
+       it.increment(ec)) {
+    if (fs::exists(it->path() / "verdict.json", ec)) return;
+  }
+  throw CommandError(kBadInput, command + ": " + dir +
+                                    ": not a findings directory (no bundle, no campaign's status "
+                                    "files; `aotfuzz fuzz --findings " + dir + "` makes one)");
+}
+
 }  // namespace aotfuzz::cli

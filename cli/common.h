@@ -88,6 +88,9 @@ struct PipelineFlags {
 /// --check-num-args, --inject, --memory-budget; with `toolchain` also --cc, --sanitize, --input-seed, --ulp,
 /// --no-run, --sut, --tvm-home.
 void add_pipeline_flags(CLI::App* app, PipelineFlags& flags, bool toolchain);
+/// A directory `aotfuzz fuzz --findings` wrote (a bundle or a campaign's status files in it);
+/// otherwise a CommandError(kBadInput) naming `command`.
+void require_findings_dir(const std::string& dir, const std::string& command);
 /// Whether option `name` of `app`, or its other half `--no-...` for a flag pair, was given on the
 /// command line.
 bool given(CLI::App* app, const std::string& name);

@@ -191,6 +191,11 @@ struct CampaignStats {
   std::uint64_t generation_us = 0, passes_us = 0, codegen_us = 0, waiting_us = 0;
 
   std::uint64_t count(oracle::VerdictKind kind) const;
+  /// Seconds per phase out of `worker_seconds` (elapsed time x jobs: every worker's wall time):
+  /// generation, passes, codegen, compile, run, waiting, and "other", the worker time in none of
+  /// them (judging and counting, the runner's pipes and forks, confirming findings, reductions,
+  /// idle workers at the end). The one definition the summary, --stats and fuzzer_stats share.
+  std::vector<std::pair<std::string, double>> phase_seconds(double worker_seconds) const;
 };
 
 /// What a run did.

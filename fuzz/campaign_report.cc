@@ -39,26 +39,28 @@ int CampaignResult::exit_code() const {
   return 0;
 }
 
-namespace {
-
-// Seconds of worker time per phase (every worker's wall time adds up to elapsed x jobs).
-std::vector<std::pair<std::string, double>> phase_times_s(const CampaignResult& r,
-                                                          const CampaignOptions& o) {
-  const auto& s = r.stats;
-  const double total = static_cast<double>(r.elapsed.count()) / 1000.0 * std::max(1, o.jobs);
+std::vector<std::pair<std::string, double>> CampaignStats::phase_seconds(
+    double worker_seconds) const {
   std::vector<std::pair<std::string, double>> out{
-      {"generation", static_cast<double>(s.generation_us) / 1e6},
-      {"passes", static_cast<double>(s.passes_us) / 1e6},
-      {"codegen", static_cast<double>(s.codegen_us) / 1e6},
-      {"compile", static_cast<double>(s.compile_us) / 1e6},
-      {"run", static_cast<double>(s.run_us) / 1e6},
-      {"waiting", static_cast<double>(s.waiting_us) / 1e6},
+      {"generation", static_cast<double>(generation_us) / 1e6},
+      {"passes", static_cast<double>(passes_us) / 1e6},
+      {"codegen", static_cast<double>(codegen_us) / 1e6},
+      {"compile", static_cast<double>(compile_us) / 1e6},
+      {"run", static_cast<double>(run_us) / 1e6},
+      {"waiting", static_cast<double>(waiting_us) / 1e6},
   };
   double known = 0;
   for (const auto& [name, secs] : out) known += secs;
-  // Judging, statistics, the runner's pipes and forks, confirmations and reductions.
-  out.emplace_back("other", std::max(0.0, total - known));
+  out.emplace_back("other", std::max(0.0, worker_seconds - known));
   return out;
+}
+
+namespace {
+
+std::vector<std::pair<std::string, double>> phase_times_s(const CampaignResult& r,
+                                                          const CampaignOptions& o) {
+  return r.stats.phase_seconds(static_cast<double>(r.elapsed.count()) / 1000.0 *
+                               std::max(1, o.jobs));
 }
 
 nlohmann::json phases_json(const CampaignResult& r, const CampaignOptions& o) {
@@ -264,6 +266,12 @@ std::string format_summary(const CampaignResult& r, const CampaignOptions& o) {
     out += "\n    replay: " + f.replay;
   }
   for (const auto& sig : r.known_seen) out += "\n  " + sig + "  (bundle exists)";
+  if (std::any_of(r.findings.begin(), r.findings.end(),
+                  [](const Finding& f) { return !f.bundle_dir.empty(); })) {
+    out += "\nto keep a finding as a regression test: copy its reduced.relay into "
+           "corpus/regressions/ (`aotfuzz replay` and `aotfuzz check` replay it); once the bug is "
+           "fixed, change its first `// replay: ... => SIGNATURE` line to `=> pass`";
+  }
   for (const auto& p : r.harness_problems) out += "\nharness problem (not a finding): " + p;
   return out;
 }

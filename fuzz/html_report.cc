@@ -125,7 +125,8 @@ struct StepSeries {
 
 // The legend, in rows across the top of the plot: a swatch and the name in the series' colour.
 // The colour goes in a style attribute: a fill attribute loses to any style sheet rule, and
-// `svg text` sets #333 for the axes' labels.
+// `svg text` sets #333 for the axes' labels. A white halo (text.legend in the style sheet) keeps
+// a name readable where a line crosses it.
 std::string legend(const std::vector<std::pair<std::string, std::string>>& entries, double left,
                    double right, double top) {
   std::string out;
@@ -141,8 +142,9 @@ std::string legend(const std::vector<std::pair<std::string, std::string>>& entri
     out += "<line class=\"swatch\" x1=\"" + fixed(lx, 0) + "\" x2=\"" + fixed(lx + 14, 0) +
            "\" y1=\"" + fixed(ly - 4, 0) + "\" y2=\"" + fixed(ly - 4, 0) +
            "\" stroke-width=\"3\" stroke=\"" + colour + series + "/>\n";
-    out += "<text x=\"" + fixed(lx + 18, 0) + "\" y=\"" + fixed(ly, 0) + "\" style=\"fill:" +
-           colour + "\" class=\"legend" + series + ">" + html_escape(name) + "</text>\n";
+    out += "<text x=\"" + fixed(lx + 18, 0) + "\" y=\"" + fixed(ly, 0) +
+           "\" style=\"fill:" + colour + "\" class=\"legend" + series + ">" + html_escape(name) +
+           "</text>\n";
     lx += w + 10;
   }
   return out;
@@ -208,12 +210,11 @@ std::string line_plot(const std::string& id, const std::string& title,
       }
       // A campaign of one row still shows, as a dot.
       if (campaigns[c].size() == 1) {
-        out += "<circle cx=\"" + sx(tl.offsets[c] + campaigns[c][0].relative_time) +
-               "\" cy=\"" + sy(s.value(campaigns[c][0])) + "\" r=\"3\" fill=\"" + s.colour +
-               attrs + "/>\n";
+        out += "<circle cx=\"" + sx(tl.offsets[c] + campaigns[c][0].relative_time) + "\" cy=\"" +
+               sy(s.value(campaigns[c][0])) + "\" r=\"3\" fill=\"" + s.colour + attrs + "/>\n";
       }
-      out += "<polyline fill=\"none\" stroke-width=\"2.5\" stroke=\"" + s.colour +
-             "\" points=\"" + points + attrs + "/>\n";
+      out += "<polyline fill=\"none\" stroke-width=\"2.5\" stroke=\"" + s.colour + "\" points=\"" +
+             points + attrs + "/>\n";
     }
     entries.emplace_back(s.name, s.colour);
   }
@@ -384,7 +385,7 @@ th { background: #f4f4f4; text-align: left; }
 td.n { text-align: right; } td.zero { color: #bbb; text-align: right; }
 svg text { font-family: sans-serif; font-size: 12px; fill: #333; }
 svg text.title { font-size: 14px; font-weight: bold; }
-svg text.legend { font-weight: bold; }
+svg text.legend { font-weight: bold; paint-order: stroke; stroke: #fff; stroke-width: 3px; }
 .plots { display: flex; flex-wrap: wrap; gap: 16px; }
 td.picture svg { width: 360px; height: auto; max-height: 480px; }
 .signature { font-family: monospace; font-weight: bold; }

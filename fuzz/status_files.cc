@@ -85,16 +85,15 @@ std::string fuzzer_stats_text(const StatusSnapshot& s) {
     const std::uint64_t n = s.stats.count(kind);
     if (n > 0) line("verdicts_" + std::string(oracle::verdict_kind_name(kind)), std::to_string(n));
   }
-  const std::pair<const char*, std::uint64_t> phases[] = {
-      {"generation", s.stats.generation_us}, {"passes", s.stats.passes_us},
-      {"codegen", s.stats.codegen_us},       {"compile", s.stats.compile_us},
-      {"run", s.stats.run_us},               {"waiting", s.stats.waiting_us}};
+  // Shares of worker time (elapsed x jobs), "other" included: the summary's definition.
+  const double worker_s = std::max(0.0, s.progress.elapsed_s) * std::max(1, s.jobs);
+  const auto phases = s.stats.phase_seconds(worker_s);
   double total = 0;
-  for (const auto& [name, us] : phases) total += static_cast<double>(us);
-  for (const auto& [name, us] : phases) {
+  for (const auto& [name, secs] : phases) total += secs;
+  for (const auto& [name, secs] : phases) {
     char share[32];
-    std::snprintf(share, sizeof share, "%.1f", total > 0 ? 100.0 * us / total : 0.0);
-    line(std::string("time_share_") + name, share);
+    std::snprintf(share, sizeof share, "%.1f", total > 0 ? 100.0 * secs / total : 0.0);
+    line("time_share_" + name, share);
   }
   return out.str();
 }

@@ -897,6 +897,8 @@ class Parser {
 }  // namespace
 
 Module parse_module(std::string_view text, const std::string& filename) {
+  // A UTF-8 byte order mark (editors on some systems write one) is no character of the text.
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
   Parser parser(text, filename);
   return parser.parse();
 }

@@ -105,6 +105,9 @@ TEST(FuzzInProcessFaults, APassThatCrashesIsABundledReducedFindingAndTheCampaign
       << r.stdout_text;
   // The bundle an earlier child wrote is this run's finding, and every crash case is a hit.
   EXPECT_NE(r.stdout_text.find("(1 new, 0 already bundled)"), std::string::npos) << r.stdout_text;
+  EXPECT_NE(r.stdout_text.find("copy its reduced.relay into corpus/regressions/"),
+            std::string::npos)
+      << r.stdout_text;
   const oracle::RunResult listed = run_aotfuzz({"findings", findings, "--json"});
   const auto bundles = nlohmann::json::parse(listed.stdout_text);
   ASSERT_EQ(bundles.size(), 1u) << listed.stdout_text;
@@ -120,6 +123,21 @@ TEST(FuzzInProcessFaults, APassThatCrashesIsABundledReducedFindingAndTheCampaign
       << replay.stdout_text;
   const oracle::RunResult check = run_aotfuzz({"replay", (bundle / "reduced.relay").string()});
   EXPECT_EQ(check.exit_code, 0) << check.stdout_text << check.stderr_text;
+}
+
+TEST(FuzzTvm, ACampaignOnATvmThatDoesNotImportExits3WithNoBundle) {
+  // Default knobs: graphs with constants and odd input names reach the driver too.
+  oracle::TempDir dir("aotfuzz-cli-test");
+  const std::filesystem::path findings = dir.file("findings");
+  const oracle::RunResult r = run_aotfuzz(
+      {"fuzz", "--sut", "tvm", "--tvm-home",
+       std::string(AOTFUZZ_SOURCE_DIR) + "/tests/oracle/fake_tvm_broken", "--cases", "30",
+       "--seed", "7", "--findings", findings.string()});
+  EXPECT_EQ(r.exit_code, 3) << r.stdout_text << r.stderr_text;
+  EXPECT_NE(r.stdout_text.find("0 unique signatures"), std::string::npos) << r.stdout_text;
+  for (const auto& e : std::filesystem::directory_iterator(findings)) {
+    EXPECT_FALSE(std::filesystem::exists(e.path() / "verdict.json")) << e.path();
+  }
 }
 
 TEST(FuzzInProcessFaults, APassThatWritesPastAHeapBlockIsABundledCrashFindingOfThatPass) {

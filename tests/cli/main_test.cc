@@ -17,6 +17,7 @@
 
 #include "oracle/tempdir.h"
 #include "tests/cli/run_aotfuzz.h"
+#include "tests/support/files.h"
 
 namespace aotfuzz::cli::test {
 namespace {
@@ -371,6 +372,84 @@ TEST(CommandLine, RunWithoutFlagsUsesTheFilesFirstFindingLine) {
       << r.stderr_text;
   // A flag on the command line replaces the header's.
   EXPECT_EQ(run_aotfuzz({"run", file, "--merge"}).exit_code, 0);
+}
+
+TEST(CommandLine, CompileWritesAModuleStageIntoTheOutDirectory) {
+  oracle::TempDir dir("aotfuzz-cli-test");
+  const oracle::RunResult r =
+      run_aotfuzz({"compile", kSeed, "--emit", "fused", "--out", dir.file("out").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_EQ(r.stdout_text, "");
+  const std::string written = test_support::read_text((dir.file("out") / "fused.relay").string());
+  EXPECT_EQ(written, run_aotfuzz({"compile", kSeed, "--emit", "fused"}).stdout_text);
+}
+
+TEST(CommandLine, FindingsAndReportRefuseADirectoryNoCampaignWrote) {
+  oracle::TempDir dir("aotfuzz-cli-test");
+  std::ofstream(dir.file("notes.txt")) << "nothing here\n";
+  expect_one_line_usage_error({"findings", dir.path().string()}, "not a findings directory");
+  expect_one_line_usage_error({"report", dir.path().string()}, "not a findings directory");
+}
+
+TEST(CommandLine, VersionNamesTheCommitAndTheBuild) {
+  const oracle::RunResult r = run_aotfuzz({"--version"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.stdout_text.find("(commit "), std::string::npos) << r.stdout_text;
+  EXPECT_NE(r.stdout_text.find(" build)"), std::string::npos) << r.stdout_text;
+}
+
+TEST(CommandLine, BugsAlignsItsColumnsAndHasAJsonForm) {
+  const oracle::RunResult table = run_aotfuzz({"bugs"});
+  ASSERT_EQ(table.exit_code, 0);
+  std::istringstream lines(table.stdout_text);
+  std::string line;
+  std::size_t stage_col = std::string::npos;
+  while (std::getline(lines, line)) {
+    const std::size_t name_end = line.find(' ');
+    const std::size_t col = line.find_first_not_of(' ', name_end);
+    if (stage_col == std::string::npos) stage_col = col;
+    EXPECT_EQ(col, stage_col) << line;
+  }
+  const auto json = nlohmann::json::parse(run_aotfuzz({"bugs", "--json"}).stdout_text);
+  ASSERT_GE(json.size(), 27u);
+  EXPECT_EQ(json[0].at("name"), "tuple-arg-first-field");
+}
+
+TEST(CommandLine, GenListsKnobDefaultsAndWritesCountFiles) {
+  const std::string knobs = run_aotfuzz({"gen", "--list-knobs"}).stdout_text;
+  EXPECT_NE(knobs.find("default"), std::string::npos) << knobs;
+  EXPECT_NE(knobs.find("max_ops"), std::string::npos) << knobs;
+  EXPECT_NE(knobs.find(" 12 "), std::string::npos) << knobs;
+  oracle::TempDir dir("aotfuzz-cli-test");
+  const oracle::RunResult r = run_aotfuzz(
+      {"gen", "--seed", "5", "--count", "3", "--out-dir", dir.file("graphs").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  for (int seed : {5, 6, 7}) {
+    const fs::path f = dir.file("graphs") / ("gen-" + std::to_string(seed) + ".relay");
+    EXPECT_TRUE(fs::exists(f)) << f;
+    EXPECT_EQ(run_aotfuzz({"fmt", f.string()}).exit_code, 0) << f;
+  }
+}
+
+TEST(CommandLine, ErrorsNameTheirCommandOneWayAndARepeatedOptionTakesTheLast) {
+  const oracle::RunResult twice =
+      run_aotfuzz({"run", kSeed, "--api", "unpacked", "--api", "packed", "--no-run"});
+  EXPECT_EQ(twice.exit_code, 0) << twice.stderr_text;
+  expect_one_line_usage_error({"replay", "no/such/dir"}, "aotfuzz replay: no/such/dir");
+  expect_one_line_usage_error({"check", "--corpus", "no/such/dir"}, "aotfuzz check: ");
+}
+
+TEST(HelpAndDocs, FuzzSaysWhichOptionsItDrawsAndWhereFindingsGo) {
+  const std::string help = run_aotfuzz({"fuzz", "--help"}).stdout_text;
+  for (const char* drawn : {"Run MergeCompilerRegions", "Reuse dead intermediates",
+                            "Generate the C twice", "Check a program compiled by tcc"}) {
+    const std::size_t at = help.find(drawn);
+    ASSERT_NE(at, std::string::npos) << drawn << "\n" << help;
+    const std::string line = help.substr(at, help.find('\n', at) - at);
+    EXPECT_EQ(line.find("(default on)"), std::string::npos) << line;
+    EXPECT_NE(line.find("drawn per case"), std::string::npos) << line;
+  }
+  EXPECT_NE(help.find("default: ./findings"), std::string::npos) << help;
 }
 
 TEST(CommandLine, FmtOfADirectorySaysItIsADirectory) {

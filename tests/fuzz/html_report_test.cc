@@ -158,10 +158,12 @@ TEST(HtmlReport, EachLegendEntryHasItsSeriesColourWhichTheStyleSheetCannotOverri
             std::string::npos);
   const std::regex legend_text(
       "<text [^>]*style=\"fill:(#[0-9a-f]{6})\" class=\"legend\" data-series=\"([0-9]+)\">");
-  const std::regex swatch("<line class=\"swatch\" [^>]*stroke=\"(#[0-9a-f]{6})\" "
-                          "data-series=\"([0-9]+)\"/>");
-  const std::regex line("<(?:polyline|path class=\"steps\") [^>]*stroke=\"(#[0-9a-f]{6})\" "
-                        "[^>]*data-series=\"([0-9]+)\"/>");
+  const std::regex swatch(
+      "<line class=\"swatch\" [^>]*stroke=\"(#[0-9a-f]{6})\" "
+      "data-series=\"([0-9]+)\"/>");
+  const std::regex line(
+      "<(?:polyline|path class=\"steps\") [^>]*stroke=\"(#[0-9a-f]{6})\" "
+      "[^>]*data-series=\"([0-9]+)\"/>");
   std::size_t legends = 0;
   for (const std::string id : {"throughput", "findings", "features"}) {
     const std::string svg = plot_svg(page, id);
@@ -203,7 +205,7 @@ TEST(HtmlReport, UniqueFindingsAreStepsCountedOnceAcrossTheCampaignsOfTheDirecto
   }
   {
     StatusFiles second(dir.path());
-    for (const auto& [t, n] : Rows{{0, 0}, {5, 2}}) second.update(row(1'000'020, t, n));
+    for (const auto& [t, n] : Rows{{0, 0}, {5, 2}, {10, 2}}) second.update(row(1'000'020, t, n));
   }
   write_bundle(dir.path() / "a", "arity:codegen:kernel", kGraphvizSvg);
   write_bundle(dir.path() / "b", "mismatch:codegen", kGraphvizSvg);
@@ -211,9 +213,10 @@ TEST(HtmlReport, UniqueFindingsAreStepsCountedOnceAcrossTheCampaignsOfTheDirecto
   record_seen(dir.path() / "a", 1, 1'000'025);
   record_seen(dir.path() / "b", 1, 1'000'025);
   const ReportInput input = load_report_input(dir.path());
-  ASSERT_EQ(input.plot.size(), 5u);
+  ASSERT_EQ(input.plot.size(), 6u);
 
-  // The campaigns end to end: the first is 10 s long, so the second's 5 s are at 15 s. A once.
+  // The campaigns end to end: the first is 10 s long, so the second's 5 s are at 15 s. A signature
+  // both campaigns saw counts once.
   const auto steps = unique_findings_steps(input);
   ASSERT_EQ(steps.size(), 3u);
   EXPECT_EQ(steps[0].x, 0);
@@ -231,8 +234,8 @@ TEST(HtmlReport, UniqueFindingsAreStepsCountedOnceAcrossTheCampaignsOfTheDirecto
       << svg;
   const std::string d = m[1];
   const std::string num = "([0-9]+(?:\\.[0-9]+)?)";
-  const std::regex shape("M" + num + "," + num + " H" + num + " V" + num + " H" + num + " V" +
-                         num + " H" + num);
+  const std::regex shape("M" + num + "," + num + " H" + num + " V" + num + " H" + num + " V" + num +
+                         " H" + num);
   ASSERT_TRUE(std::regex_match(d, m, shape)) << d;
   const double y0 = std::stod(m[2]), y1 = std::stod(m[4]), y2 = std::stod(m[6]);
   EXPECT_LT(std::stod(m[1]), std::stod(m[3]));
@@ -242,8 +245,8 @@ TEST(HtmlReport, UniqueFindingsAreStepsCountedOnceAcrossTheCampaignsOfTheDirecto
   EXPECT_GT(y1, y2);
   auto tick_y = [&](const std::string& label) {
     std::smatch t;
-    const std::regex r("<text x=\"58\" y=\"" + num + "\" text-anchor=\"end\" "
-                       "dominant-baseline=\"middle\">" + label + "</text>");
+    const std::string after = "\" text-anchor=\"end\" dominant-baseline=\"middle\">";
+    const std::regex r("<text x=\"58\" y=\"" + num + after + label + "</text>");
     return std::regex_search(svg, t, r) ? std::stod(t[1]) : -1.0;
   };
   EXPECT_EQ(y0, tick_y("0"));

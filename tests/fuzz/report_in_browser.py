@@ -69,7 +69,8 @@ const out = [];
 for (const svg of document.querySelectorAll('svg.plot')) {
   for (const text of svg.querySelectorAll('text.legend')) {
     const i = text.getAttribute('data-series');
-    const line = svg.querySelector('polyline[data-series="' + i + '"], path[data-series="' + i + '"]');
+    const line = svg.querySelector(
+        'polyline[data-series="' + i + '"], path[data-series="' + i + '"]');
     const swatch = svg.querySelector('line.swatch[data-series="' + i + '"]');
     out.push({plot: svg.id, name: text.textContent, fill: getComputedStyle(text).fill,
               swatch: swatch ? getComputedStyle(swatch).stroke : null,
@@ -116,8 +117,11 @@ def check_legends(page):
 def check_findings_steps(html, bundles):
     """The unique findings plot: one path, flat then straight up, never down, ending at the
     number of bundles (the top tick), however many of them the later campaigns saw again."""
-    svg = re.search(r'<svg class="plot" id="findings".*?</svg>', html, re.S).group(0)
-    d = re.search(r'<path class="steps" [^>]*d="([^"]*)"', svg).group(1)
+    svg = re.search(r'<svg class="plot" id="findings".*?</svg>', html, re.S)
+    path = svg and re.search(r'<path class="steps" [^>]*d="([^"]*)"', svg.group(0))
+    if not path:
+        fail("no path of steps in the unique findings plot")
+    svg, d = svg.group(0), path.group(1)
     if not re.fullmatch(r"M[\d.]+,[\d.]+( H[\d.]+ V[\d.]+)* H[\d.]+", d):
         fail("the unique findings are not drawn as steps: %s" % d)
     ys = [float(y) for y in re.findall(r"(?:,|V)([\d.]+)", d)]

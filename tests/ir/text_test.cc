@@ -154,6 +154,14 @@ Module brief_example() {
 
 // ---------------------------------------------------------------- printer
 
+TEST(Parser, ALeadingUtf8ByteOrderMarkIsNoCharacterOfTheText) {
+  const std::string text = "def @main(%x: Tensor[(2), float32]) {\n  add(%x, %x)\n}\n";
+  EXPECT_EQ(print_module(parse_module("\xEF\xBB\xBF" + text, "bom.relay")),
+            print_module(parse_module(text, "plain.relay")));
+  // Anywhere else it is still an unexpected character.
+  EXPECT_THROW(parse_module(text + "\xEF\xBB\xBF", "late.relay"), ParseError);
+}
+
 TEST(Printer, PrintsTheSeedGraphAsTheDesignListingWithItsReturnType) {
   std::string expected = kSeedAnnotatedText;
   const std::string open = "float32]) {";
