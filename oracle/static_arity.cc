@@ -19,7 +19,11 @@ bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || 
 
 // The body of the executor's definition (between its braces), skipping the prototype.
 std::string_view executor_body(std::string_view src, std::string_view mod_name) {
-  const std::string executor = aot::mangled_module_name(mod_name) + "_run_model";
+  std::string executor = aot::mangled_module_name(mod_name) + std::string(kExecutorSuffixes[0]);
+  for (std::string_view suffix : kExecutorSuffixes) {
+    const std::string name = aot::mangled_module_name(mod_name) + std::string(suffix);
+    if (src.find("int32_t " + name + "(") != std::string_view::npos) executor = name;
+  }
   const std::string head = "int32_t " + executor + "(";
   for (std::size_t pos = src.find(head); pos != std::string_view::npos;
        pos = src.find(head, pos + 1)) {

@@ -17,7 +17,12 @@ class StaticArityError : public ir::Error {
   using ir::Error::Error;
 };
 
-/// Every call site in the body of `tvmgen_<mod_name>_run_model` in `c_source`, in text order:
+/// The suffixes of the AoT executor's inner function after `tvmgen_<mod>`: `_run_model` up to
+/// TVM v0.8, `___tvm_main__` from v0.9 (TVM PR #10337); the builtin pipeline emits the first.
+inline constexpr std::string_view kExecutorSuffixes[] = {"_run_model", "___tvm_main__"};
+
+/// Every call site in the body of `tvmgen_<mod_name>_run_model` (or `___tvm_main__`) in
+/// `c_source`, in text order:
 /// a packed call `name((TVMValue*) stack_value, (int*) stack_tcode, N, ...)` gives N (the
 /// num_args it passes), a direct call `name(a, b, ...)` gives its argument count. Calls are the
 /// statements `if (name(...) != 0) return -1;` the emitter writes (and TVM's for packed calls)

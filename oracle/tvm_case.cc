@@ -293,10 +293,11 @@ std::optional<PreparedCase> prepare_tvm_case(const ir::Module& original, const C
   const std::string prefix = aot::symbol_prefix(options.aot);
   const std::string* executor_c = nullptr;
   for (const auto& [name, text] : tvm.files) {
-    if (text.find(prefix + "_run_model(") != std::string::npos && name.size() > 2 &&
-        name.compare(name.size() - 2, 2, ".c") == 0 &&
-        text.find("int32_t " + prefix + "_run_model(") != std::string::npos) {
-      executor_c = &text;
+    if (name.size() < 2 || name.compare(name.size() - 2, 2, ".c") != 0) continue;
+    for (std::string_view suffix : kExecutorSuffixes) {
+      if (text.find("int32_t " + prefix + std::string(suffix) + "(") != std::string::npos) {
+        executor_c = &text;
+      }
     }
   }
   if (executor_c != nullptr) {

@@ -42,8 +42,21 @@ std::string default_python() {
 
 }  // namespace
 
-std::string with_constants(const std::string& text, const nlohmann::json& constants) {
+std::string with_constants(const std::string& input, const nlohmann::json& constants) {
   static const std::string kPlaceholder = "%aotfuzz_const_";
+  // TVM's printer declares a function's free variables first (`free_var %aotfuzz_const_0;`).
+  std::string text;
+  for (std::size_t at = 0; at < input.size();) {
+    std::size_t end = input.find('\n', at);
+    end = end == std::string::npos ? input.size() : end + 1;
+    const std::string_view line(input.data() + at, end - at);
+    const std::size_t first = line.find_first_not_of(" \t");
+    if (first == std::string_view::npos ||
+        line.substr(first).rfind("free_var " + kPlaceholder, 0) != 0) {
+      text.append(line);
+    }
+    at = end;
+  }
   std::string out;
   std::size_t at = 0;
   for (std::size_t hit; (hit = text.find(kPlaceholder, at)) != std::string::npos;) {
@@ -126,6 +139,12 @@ class TvmDriver::Impl {
     std::lock_guard<std::mutex> lock(mutex_);
     if (pid_ <= 0) start();
     return version_;
+  }
+
+  std::string api() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (pid_ <= 0) start();
+    return api_;
   }
 
   int starts() const { return starts_; }
@@ -290,6 +309,7 @@ class TvmDriver::Impl {
     }
     crt_dir_ = ready.message->value("crt_dir", "");
     version_ = ready.message->value("tvm_version", "");
+    api_ = ready.message->value("api", "");
     return true;
   }
 
@@ -424,7 +444,7 @@ class TvmDriver::Impl {
   std::string out_buffer_, err_tail_;
   std::string stage_ = "merge";
   std::string start_error_;
-  std::string crt_dir_, version_;
+  std::string crt_dir_, version_, api_;
 };
 
 TvmDriver::TvmDriver(TvmDriverOptions options)
@@ -433,6 +453,7 @@ TvmDriver::~TvmDriver() = default;
 TvmBuild TvmDriver::build(const nlohmann::json& request) { return impl_->build(request); }
 std::string TvmDriver::crt_dir() { return impl_->crt_dir(); }
 std::string TvmDriver::tvm_version() { return impl_->version(); }
+std::string TvmDriver::api() { return impl_->api(); }
 int TvmDriver::starts() const { return impl_->starts(); }
 
 }  // namespace aotfuzz::oracle

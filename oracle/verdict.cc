@@ -103,7 +103,9 @@ std::string_view callee_kind_name(CalleeKind kind) {
 }
 CalleeKind callee_kind_of(const std::string& callee, const std::string& mod_name) {
   const std::string prefix = aot::mangled_module_name(mod_name) + "_";
-  if (callee == prefix + "run_model") return CalleeKind::kExecutor;
+  if (callee == prefix + "run_model" || callee == prefix + "__tvm_main__") {
+    return CalleeKind::kExecutor;
+  }
   if (callee == prefix + "run") return CalleeKind::kEntry;
   if (callee.rfind(prefix + "fused_", 0) == 0) return CalleeKind::kKernel;
   return CalleeKind::kExternal;

@@ -43,15 +43,61 @@ def send(obj):
 home = sys.argv[1]
 sys.path.insert(0, os.path.join(home, "python"))
 os.environ.setdefault("TVM_LIBRARY_PATH", os.path.join(home, "build"))
+SUPPORTED = "aotfuzz drives TVM's Relay releases v0.8.0 to v0.18.0"
+
+
+def unsupported(why):
+    send({"ready": False, "error": "%s: %s" % (why, SUPPORTED)})
+    sys.exit(3)
+
+
 try:
     import tvm
-    from tvm import relay
-    from tvm.relay.op.annotation import compiler_begin, compiler_end
-    from tvm.micro import export_model_library_format
-    import numpy
 except Exception as e:  # a broken installation: aotfuzz reports a toolchain error with this
     send({"ready": False, "error": "%s: %s\n%s" % (type(e).__name__, e, traceback.format_exc(limit=3))})
     sys.exit(3)
+try:
+    from tvm import relay
+
+    relay.transform.PartitionGraph
+except (ImportError, AttributeError):
+    unsupported("this TVM %s has no Relay (removed after v0.19.0)" % getattr(tvm, "__version__", "?"))
+try:
+    from tvm.micro import export_model_library_format, get_standalone_crt_dir
+except ImportError:
+    unsupported(
+        "this TVM %s has no microTVM C runtime to export and link AoT C (removed in v0.19.0)"
+        % getattr(tvm, "__version__", "?")
+    )
+try:
+    from tvm.relay.op.annotation import compiler_begin, compiler_end
+    import numpy
+except Exception as e:
+    send({"ready": False, "error": "%s: %s\n%s" % (type(e).__name__, e, traceback.format_exc(limit=3))})
+    sys.exit(3)
+if hasattr(tvm, "get_global_func") and tvm.get_global_func(
+    "relay.build_module._AOTExecutorCodegen", allow_missing=True
+) is None:
+    unsupported("this TVM %s has no AoT executor codegen (older than v0.8)" % tvm.__version__)
+
+# What this TVM offers, probed rather than read from its version string (forks and snapshots
+# between releases carry version strings that say little):
+#  - executor_api: relay.build(..., executor=Executor("aot", {...}), runtime=Runtime("crt"))
+#    (PR #9352, v0.9.0); before it, options in the target string ("c -runtime=c
+#    --executor=aot --link-params ..."), removed in v0.10.0 (PR #12416).
+#  - usmp: the unified static memory planner's switch (v0.9.0; on by default for the C runtime
+#    from v0.12.0, PR #14107). Switched off, as in v0.8, where intermediates live in the
+#    workspace the platform allocates: the harness provides that platform.
+try:
+    import inspect
+
+    EXECUTOR_API = "executor" in inspect.signature(relay.build).parameters
+except (TypeError, ValueError):
+    EXECUTOR_API = False
+try:
+    USMP_KEY = "tir.usmp.enable" in tvm.transform.PassContext.list_configs()
+except Exception:
+    USMP_KEY = False
 
 OPS = {"add": relay.add, "subtract": relay.subtract, "multiply": relay.multiply}
 
@@ -121,16 +167,56 @@ def printable(mod):
     return tvm.IRModule(functions).astext(show_meta_data=False), placeholders.constants
 
 
+def crt_config_path(crt):
+    """The C runtime's configuration header TVM's own AoT tests compile with: a template in the
+    standalone CRT up to v0.11, a file configured at build time from v0.12 (PR #13955)."""
+    old = os.path.join(crt, "template", "crt_config-template.h")
+    if os.path.exists(old):
+        return old
+    projects = tvm.micro.get_microtvm_template_projects("crt")
+    return os.path.join(projects, "crt_config", "crt_config.h")
+
+
 def crt_files():
-    crt = tvm.micro.get_standalone_crt_dir()
+    crt = get_standalone_crt_dir()
     out = []
-    for rel, name in (
-        ("template/crt_config-template.h", "crt_config.h"),
-        ("src/runtime/crt/common/crt_backend_api.c", "crt_backend_api.c"),
+    for path, name in (
+        (crt_config_path(crt), "crt_config.h"),
+        (os.path.join(crt, "src/runtime/crt/common/crt_backend_api.c"), "crt_backend_api.c"),
     ):
-        with open(os.path.join(crt, rel)) as f:
+        with open(path) as f:
             out.append([name, f.read()])
     return out
+
+
+def build(mod, request):
+    """relay.build for the C target with the AoT executor, as this release's AoT tests call it."""
+    unpacked = request["api"] == "unpacked"
+    config = {"tir.disable_vectorize": True}
+    if not EXECUTOR_API:
+        target = (
+            "c -runtime=c --link-params --executor=aot --workspace-byte-alignment=8 "
+            "--interface-api=%s --unpacked-api=%d" % (request["interface"], int(unpacked))
+        )
+        with tvm.transform.PassContext(opt_level=3, config=config):
+            return relay.build(mod, target, target_host=target, mod_name=request["mod_name"])
+    from tvm.relay.backend import Executor, Runtime
+
+    executor = Executor(
+        "aot",
+        {
+            "interface-api": request["interface"],
+            "unpacked-api": bool(unpacked),
+            "link-params": True,
+            "workspace-byte-alignment": 8,
+        },
+    )
+    if USMP_KEY:
+        config["tir.usmp.enable"] = False
+    with tvm.transform.PassContext(opt_level=3, config=config):
+        return relay.build(
+            mod, target="c", executor=executor, runtime=Runtime("crt"), mod_name=request["mod_name"]
+        )
 
 
 def mlf_files(factory):
@@ -190,14 +276,7 @@ def handle(request):
         stage = "build"
         send({"progress": stage})
         t1 = time.perf_counter()
-        unpacked = request["api"] == "unpacked"
-        target = (
-            "c -runtime=c --link-params --executor=aot --workspace-byte-alignment=8 "
-            "--interface-api=%s --unpacked-api=%d" % (request["interface"], int(unpacked))
-        )
-        config = {"tir.disable_vectorize": True}
-        with tvm.transform.PassContext(opt_level=3, config=config):
-            factory = relay.build(mod, target, target_host=target, mod_name=request["mod_name"])
+        factory = build(mod, request)
         times["build_s"] = time.perf_counter() - t1
 
         stage = "export"
@@ -210,11 +289,17 @@ def handle(request):
         return {"ok": False, "stage": stage, **describe_error(e)}
 
 
+try:
+    CRT_DIR = get_standalone_crt_dir()
+except Exception as e:  # a build without USE_MICRO
+    send({"ready": False, "error": "this TVM has no standalone C runtime (build it with USE_MICRO ON): %s" % e})
+    sys.exit(3)
 send(
     {
         "ready": True,
         "tvm_version": tvm.__version__,
-        "crt_dir": tvm.micro.get_standalone_crt_dir(),
+        "crt_dir": CRT_DIR,
+        "api": "executor" if EXECUTOR_API else "target-string",
     }
 )
 for line in sys.stdin:

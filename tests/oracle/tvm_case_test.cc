@@ -230,11 +230,14 @@ TEST(TvmDriverText, ConstantPlaceholdersReadBackAsConstants) {
       R"([{"shape": [2], "dtype": "int32", "values": [3, -4]},
           {"shape": [], "dtype": "float32", "values": [1]}])");
   const std::string text = with_constants(
-      "def @main(%x: Tensor[(2), int32]) {\n  %0 = add(%x, %aotfuzz_const_0);\n"
+      "def @main(%x: Tensor[(2), int32]) {\n  free_var %aotfuzz_const_0;\n"
+      "  %0 = add(%x, %aotfuzz_const_0);\n"
       "  %1 = %aotfuzz_const_1;\n  %aotfuzz_const_10\n}",
       constants);
   EXPECT_NE(text.find("add(%x, const(Tensor[(2), int32], [3, -4]))"), std::string::npos) << text;
   EXPECT_NE(text.find("const(float32, [1])"), std::string::npos) << text;
+  // TVM's declaration of the free variable goes with it.
+  EXPECT_EQ(text.find("free_var"), std::string::npos) << text;
   // No constant 10: the placeholder stays (and the text then does not read back).
   EXPECT_NE(text.find("%aotfuzz_const_10"), std::string::npos) << text;
 }
@@ -249,6 +252,46 @@ TEST(TvmDriverText, MainsPlaceholderParametersGetTheGraphsNamesBackQuotedWhereNe
 })");
   const ir::Module named = with_main_params_named(back, sent.main()->params());
   EXPECT_EQ(ir::print_module(named), ir::print_module(sent));
+}
+
+TEST(TvmDriverApi, AReleaseWithTheExecutorApiIsBuiltWithExecutorAndRuntimeObjects) {
+  // v0.9 to v0.18: relay.build(..., executor=Executor("aot", {...}), runtime=Runtime("crt")).
+  CaseOptions o = tvm_options("tests/oracle/fake_tvm_v018", "my_mod");
+  o.aot.api = aot::Options::Api::kUnpacked;
+  const CaseResult r = run_case(test_support::seed_9036(), o);
+  ASSERT_EQ(r.verdict.kind(), VerdictKind::kSutError) << summary(r.verdict);
+  const std::string& message = std::get<SutError>(r.verdict.detail).message;
+  EXPECT_NE(message.find("target=c executor=Executor(aot"), std::string::npos) << message;
+  EXPECT_NE(message.find("('unpacked-api', True)"), std::string::npos) << message;
+  EXPECT_NE(message.find("('link-params', True)"), std::string::npos) << message;
+  EXPECT_NE(message.find("runtime=Runtime(crt)"), std::string::npos) << message;
+}
+
+TEST(TvmDriverApi, AReleaseBeforeItIsBuiltWithTheTargetStringOptions) {
+  // v0.8: "c -runtime=c --link-params --executor=aot ..." (the fake raises at build).
+  TvmDriverOptions d;
+  d.home = test_support::source_path("tests/oracle/fake_tvm").string();
+  TvmDriver driver(d);
+  const nlohmann::json request = {{"graph", tvm_graph_json(test_support::seed_9036().main())},
+                                  {"merge", false},
+                                  {"mod_name", "my_mod"},
+                                  {"api", "packed"},
+                                  {"interface", "packed"}};
+  EXPECT_EQ(driver.build(request).status, TvmBuild::Status::kTvmError);
+  EXPECT_EQ(driver.api(), "target-string");
+  TvmDriverOptions d18;
+  d18.home = test_support::source_path("tests/oracle/fake_tvm_v018").string();
+  TvmDriver driver18(d18);
+  EXPECT_EQ(driver18.build(request).status, TvmBuild::Status::kTvmError);
+  EXPECT_EQ(driver18.api(), "executor");
+}
+
+TEST(TvmDriverApi, ATvmWithoutRelayIsAToolchainErrorNamingTheSupportedReleases) {
+  const CaseResult r =
+      run_case(test_support::seed_9036(), tvm_options("tests/oracle/fake_tvm_norelay", "my_mod"));
+  ASSERT_EQ(r.verdict.kind(), VerdictKind::kToolchainError) << summary(r.verdict);
+  EXPECT_NE(summary(r.verdict).find("v0.8.0 to v0.18.0"), std::string::npos) << summary(r.verdict);
+  EXPECT_FALSE(is_finding(r.verdict));
 }
 
 TEST(TvmHome, IsCheckedForTvmsPythonPackageAndLibrary) {

@@ -1,0 +1,1 @@
+from . import annotation  # noqa: F401
