@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds Apache TVM (CPU only, USE_MICRO ON, no LLVM) for `aotfuzz --sut tvm`.
 #
-#   scripts/tvm/build.sh SRC [--patch FILE]... [--cache DIR] [--jobs N]
+#   scripts/tvm/build.sh SRC [--patch FILE]... [--release-patches] [--cache DIR] [--jobs N]
 #
+# --release-patches applies each patch of scripts/tvm/patches/ that applies to SRC (each says
+# why a release needs it to build or run here without LLVM), before the --patch files.
 # SRC is a TVM source tree or a tarball of one. The build lands in a cache directory outside the
 # repository (default ~/.cache/aotfuzz/tvm, or $AOTFUZZ_TVM_CACHE), keyed by the source's content
 # and the patches' content, so a second call with the same inputs does nothing. The source is
@@ -14,16 +16,18 @@
 # `$home/env.sh` sets PYTHONPATH and TVM_LIBRARY_PATH for running TVM's Python by hand.
 set -euo pipefail
 
-usage() { echo "usage: scripts/tvm/build.sh SRC [--patch FILE]... [--cache DIR] [--jobs N]" >&2; exit 2; }
+usage() { echo "usage: scripts/tvm/build.sh SRC [--patch FILE]... [--release-patches] [--cache DIR] [--jobs N]" >&2; exit 2; }
 die() { echo "tvm-build: $*" >&2; exit 2; }
 
 src=""
 patches=()
+release_patches=0
 cache="${AOTFUZZ_TVM_CACHE:-$HOME/.cache/aotfuzz/tvm}"
 jobs="$(nproc)"
 while (($#)); do
   case "$1" in
     --patch) (($# >= 2)) || usage; patches+=("$(realpath -e -- "$2")") || die "no such patch: $2"; shift 2 ;;
+    --release-patches) release_patches=1; shift ;;
     --cache) (($# >= 2)) || usage; cache="$2"; shift 2 ;;
     --jobs) (($# >= 2)) || usage; [[ "$2" =~ ^[1-9][0-9]*$ ]] || die "--jobs wants a positive integer, got '$2'"; jobs="$2"; shift 2 ;;
     -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -49,6 +53,36 @@ if ((${#missing[@]})); then
   if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The repository's release patches that apply to this source: dry-run on the files each touches.
+if ((release_patches)); then
+  here="$(cd "$(dirname "$0")" && pwd)"
+  probe="$(mktemp -d)"
+  chosen=()
+  for p in "$here"/patches/*.diff; do
+    [ -e "$p" ] || continue
+    mapfile -t touched < <(sed -n 's|^+++ b/||p' "$p" | cut -f1)
+    rm -rf "${probe:?}"/*
+    mkdir -p "$probe/t"
+    for f in "${touched[@]}"; do
+      if [ -f "$src" ]; then
+        tar -xf "$src" -C "$probe" --wildcards "*/$f" "$f" 2>/dev/null || true
+      elif [ -f "$src/$f" ]; then
+        mkdir -p "$probe/t/$(dirname "$f")" && cp "$src/$f" "$probe/t/$f"
+      fi
+    done
+    # The tree's root: where the first touched file sits, less its path in the patch.
+    dir="$(find "$probe" -path "*/${touched[0]}" | head -1)"
+    [ -n "$dir" ] || continue
+    base="${dir%/${touched[0]}}"
+    if patch -d "$base" -p1 --dry-run --quiet < "$p" >/dev/null 2>&1; then
+      chosen+=("$p")
+      echo "tvm-build: release patch applies: $(basename "$p")" >&2
+    fi
+  done
+  rm -rf "$probe"
+  patches=("${chosen[@]}" "${patches[@]}")
 fi
 
 # The key: content of the source (tarball bytes, or every file of the tree in path order) and of

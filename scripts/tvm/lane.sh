@@ -4,8 +4,8 @@
 #   scripts/tvm/lane.sh [SHARED_TVM_DIR] [--quick]
 #
 # SHARED_TVM_DIR (default ../shared/tvm) holds TVM's source at the #9036 bug
-# (tvm-src-pre9064.tar.xz), the fix (tvm-pr9064-fix.diff) and the no-LLVM adaptation
-# (tvm-link-params-c-host.diff); see docs/tvm.md. The lane
+# (tvm-src-pre9064.tar.xz) and the fix (tvm-pr9064-fix.diff); the no-LLVM adaptation a release
+# needs is in scripts/tvm/patches/ (applied by build.sh --release-patches); see docs/tvm.md. The lane
 #   1. builds the pre-fix TVM and the fixed TVM (scripts/tvm/build.sh; the second build reuses the
 #      first's objects through ccache and recompiles the one file the fix touches),
 #   2. builds aotfuzz with the ctest tier `tvm` configured for both, and runs it,
@@ -32,7 +32,7 @@ for arg in "$@"; do
     *) shared="$arg" ;;
   esac
 done
-for f in tvm-src-pre9064.tar.xz tvm-pr9064-fix.diff tvm-link-params-c-host.diff; do
+for f in tvm-src-pre9064.tar.xz tvm-pr9064-fix.diff; do
   [ -f "$shared/$f" ] || { echo "lane: $shared/$f is missing" >&2; exit 2; }
 done
 shared="$(realpath "$shared")"
@@ -44,10 +44,9 @@ summary="$out/summary.txt"
 note() { echo "lane: $*" | tee -a "$summary" >&2; }
 
 # 1. TVM, before and after the fix.
-pre="$(scripts/tvm/build.sh "$shared/tvm-src-pre9064.tar.xz" \
-         --patch "$shared/tvm-link-params-c-host.diff" | tail -1)"
-fixed="$(scripts/tvm/build.sh "$shared/tvm-src-pre9064.tar.xz" \
-           --patch "$shared/tvm-link-params-c-host.diff" --patch "$shared/tvm-pr9064-fix.diff" | tail -1)"
+pre="$(scripts/tvm/build.sh "$shared/tvm-src-pre9064.tar.xz" --release-patches | tail -1)"
+fixed="$(scripts/tvm/build.sh "$shared/tvm-src-pre9064.tar.xz" --release-patches \
+           --patch "$shared/tvm-pr9064-fix.diff" | tail -1)"
 note "pre-fix TVM: $pre"
 note "fixed TVM:   $fixed"
 
