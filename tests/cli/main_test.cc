@@ -439,6 +439,18 @@ TEST(CommandLine, ErrorsNameTheirCommandOneWayAndARepeatedOptionTakesTheLast) {
   expect_one_line_usage_error({"check", "--corpus", "no/such/dir"}, "aotfuzz check: ");
 }
 
+TEST(CommandLine, TheCampaignHeaderNamesTheCompilerItResolved) {
+  oracle::TempDir dir("aotfuzz-cli-test");
+  const oracle::RunResult r = run_aotfuzz(
+      {"fuzz", "--cases", "2", "--no-reduce", "--findings", dir.file("f").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_EQ(r.stdout_text.find("compiler default"), std::string::npos) << r.stdout_text;
+  EXPECT_NE(r.stdout_text.find("(the default here)"), std::string::npos) << r.stdout_text;
+  const oracle::RunResult gcc = run_aotfuzz({"fuzz", "--cases", "2", "--no-reduce", "--cc", "gcc",
+                                             "--findings", dir.file("g").string()});
+  EXPECT_NE(gcc.stdout_text.find("compiler gcc,"), std::string::npos) << gcc.stdout_text;
+}
+
 TEST(HelpAndDocs, FuzzSaysWhichOptionsItDrawsAndWhereFindingsGo) {
   const std::string help = run_aotfuzz({"fuzz", "--help"}).stdout_text;
   for (const char* drawn : {"Run MergeCompilerRegions", "Reuse dead intermediates",

@@ -1,1 +1,0 @@
-from . import annotation  # noqa: F401
