@@ -1,10 +1,14 @@
 // `aotfuzz findings DIR`: the bundles of a findings directory across the campaigns that wrote
 // into it, and (--rerun) whether each still reproduces with this build.
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
+#include <optional>
+#include <stdexcept>
 
 #include "cli/common.h"
 #include "fuzz/findings_list.h"
+#include "fuzz/triage.h"
 
 namespace aotfuzz::cli {
 
@@ -13,6 +17,8 @@ Command register_findings(CLI::App& parent) {
     std::string dir;
     bool json = false;
     bool rerun = false;
+    std::vector<std::string> tvm_builds;
+    std::string tvm_builds_file;
   };
   auto opts = std::make_shared<Opts>();
   Command c;
@@ -25,8 +31,34 @@ Command register_findings(CLI::App& parent) {
                   "Replay every bundle's reduced graph with this build; a bundle that no longer "
                   "gives its verdict is marked fixed (in its seen.json); exit 1 while any "
                   "reproduces");
+  c.app->add_option("--tvm-build", opts->tvm_builds,
+                    "With --rerun: also replay every TVM finding on this TVM build, LABEL=DIR "
+                    "(repeatable, oldest first): a matrix of bundles by builds, kept in each "
+                    "bundle's verdict.json");
+  c.app->add_option("--tvm-builds", opts->tvm_builds_file,
+                    "With --rerun: the TVM builds from a file, one `LABEL DIR` per line");
   c.run = [opts] {
     require_findings_dir(opts->dir, "findings");
+    std::vector<fuzz::TriageBuild> builds;
+    try {
+      if (!opts->tvm_builds_file.empty()) {
+        builds = fuzz::parse_triage_builds_file(read_file(opts->tvm_builds_file),
+                                                opts->tvm_builds_file);
+      }
+      for (const auto& b : opts->tvm_builds) builds.push_back(fuzz::parse_triage_build(b));
+    } catch (const std::invalid_argument& e) {
+      throw CommandError(kBadInput, std::string("findings: ") + e.what());
+    }
+    if (!builds.empty() && !opts->rerun) {
+      throw CommandError(kBadInput, "findings: --tvm-build and --tvm-builds need --rerun");
+    }
+    for (auto& b : builds) {
+      b.home = std::filesystem::absolute(b.home);
+      if (!std::filesystem::is_directory(b.home)) {
+        throw CommandError(kBadInput, "findings: TVM build '" + b.label + "': no directory " +
+                                          b.home.string());
+      }
+    }
     std::vector<fuzz::BundleSummary> bundles;
     try {
       bundles = fuzz::list_bundles(opts->dir);
@@ -44,10 +76,28 @@ Command register_findings(CLI::App& parent) {
         any_reproduces = any_reproduces || *b.reproduces;
       }
     }
+    std::vector<std::optional<fuzz::TriageRow>> rows;
+    if (!builds.empty()) {
+      fuzz::Triage triage(builds);
+      for (const auto& b : bundles) {
+        rows.push_back(triage.row(b));
+        if (!rows.back()) continue;
+        try {
+          fuzz::record_triage(b, *rows.back());
+        } catch (const std::exception& e) {
+          throw CommandError(kInternal, std::string("findings: ") + e.what());
+        }
+      }
+    }
     if (opts->json) {
-      std::cout << fuzz::to_json(bundles).dump(2) << "\n";
+      nlohmann::json j = fuzz::to_json(bundles);
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        if (rows[i]) j[i]["triage"] = fuzz::to_json(*rows[i]);
+      }
+      std::cout << j.dump(2) << "\n";
     } else {
       std::cout << fuzz::findings_table(bundles);
+      if (!builds.empty()) std::cout << "\n" << fuzz::triage_table(bundles, rows, builds);
       std::cout << "findings: " << bundles.size() << " bundles in " << opts->dir << "\n";
     }
     return static_cast<int>(any_reproduces ? kFinding : kOk);

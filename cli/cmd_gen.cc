@@ -58,7 +58,12 @@ Command register_gen(CLI::App& parent) {
       }
       return kOk;
     }
-    if (!opts->out_dir.empty()) check_output_dir(opts->out_dir, "--out-dir", "gen");
+    if (!opts->out_dir.empty()) {
+      check_output_dir(opts->out_dir, "--out-dir", "gen");
+      std::error_code ec;
+      std::filesystem::create_directories(opts->out_dir, ec);
+      if (ec) throw CommandError(kBadInput, "gen: --out-dir " + opts->out_dir + ": " + ec.message());
+    }
     const generator::GenPolicy policy = policy_from_flags(opts->knobs, opts->size, "gen");
     ir::PrintOptions po;
     po.type_comments = opts->types;
