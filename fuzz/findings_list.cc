@@ -45,6 +45,7 @@ std::vector<BundleSummary> list_bundles(const fs::path& dir) {
       b.signature = j.value("signature", "");
       b.replay = j.value("replay", "");
       if (j.contains("verdict")) b.verdict_summary = j.at("verdict").value("summary", "");
+      if (j.contains("triage")) b.triage = j.at("triage");
       const auto& reduction = j.at("info").at("reduction");
       b.reduction_complete = reduction.value("complete", true);
       b.reduced_ops = reduction.at("after").value("ops", -1);
@@ -112,6 +113,7 @@ nlohmann::json to_json(const std::vector<BundleSummary>& bundles) {
                         {"reduction_complete", b.reduction_complete},
                         {"replay", b.replay}};
     if (b.reproduces) j["reproduces"] = *b.reproduces;
+    if (!b.triage.is_null()) j["triage"] = b.triage;
     out.push_back(std::move(j));
   }
   return out;

@@ -27,6 +27,8 @@ struct BundleSummary {
   std::string replay;
   /// The reduced graph's verdict, one line (verdict.json's verdict.summary).
   std::string verdict_summary;
+  /// verdict.json's "triage" (fuzz/triage.h: the bundle on every configured TVM build), or null.
+  nlohmann::json triage;
   /// After rerun(): whether the reduced graph still gives the bundle's verdict.
   std::optional<bool> reproduces;
   std::string rerun_detail;

@@ -355,6 +355,25 @@ std::string coverage_section(const std::vector<json>& records) {
   return out + "</table>\n";
 }
 
+// A bundle's row of the triage across TVM builds (fuzz/triage.h), when it has one.
+std::string triage_line(const nlohmann::json& triage) {
+  if (!triage.is_object() || !triage.contains("builds")) return "";
+  std::string out = "<div class=\"triage\">across builds:";
+  for (const auto& cell : triage.at("builds")) {
+    const std::string outcome = cell.value("outcome", "");
+    out += " <span class=\"" + html_escape(outcome) + "\">" +
+           html_escape(cell.value("build", "")) + " " + html_escape(outcome) + "</span>";
+  }
+  const auto first = triage.value("first_reproducing", nlohmann::json());
+  const auto last = triage.value("last_reproducing", nlohmann::json());
+  if (first.is_string()) {
+    out += " (reproduces on " + html_escape(first.get<std::string>()) +
+           (last.is_string() && last != first ? " .. " + html_escape(last.get<std::string>()) : "") +
+           ")";
+  }
+  return out + "</div>";
+}
+
 std::string bundles_table(const std::vector<ReportBundle>& bundles) {
   std::string out =
       "<table id=\"bundles\"><tr><th>reduced graph</th><th>finding</th><th>first seen</th>"
@@ -367,7 +386,8 @@ std::string bundles_table(const std::vector<ReportBundle>& bundles) {
     out += "<div>" + html_escape(b.verdict_summary) + "</div>";
     out += "<div class=\"dir\">" + html_escape(b.dir.filename().string()) +
            (b.reduction_complete ? "" : " (reduction not finished)") + "</div>";
-    out += "<pre class=\"replay\">" + html_escape(b.replay) + "</pre></td>";
+    out += "<pre class=\"replay\">" + html_escape(b.replay) + "</pre>";
+    out += triage_line(b.triage) + "</td>";
     out += "<td>" + utc(b.seen.first_seen) + "</td><td>" + utc(b.seen.last_seen) +
            "</td><td class=\"n\">" + std::to_string(b.seen.hits) + "</td><td class=\"n\">" +
            std::to_string(b.seen.campaigns) + "</td><td class=\"n\">" +
@@ -393,6 +413,8 @@ td.picture svg { width: 360px; height: auto; max-height: 480px; }
 pre.replay { white-space: pre-wrap; word-break: break-all; max-width: 520px; font-size: 12px;
              background: #f7f7f7; padding: 4px; }
 .none { color: #999; }
+.triage { font-size: 12px; } .triage .reproduces { color: #b00; font-weight: bold; }
+.triage .passes { color: #070; }
 )";
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "fuzz/bundle.h"
+#include "fuzz/html_report.h"
 #include "oracle/tempdir.h"
 #include "tests/support/files.h"
 
@@ -67,6 +68,16 @@ TEST(Triage, EachBuildIsACellAndTheRangeIsWhereTheSignatureReproduces) {
   EXPECT_EQ(j.at("signature"), "sut-error:codegen:TVMError");
   EXPECT_EQ(j.at("triage").at("first_reproducing"), "v0.18");
   EXPECT_EQ(j.at("triage").at("builds")[1].at("outcome"), "reproduces");
+
+  // Read back with the bundle, it is in findings --json and on the report's page.
+  const auto listed = list_bundles(dir.path());
+  const auto& again = listed[tvm];
+  EXPECT_EQ(to_json(listed)[tvm].at("triage").at("last_reproducing"), "v0.18");
+  ReportInput input;
+  input.bundles.push_back({again, ""});
+  const std::string page = render_report(input);
+  EXPECT_NE(page.find("v0.18 reproduces"), std::string::npos);
+  EXPECT_NE(page.find("(reproduces on v0.18)"), std::string::npos);
 
   const std::string table = triage_table(bundles, rows, triage.builds());
   EXPECT_NE(table.find("cannot-run  reproduces"), std::string::npos) << table;
