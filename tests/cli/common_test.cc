@@ -199,5 +199,31 @@ TEST(Flags, AnyPipelineFlagSeesEachFlagThatSetsCaseOptions) {
   EXPECT_FALSE(any_pipeline_flag(&app));
 }
 
+TEST(CampaignOptions, ATvmCampaignDrawsInsideTvmsKnownLimitsUnlessAKnobSaysOtherwise) {
+  auto policy_of = [](std::vector<std::string> reversed_args) {
+    CLI::App app;
+    FuzzFlags f;
+    add_fuzz_flags(&app, f, /*full=*/true);
+    app.parse(reversed_args);
+    return campaign_options(&app, f, /*seed_given=*/false).policy;
+  };
+  const generator::GenPolicy defaults;
+  const std::string home = std::string(AOTFUZZ_SOURCE_DIR) + "/tests/oracle/fake_tvm";
+  const auto tvm = policy_of({home, "--tvm-home", "--no-run", "tvm", "--sut", "1", "--cases"});
+  EXPECT_EQ(generator::get_knob(tvm, "min_rank"), "2");
+  EXPECT_EQ(generator::get_knob(tvm, "max_rank"), "2");
+  EXPECT_EQ(generator::get_knob(tvm, "dtypes"), "float32:8,int32:1");
+  EXPECT_LT(tvm.p_broadcast, defaults.p_broadcast);
+  EXPECT_LT(tvm.p_constant, defaults.p_constant);
+  // A knob on the command line reaches past the limit.
+  const auto asked = policy_of(
+      {home, "--tvm-home", "--no-run", "max_rank=3", "--knob", "tvm", "--sut", "1", "--cases"});
+  EXPECT_EQ(generator::get_knob(asked, "max_rank"), "3");
+  EXPECT_EQ(generator::get_knob(asked, "min_rank"), "2");
+  // The builtin pipeline keeps the defaults.
+  const auto builtin = policy_of({"1", "--cases"});
+  EXPECT_EQ(generator::get_knob(builtin, "min_rank"), generator::get_knob(defaults, "min_rank"));
+}
+
 }  // namespace
 }  // namespace aotfuzz::cli
