@@ -1,6 +1,8 @@
 // JUnit cases of the pre-merge gate.
 #include "fuzz/junit_suites.h"
 
+#include <algorithm>
+
 #include "fuzz/campaign_report.h"
 
 #include <filesystem>
@@ -113,8 +115,12 @@ ShardOutcome shard_outcome_from_json(const nlohmann::json& j) {
 
 std::string replay_status_line(const FileReplay& f) {
   if (f.ok()) {
+    const auto unchecked = std::count_if(f.runs.begin(), f.runs.end(),
+                                         [](const ReplayRun& r) { return r.unchecked; });
     return "ok    " + f.path + " (" + std::to_string(f.runs.size()) + " runs, " +
-           std::to_string(f.elapsed.count()) + " ms)";
+           std::to_string(f.elapsed.count()) + " ms" +
+           (unchecked > 0 ? ", " + std::to_string(unchecked) + " not checked with --no-run" : "") +
+           ")";
   }
   return "FAIL  " + f.path;
 }

@@ -42,6 +42,11 @@ std::vector<ReplayLine> parse_replay_lines(std::string_view text, const std::str
 /// What a file without replay lines expects: pass with `--merge` and with `--no-merge`.
 std::vector<ReplayLine> default_replay_lines();
 
+/// Whether a verdict signature is one that only compiling or running the program gives
+/// (compile-error, mismatch, output-unwritten, input-clobbered, error-ignored,
+/// workspace-oversized, crash or timeout at run).
+bool needs_program(std::string_view signature);
+
 /// Whether an actual signature satisfies an expected one: equal, or `expected` is a prefix of it
 /// ending at a `:` (so `pass` matches `pass:run`, `invalid-input` matches `invalid-input:merge`).
 bool signature_matches(std::string_view expected, std::string_view actual);
@@ -52,6 +57,9 @@ struct ReplayRun {
   std::string actual;   ///< the verdict's signature
   std::string summary;  ///< oracle::summary of the verdict
   bool ok = false;
+  /// Not judged: the line expects what only the compiled program shows, and the replay was
+  /// asked to compile nothing (ReplayOverride::no_run). Counts as ok.
+  bool unchecked = false;
   std::chrono::milliseconds elapsed{0};
 };
 
@@ -72,7 +80,8 @@ struct ReplayOverride {
   /// Another system under test, for every line without an injected bug (`--sut tvm`: the
   /// regression corpus against TVM).
   std::optional<oracle::Sut> sut;
-  /// Compile and run nothing (`--no-run`): stages and static checks only.
+  /// Compile and run nothing (`--no-run`): stages and static checks only. A line expecting a
+  /// verdict only the compiled program gives (needs_program) is then unchecked, not failed.
   bool no_run = false;
 };
 

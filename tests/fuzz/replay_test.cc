@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <fstream>
 
+#include "fuzz/junit_suites.h"
 #include "fuzz/replay.h"
 #include "oracle/oracle.h"
 #include "oracle/tempdir.h"
@@ -111,6 +112,26 @@ TEST(Replay, InjectedBugLineAndFixedPipelineLineBothHold) {
   auto r = replay_file(write_temp(dir, "seed.relay", text));
   EXPECT_TRUE(r.ok()) << r.failure_text();
   EXPECT_EQ(r.runs.size(), 2u);
+}
+
+TEST(Replay, WithNoRunALineThatNeedsTheCompiledProgramIsUncheckedNotFailed) {
+  const std::string text =
+      "// replay: --merge => compile-error:codegen\n"
+      "// replay: --merge => pass\n" +
+      test_support::read_text(test_support::source_path("corpus/seed/tvm_9036_annotated.relay"));
+  ReplayOverride no_run;
+  no_run.no_run = true;
+  const auto r = replay_text(text, "seed.relay", no_run);
+  ASSERT_TRUE(r.ok()) << r.failure_text();
+  EXPECT_TRUE(r.runs.at(0).unchecked) << r.runs.at(0).summary;
+  EXPECT_FALSE(r.runs.at(1).unchecked);
+  EXPECT_NE(replay_status_line(r).find("1 not checked with --no-run"), std::string::npos);
+  // Compiled, the same line is judged (and fails: the graph compiles and passes).
+  EXPECT_FALSE(replay_text(text, "seed.relay").ok());
+  EXPECT_TRUE(needs_program("compile-error:codegen"));
+  EXPECT_TRUE(needs_program("crash:run:SIGSEGV"));
+  EXPECT_FALSE(needs_program("crash:merge:SIGSEGV"));
+  EXPECT_FALSE(needs_program("fidelity:partition"));
 }
 
 TEST(Replay, TextThatDoesNotParseIsJudgedAsInvalidInput) {
