@@ -19,6 +19,19 @@ std::string print_by_name(const ir::Module& module) {
   return ir::print_module(sorted);
 }
 
+std::string print_by_name_and_key(const ir::Module& module) {
+  ir::Module keyed;
+  for (const auto& [name, fn] : module.functions()) {
+    auto entries = fn->attrs().entries();
+    std::stable_sort(entries.begin(), entries.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    ir::Attrs attrs;
+    for (auto& [key, value] : entries) attrs = attrs.with(key, value);
+    keyed.add(name, ir::FunctionNode::make(fn->params(), fn->body(), attrs, fn->ret_type()));
+  }
+  return print_by_name(keyed);
+}
+
 std::string unified_diff(const std::string& a, const std::string& b, const std::string& a_name,
                          const std::string& b_name) {
   if (a == b) return "";

@@ -278,8 +278,8 @@ std::optional<PreparedCase> prepare_tvm_case(const ir::Module& original, const C
                                                         "); TVM compiles it:\n" + tvm.partitioned}};
   } else if (tvm_partitioned && r.stages &&
              (!r.stages->failed || *r.stages->failed > Stage::kPartition)) {
-    const std::string ours = print_by_name(r.stages->at(Stage::kPartition));
-    const std::string theirs = print_by_name(*tvm_partitioned);
+    const std::string ours = print_by_name_and_key(r.stages->at(Stage::kPartition));
+    const std::string theirs = print_by_name_and_key(*tvm_partitioned);
     std::string diff = unified_diff(ours, theirs, "builtin/partitioned", "tvm/partitioned");
     if (!diff.empty()) fidelity = Verdict{Stage::kPartition, Fidelity{std::move(diff)}};
   }

@@ -84,6 +84,18 @@ TEST(UnifiedDiff, IsEmptyForEqualTextsAndShowsRemovedAndAddedLinesOtherwise) {
   EXPECT_NE(d.find("\n+B"), std::string::npos) << d;
 }
 
+TEST(ModuleDiff, TheComparisonWithTvmIgnoresTheOrderOfAFunctionsAttributes) {
+  // TVM keeps attributes in a Map: v0.8 prints Inline first, v0.18 Compiler first.
+  const char* v08 = R"(def @main(%x: Tensor[(2), float32]) { @f(%x) }
+def @f(%a: Tensor[(2), float32], Inline=1, Compiler="ccompiler", global_symbol="f", Primitive=1) -> Tensor[(2), float32] { add(%a, %a) })";
+  const char* v18 = R"(def @main(%x: Tensor[(2), float32]) { @f(%x) }
+def @f(%a: Tensor[(2), float32], Compiler="ccompiler", Primitive=1, Inline=1, global_symbol="f") -> Tensor[(2), float32] { add(%a, %a) })";
+  const ir::Module a = test_support::parse_verified(v08);
+  const ir::Module b = test_support::parse_verified(v18);
+  EXPECT_NE(print_by_name(a), print_by_name(b));
+  EXPECT_EQ(print_by_name_and_key(a), print_by_name_and_key(b));
+}
+
 TEST(ShellQuote, LeavesPlainWordsAndQuotesEverythingElse) {
   EXPECT_EQ(shell_quote("my_mod"), "my_mod");
   EXPECT_EQ(shell_quote("/a/b-c.relay"), "/a/b-c.relay");
