@@ -168,20 +168,7 @@ void add_fuzz_flags(CLI::App* app, FuzzFlags& f, bool full) {
   app->add_flag("--single-case", f.single_case,
                 "Compile and run every case as its own program (default: batches of cases in "
                 "one program, run by a fork server per worker)");
-  add_pipeline_flags(app, f.flags, /*toolchain=*/true);
-  // A campaign draws these per case unless the command line fixes them.
-  for (const char* name : {"--merge", "--storage-reuse", "--determinism", "--warnings", "--api",
-                           "--interface", "--max-fuse-depth"}) {
-    CLI::Option* opt = app->get_option_no_throw(name);
-    if (opt == nullptr) continue;
-    std::string help = opt->get_description();
-    for (const char* said : {" (default on)", "; default on)", ", default 256)"}) {
-      if (auto at = help.find(said); at != std::string::npos) {
-        help = help.substr(0, at) + (said[0] == ';' || said[0] == ',' ? ")" : "");
-      }
-    }
-    opt->description(help + " (default: drawn per case; given, fixed for every case)");
-  }
+  add_pipeline_flags(app, f.flags, /*toolchain=*/true, /*drawn_per_case=*/true);
 }
 
 // The compiler the campaign's programs are built with, as resolved on this machine.

@@ -183,20 +183,30 @@ void add_flag_pair(CLI::App* app, const std::string& name, bool& value, const st
   off->disable_flag_override();
 }
 
-void add_pipeline_flags(CLI::App* app, PipelineFlags& f, bool toolchain) {
-  add_flag_pair(app, "merge", f.merge, "Run MergeCompilerRegions (default on)");
+void add_pipeline_flags(CLI::App* app, PipelineFlags& f, bool toolchain, bool drawn_per_case) {
+  // A campaign draws these per case unless the command line fixes them.
+  const auto by_default = [drawn_per_case](const std::string& fixed) {
+    return drawn_per_case ? std::string("default: drawn per case; given, fixed for every case")
+                          : fixed;
+  };
+  add_flag_pair(app, "merge", f.merge,
+                "Run MergeCompilerRegions (" + by_default("default on") + ")");
   app->add_option("--mod-name", f.mod_name, "Module name used in generated symbols")
       ->check(module_name());
-  app->add_option("--api", f.api, "Kernel calling convention")
+  app->add_option("--api", f.api,
+                  "Kernel calling convention" +
+                      (drawn_per_case ? " (" + by_default("") + ")" : std::string()))
       ->check(CLI::IsMember({"packed", "unpacked"}));
-  app->add_option("--interface", f.interface, "Entry point interface (c needs --api unpacked)")
+  app->add_option("--interface", f.interface,
+                  "Entry point interface (c needs --api unpacked)" +
+                      (drawn_per_case ? " (" + by_default("") + ")" : std::string()))
       ->check(CLI::IsMember({"packed", "c"}));
   add_flag_pair(app, "storage-reuse", f.storage_reuse,
-                "Reuse dead intermediates' storage (default on)");
+                "Reuse dead intermediates' storage (" + by_default("default on") + ")");
   app->add_flag("--check-num-args", f.check_num_args, "Emit num_args checks in packed functions");
   app->add_option("--max-fuse-depth", f.max_fuse_depth,
-                  "FuseOps' limit on nodes per fused function (TVM's relay.FuseOps.max_depth, "
-                  "default 256)")
+                  "FuseOps' limit on nodes per fused function (TVM's relay.FuseOps.max_depth; " +
+                      by_default("default 256") + ")")
       ->check(CLI::Range(1, 1 << 20));
   app->add_option("--inject", f.inject, "Inject a bug from `aotfuzz bugs` (repeatable)");
   app->add_option("--in-process-time", f.in_process_time,
@@ -224,10 +234,10 @@ void add_pipeline_flags(CLI::App* app, PipelineFlags& f, bool toolchain) {
                 "default on)");
   add_flag_pair(app, "determinism", f.determinism,
                 "Generate the C twice (the second time from a copy of the module with fresh "
-                "nodes) and require the same bytes (default on)");
+                "nodes) and require the same bytes (" + by_default("default on") + ")");
   add_flag_pair(app, "warnings", f.warnings,
                 "Check a program compiled by tcc with gcc (else clang) -Wall -Wextra -Werror "
-                "too (default on)");
+                "too (" + by_default("default on") + ")");
   app->add_flag("--no-run", f.no_run,
                 "Stages and static checks only, nothing compiled or run (--sut tvm: TVM "
                 "partitions, the modules are compared, nothing is built)");

@@ -87,7 +87,9 @@ struct PipelineFlags {
 /// Registers --merge/--no-merge, --mod-name, --api, --interface, --storage-reuse,
 /// --check-num-args, --inject, --memory-budget; with `toolchain` also --cc, --sanitize, --input-seed, --ulp,
 /// --no-run, --sut, --tvm-home.
-void add_pipeline_flags(CLI::App* app, PipelineFlags& flags, bool toolchain);
+/// With `drawn_per_case` (fuzz, check) the help of the options a campaign draws says so.
+void add_pipeline_flags(CLI::App* app, PipelineFlags& flags, bool toolchain,
+                        bool drawn_per_case = false);
 /// A directory `aotfuzz fuzz --findings` wrote (a bundle or a campaign's status files in it);
 /// otherwise a CommandError(kBadInput) naming `command`.
 void require_findings_dir(const std::string& dir, const std::string& command);

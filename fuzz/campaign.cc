@@ -404,9 +404,9 @@ class Runner {
   }
 
   // A case that took an earlier campaign child down (or any case, once too many did): its
-  // in-process steps are probed in a child process first, so that its crash or hang is its verdict. When they do not crash there (a
-  // memory error whose effect depends on the heap), it is judged in this process under its slot:
-  // a second crash makes the supervisor skip it.
+  // in-process steps are probed in a child process first, so that its crash or hang is its
+  // verdict. When they do not crash there (a memory error whose effect depends on the heap), it
+  // is judged in this process under its slot: a second crash makes the supervisor skip it.
   void judge_culprit(Item& it, std::uint64_t k, std::uint64_t index, int slot) {
     it.spec = make_case(opt_, index);
     it.generated = true;
@@ -825,14 +825,16 @@ class Runner {
 
   // A restarted child: the findings and hits of the earlier children of this run.
   void restore_signatures(const CrashJournal& j) {
+    CampaignResult earlier = result_of(j);
+    result_.signature_hits = std::move(earlier.signature_hits);
+    result_.findings = std::move(earlier.findings);
+    for (const Finding& f : result_.findings) {
+      last_new_finding_s_ = std::max(last_new_finding_s_, f.found_after_s);
+    }
     for (int i = 0; i < j.num_signatures; ++i) {
       const auto& rec = j.signatures[i];
-      result_.signature_hits[rec.signature] = rec.hits;
       if (rec.recorded > 0) recorded_hits_[rec.signature] = rec.recorded;
-      if (!rec.claimed) continue;
-      claimed_[rec.signature] = rec.claimed_k;
-      last_new_finding_s_ = std::max(last_new_finding_s_, rec.found_after_s);
-      result_.findings.push_back(finding_of(rec));
+      if (rec.claimed) claimed_[rec.signature] = rec.claimed_k;
     }
   }
 

@@ -78,8 +78,8 @@ std::optional<pid_t> temp_dir_owner(std::string_view name, std::string_view pref
 
 /// Removes the directories under `dir` named as temp_dir_owner reads that processes no longer
 /// running left behind (killed with SIGKILL, or a second Ctrl-C): the user's own only, never a
-/// live process's, and never one kept with TempDir::keep(). Returns how many were removed. Campaigns call it when they start, for
-/// temp_root() and for their findings directory.
+/// live process's, and never one kept with TempDir::keep(). Returns how many were removed.
+/// Campaigns call it when they start, for temp_root() and for their findings directory.
 int remove_stale_temp_dirs(const std::filesystem::path& dir = temp_root(),
                            std::string_view prefix = "aotfuzz");
 

@@ -16,7 +16,10 @@
 #include <cstring>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 
+#include "ir/expr.h"
+#include "ir/printer.h"
 #include "ir/type.h"
 #include "oracle/process.h"
 #include "oracle/toolchain.h"
@@ -40,55 +43,56 @@ std::string default_python() {
   return find_in_path("python3").value_or("python3");
 }
 
+// `text` without TVM's declarations of the placeholders, which its printer puts first in a
+// function (`free_var %aotfuzz_const_0;`).
+std::string without_placeholder_declarations(const std::string& text, const std::string& name) {
+  std::string out;
+  for (std::size_t at = 0; at < text.size();) {
+    std::size_t end = text.find('\n', at);
+    end = end == std::string::npos ? text.size() : end + 1;
+    const std::string_view line(text.data() + at, end - at);
+    const std::size_t first = line.find_first_not_of(" \t");
+    if (first == std::string_view::npos || line.substr(first).rfind("free_var " + name, 0) != 0) {
+      out.append(line);
+    }
+    at = end;
+  }
+  return out;
+}
+
+// The text form of `constant` ({"shape", "dtype", "values"}), or nullopt when it is none.
+std::optional<std::string> constant_text(const nlohmann::json& constant) {
+  const auto dtype = ir::parse_dtype(constant.value("dtype", ""));
+  if (!dtype) return std::nullopt;
+  try {
+    return ir::print_expr(ir::ConstantNode::make(
+        ir::TypeNode::tensor(constant.value("shape", std::vector<std::int64_t>{}), *dtype),
+        constant.value("values", std::vector<std::int64_t>{})));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
 }  // namespace
 
 std::string with_constants(const std::string& input, const nlohmann::json& constants) {
   static const std::string kPlaceholder = "%aotfuzz_const_";
-  // TVM's printer declares a function's free variables first (`free_var %aotfuzz_const_0;`).
-  std::string text;
-  for (std::size_t at = 0; at < input.size();) {
-    std::size_t end = input.find('\n', at);
-    end = end == std::string::npos ? input.size() : end + 1;
-    const std::string_view line(input.data() + at, end - at);
-    const std::size_t first = line.find_first_not_of(" \t");
-    if (first == std::string_view::npos ||
-        line.substr(first).rfind("free_var " + kPlaceholder, 0) != 0) {
-      text.append(line);
-    }
-    at = end;
-  }
+  const std::string text = without_placeholder_declarations(input, kPlaceholder);
   std::string out;
   std::size_t at = 0;
   for (std::size_t hit; (hit = text.find(kPlaceholder, at)) != std::string::npos;) {
-    std::size_t end = hit + kPlaceholder.size();
+    const std::size_t digits = hit + kPlaceholder.size();
+    std::size_t end = digits;
     while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
     out.append(text, at, hit - at);
     at = end;
-    const std::string digits = text.substr(hit + kPlaceholder.size(), end - hit - kPlaceholder.size());
-    const bool ends_name =
-        end == text.size() || !(std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_');
-    const std::size_t k = digits.empty() || digits.size() > 6 ? constants.size() : std::stoul(digits);
-    if (!ends_name || k >= constants.size()) {
-      out.append(text, hit, end - hit);
-      continue;
-    }
-    const auto& c = constants[k];
-    const auto dtype = ir::parse_dtype(c.value("dtype", ""));
-    if (!dtype) {
-      out.append(text, hit, end - hit);
-      continue;
-    }
-    out += "const(" +
-           ir::type_to_string(ir::TypeNode::tensor(
-               c.value("shape", std::vector<std::int64_t>{}), *dtype)) +
-           ", [";
-    bool first = true;
-    for (const auto& v : c.value("values", nlohmann::json::array())) {
-      if (!first) out += ", ";
-      first = false;
-      out += std::to_string(v.get<std::int64_t>());
-    }
-    out += "])";
+    const bool ends_name = end == text.size() ||
+                           !(std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_');
+    const std::size_t k =
+        end == digits || end - digits > 6 ? constants.size() : std::stoul(text.substr(digits, end - digits));
+    std::optional<std::string> constant;
+    if (ends_name && k < constants.size()) constant = constant_text(constants[k]);
+    out += constant ? *constant : text.substr(hit, end - hit);
   }
   out.append(text, at, std::string::npos);
   return out;

@@ -17,9 +17,10 @@
 # TEXT is TVM's own printing of the partitioned module with @main's parameters renamed
 # %aotfuzz_param_<i> (in order) and each constant replaced by a free %aotfuzz_const_<k> (the k-th
 # CONST): TVM prints a parameter name that is no identifier bare (`%x3:-1`) and a constant tensor
-# as a reference into a metadata table, neither of which reads back. `files` are the C sources and headers of
-# TVM's Model Library Format export (codegen/host/src/*.c, codegen/host/include/*.h) and the
-# standalone CRT's crt_backend_api.c and crt_config.h that TVM's own AoT tests link with.
+# as a reference into a metadata table, neither of which reads back. `files` are the C sources
+# and headers of TVM's Model Library Format export (codegen/host/src/*.c,
+# codegen/host/include/*.h) and the standalone CRT's crt_backend_api.c and crt_config.h that
+# TVM's own AoT tests link with.
 #
 # Anything TVM prints goes to stderr: stdout carries the protocol only.
 import json
@@ -75,9 +76,7 @@ try:
 except Exception as e:
     send({"ready": False, "error": "%s: %s\n%s" % (type(e).__name__, e, traceback.format_exc(limit=3))})
     sys.exit(3)
-if hasattr(tvm, "get_global_func") and tvm.get_global_func(
-    "relay.build_module._AOTExecutorCodegen", allow_missing=True
-) is None:
+if tvm.get_global_func("relay.build_module._AOTExecutorCodegen", allow_missing=True) is None:
     unsupported("this TVM %s has no AoT executor codegen (older than v0.8)" % tvm.__version__)
 
 # What this TVM offers, probed rather than read from its version string (forks and snapshots
