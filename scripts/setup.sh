@@ -8,7 +8,8 @@ preset="${1:-release}"
 packages=(cmake ninja-build ccache g++ clang libclang-rt-14-dev tcc libtcc-dev graphviz python3
           libgtest-dev librapidcheck-dev libboost-dev libboost-filesystem-dev
           libcli11-dev nlohmann-json3-dev libspdlog-dev libbenchmark-dev
-          libgoogle-perftools-dev libdtl-dev python3-jsonschema chromium python3-pil)
+          libgoogle-perftools-dev libdtl-dev python3-jsonschema chromium python3-pil
+          python3-yaml)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

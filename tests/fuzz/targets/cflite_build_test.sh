@@ -1,13 +1,19 @@
 #!/bin/bash
-# cflite_build_test.sh REPO WORKDIR: runs .clusterfuzzlite/build.sh the way OSS-Fuzz's builder
-# does (clang, its CFLAGS/CXXFLAGS, LIB_FUZZING_ENGINE, SRC/WORK/OUT), checks what it wrote to
-# $OUT, then runs every target for 3 seconds on its unpacked seed corpus from inside $OUT;
+# cflite_build_test.sh REPO WORKDIR [PYTHON]: runs .clusterfuzzlite/build.sh the way OSS-Fuzz's
+# builder does (clang, its CFLAGS/CXXFLAGS, LIB_FUZZING_ENGINE, SRC/WORK/OUT), checks what it wrote
+# to $OUT, then runs every target for 3 seconds on its unpacked seed corpus from inside $OUT;
 # fuzz_differential with the machine's system headers and tcc's files hidden (a private mount
-# namespace: needs root), as on ClusterFuzz's runners, which have neither.
+# namespace: needs root), as on ClusterFuzz's runners, which have neither. Last, every
+# ClusterFuzzLite build step of .github/workflows must get from build.sh exactly the targets it
+# names (tests/ci/cflite_targets.py, run by PYTHON, default python3, with PyYAML).
 # Exits 77 (ctest: skipped) only when clang or its libFuzzer runtime is missing.
 set -euo pipefail
 repo=$(cd "$1" && pwd)
 root=$2
+python=${3:-python3}
+# The default build is the one under test first; a selection left in the environment would
+# change it.
+unset AOTFUZZ_TARGETS CFL_EXTRA_AOTFUZZ_TARGETS
 mkdir -p "$root"
 root=$(cd "$root" && pwd)
 
@@ -82,3 +88,41 @@ for t in fuzz_parser fuzz_pipeline fuzz_pipeline_text fuzz_differential; do
   grep -E 'stat::number_of_executed_units|stat::average_exec_per_sec' "$WORK/$t.log" || true
 done
 echo "cflite_build_test: every target built by build.sh ran its seeds without a finding"
+
+# What the workflows' build steps get: a step that names targets in CFL_EXTRA_AOTFUZZ_TARGETS (as
+# ClusterFuzzLite passes it) gets build.sh run with it, into an $OUT of its own; a step that names
+# none gets the default build above. Each $OUT must hold exactly the named fuzz targets, each with
+# its .options and seed corpus. The reruns reuse $WORK's build tree: seconds, not minutes.
+installed() { find "$1" -maxdepth 1 -type f -perm -u+x -printf '%f\n' | sort; }
+"$python" "$repo/tests/ci/cflite_targets.py" "$repo" > "$WORK/workflow-targets.txt"
+[ -s "$WORK/workflow-targets.txt" ] || { echo "no ClusterFuzzLite build step in the workflows"; exit 1; }
+declare -A out_of=()
+while IFS=$'\t' read -r where how names; do
+  read -r -a want <<< "$names"
+  if [ "$how" = default ]; then
+    out="$OUT"
+  elif [ -n "${out_of[$names]:-}" ]; then
+    out="${out_of[$names]}"
+  else
+    out="$root/out-$(( ${#out_of[@]} + 1 ))"
+    rm -rf "$out" && mkdir -p "$out"
+    log="$out.log"
+    OUT="$out" CFL_EXTRA_AOTFUZZ_TARGETS="$names" bash "$repo/.clusterfuzzlite/build.sh" < /dev/null \
+      > "$log" 2>&1 || { tail -n 40 "$log"; echo "$where: build.sh failed for '$names'"; exit 1; }
+    out_of[$names]="$out"
+  fi
+  got=$(installed "$out")
+  expected=$(printf '%s\n' "${want[@]}" | sort)
+  if [ "$got" != "$expected" ]; then
+    echo "$where names: ${expected//$'\n'/ }; build.sh installed: ${got//$'\n'/ }"
+    status=1
+  fi
+  for t in "${want[@]}"; do
+    for f in "$t.options" "${t}_seed_corpus.zip"; do
+      [ -s "$out/$f" ] || { echo "$where: missing $out/$f"; status=1; }
+    done
+  done
+  echo "cflite_build_test: $where ($how): $names"
+done < "$WORK/workflow-targets.txt"
+[ "$status" -eq 0 ] || exit 1
+echo "cflite_build_test: every workflow build step gets exactly the targets it names"
