@@ -273,12 +273,14 @@ std::vector<RawResult> SingleProgramExecutor::run(std::span<const PreparedCase> 
   return out;
 }
 
-std::string batch_program_c(std::span<const PreparedCase* const> cases) {
-  static const std::string runtime = replace_runtime_include(harness_runtime_c());
-  static const auto at_top = system_includes(runtime);
-  std::string out = "/* A batch of " + std::to_string(cases.size()) +
-                    " aotfuzz cases: each case's names carry the prefix c<k>_. */\n";
-  out += runtime;
+namespace {
+
+// The cases of a batch program (each renamed c<k>_), the table of their entries and
+// `aotfuzz_batch_run`, which runs one through `run` (the runtime's aotfuzz_harness_run, or its
+// shared entry when the runtime is compiled apart). `at_top`: the system includes the program's
+// start covers.
+void append_cases(std::string& out, std::span<const PreparedCase* const> cases,
+                  const std::set<std::string, std::less<>>& at_top, std::string_view run) {
   for (std::size_t k = 0; k < cases.size(); ++k) {
     const PreparedCase& c = *cases[k];
     std::string text;
@@ -303,12 +305,37 @@ std::string batch_program_c(std::span<const PreparedCase* const> cases) {
   for (std::size_t k = 0; k < cases.size(); ++k) {
     out += "  &c" + std::to_string(k) + "_" + std::string(kCasePrefix) + "entry,\n";
   }
-  out +=
-      "};\n\nint aotfuzz_batch_run(int k, const uint8_t* const* inputs);\n"
-      "int aotfuzz_batch_run(int k, const uint8_t* const* inputs) {\n  if (k < 0 || k >= " +
-      n +
-      " || inputs == NULL) return 88;\n  return aotfuzz_harness_run(aotfuzz_batch_cases[k], "
-      "inputs);\n}\n";
+  out += "};\n\nint aotfuzz_batch_run(int k, const uint8_t* const* inputs);\n"
+         "int aotfuzz_batch_run(int k, const uint8_t* const* inputs) {\n  if (k < 0 || k >= " +
+         n + " || inputs == NULL) return 88;\n  return " + std::string(run) +
+         "(aotfuzz_batch_cases[k], inputs);\n}\n";
+}
+
+std::string batch_header(std::size_t n) {
+  return "/* A batch of " + std::to_string(n) +
+         " aotfuzz cases: each case's names carry the prefix c<k>_. */\n";
+}
+
+}  // namespace
+
+std::string batch_program_c(std::span<const PreparedCase* const> cases) {
+  static const std::string runtime = replace_runtime_include(harness_runtime_c());
+  static const auto at_top = system_includes(runtime);
+  std::string out = batch_header(cases.size());
+  out += runtime;
+  append_cases(out, cases, at_top, "aotfuzz_harness_run");
+  return out;
+}
+
+std::string batch_runtime_c() { return replace_runtime_include(harness_shared_runtime_c()); }
+
+std::string batch_cases_c(std::span<const PreparedCase* const> cases) {
+  // What the prelude declares of these headers is all the generated C takes from them.
+  static const auto at_top = system_includes(
+      "#include <stddef.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <string.h>\n");
+  std::string out = batch_header(cases.size());
+  out += harness_case_prelude_c();
+  append_cases(out, cases, at_top, harness_shared_entry());
   return out;
 }
 
@@ -330,10 +357,12 @@ bool batched_execution_available(CompilerKind compiler) {
 
 namespace {
 
-// One aotfuzz-runner child, talking over a socket pair on its stdin and stdout.
+// One runner child, talking over a socket pair on its stdin and stdout; `env` is added to its
+// environment.
 class RunnerProcess {
  public:
-  explicit RunnerProcess(std::string path) : path_(std::move(path)) {}
+  RunnerProcess(std::string path, std::vector<std::string> env)
+      : path_(std::move(path)), env_(std::move(env)) {}
   ~RunnerProcess() { stop(); }
 
   bool running() const { return pid_ > 0; }
@@ -350,7 +379,11 @@ class RunnerProcess {
     int rc = 0;
     {
       std::lock_guard<std::mutex> lock(launch_mutex());
-      rc = ::posix_spawn(&pid, path_.c_str(), &fa, nullptr, argv, environ);
+      std::vector<char*> envp;
+      for (char** e = environ; *e != nullptr; ++e) envp.push_back(*e);
+      for (auto& e : env_) envp.push_back(e.data());
+      envp.push_back(nullptr);
+      rc = ::posix_spawn(&pid, path_.c_str(), &fa, nullptr, argv, envp.data());
     }
     posix_spawn_file_actions_destroy(&fa);
     ::close(sv[1]);
@@ -427,6 +460,7 @@ class RunnerProcess {
 
  private:
   std::string path_;
+  std::vector<std::string> env_;
   pid_t pid_ = -1;
   int fd_ = -1;
   int starts_ = 0;
@@ -535,6 +569,7 @@ class BatchedExecutor::Impl {
   }
 
   int starts() const { return runner_ ? runner_->starts() : 0; }
+  int whole_program_retries() const { return whole_program_retries_; }
 
  private:
   std::vector<RawResult> run_unwarned(std::span<const PreparedCase> cases) {
@@ -556,26 +591,34 @@ class BatchedExecutor::Impl {
       }
       std::vector<const PreparedCase*> group;
       for (std::size_t i = begin; i < end; ++i) group.push_back(&cases[i]);
-      run_group(group, std::span<RawResult>(out.data() + begin, end - begin), true);
+      run_group(group, std::span<RawResult>(out.data() + begin, end - begin), true,
+                opt_.shared_runtime);
       begin = end;
     }
     return out;
   }
 
   // Runs `group` as one program; on a compile failure or a dead runner with more than one case,
-  // each case alone (when `retry`).
+  // each case alone (when `retry`). `shared`: the cases compiled against the runner's runtime
+  // (tcc), and on a compile failure the whole program before anything else.
   void run_group(const std::vector<const PreparedCase*>& group, std::span<RawResult> out,
-                 bool retry) {
+                 bool retry, bool shared) {
     runner::BatchRequest request;
     std::optional<TempDir> dir;
     std::chrono::microseconds compile_time{0};
     std::optional<Verdict> compile_failure;
-    const std::string program = batch_program_c(group);
+    shared = shared && opt_.compiler == CompilerKind::kTcc;
+    const std::string program = shared ? batch_cases_c(group) : batch_program_c(group);
     request.cases_per_child = opt_.cases_per_child;
     if (opt_.compiler == CompilerKind::kTcc) {
       request.mode = runner::BatchRequest::Mode::kTccSource;
       request.program = program;
       request.tcc_options = "-std=c99 -Wall -Werror -DAOTFUZZ_TRACE";
+      if (shared) {
+        if (shared_runtime_.empty()) shared_runtime_ = batch_runtime_c();
+        request.runtime = shared_runtime_;
+        request.runtime_symbols = harness_runtime_symbols();
+      }
     } else {
       // gcc/clang: the compiler's command line builds a shared object the runner loads.
       if (!opt_.toolchain) {
@@ -621,9 +664,7 @@ class BatchedExecutor::Impl {
         request.cases.push_back(case_request(*group[k], static_cast<int>(k)));
         deadline_ms += static_cast<long>(request.cases.back().timeout_ms) + 1000;
       }
-      if (opt_.in_process) {
-        result = runner::run_batch(request);
-      } else {
+      {
         if (!runner_) {
           if (opt_.runner.empty()) {
             for (auto& r : out) {
@@ -631,7 +672,7 @@ class BatchedExecutor::Impl {
             }
             return;
           }
-          runner_ = std::make_unique<RunnerProcess>(opt_.runner);
+          runner_ = std::make_unique<RunnerProcess>(opt_.runner, opt_.runner_env);
         }
         bool cancelled = false;
         result = runner_->call(request, deadline_ms, opt_.stop, &cancelled);
@@ -654,6 +695,11 @@ class BatchedExecutor::Impl {
         compile_time = std::chrono::microseconds(result->compile_us);
       }
     }
+    if (shared && compile_failure) {
+      ++whole_program_retries_;
+      run_group(group, out, retry, false);
+      return;
+    }
     if (compile_failure || !result) {
       if (retry && group.size() > 1) {
         for (std::size_t k = 0; k < group.size(); ++k) {
@@ -661,7 +707,7 @@ class BatchedExecutor::Impl {
             for (std::size_t i = k; i < group.size(); ++i) out[i].cancelled = true;
             return;
           }
-          run_group({group[k]}, out.subspan(k, 1), false);
+          run_group({group[k]}, out.subspan(k, 1), false, shared);
         }
         return;
       }
@@ -685,6 +731,8 @@ class BatchedExecutor::Impl {
 
   BatchOptions opt_;
   std::unique_ptr<RunnerProcess> runner_;
+  std::string shared_runtime_;
+  int whole_program_retries_ = 0;
   std::optional<std::optional<Toolchain>> lint_toolchain_;
 };
 
@@ -697,5 +745,7 @@ std::vector<RawResult> BatchedExecutor::run(std::span<const PreparedCase> cases)
 }
 
 int BatchedExecutor::runner_starts() const { return impl_->starts(); }
+
+int BatchedExecutor::whole_program_retries() const { return impl_->whole_program_retries(); }
 
 }  // namespace aotfuzz::oracle

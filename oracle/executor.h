@@ -114,10 +114,16 @@ struct BatchOptions {
   CompilerKind compiler = CompilerKind::kTcc;
   /// The gcc/clang executable (looked up when unset).
   std::optional<Toolchain> toolchain;
-  /// Run batches in this process (fork children from it) instead of in a runner process. For
-  /// single-threaded programs only (fuzz_differential).
-  bool in_process = false;
-  /// The runner executable (empty: runner_path()).
+  /// Added to the runner's environment: a program shipped without aotfuzz-runner names itself
+  /// as `runner` and serves when it sees this (fuzz_differential, serve_as_runner_if_asked).
+  std::vector<std::string> runner_env;
+  /// tcc: compile the harness runtime once per runner process and each batch's cases against it
+  /// (batch_runtime_c, batch_cases_c). A batch that does not compile that way is compiled whole
+  /// before its verdict is decided, so that a compile error reads as it always did.
+  bool shared_runtime = true;
+  /// The runner executable (empty: runner_path()). A process of its own, never a fork of this
+  /// one: a fresh process forks its case children in a third of the time a copy of a large
+  /// process takes.
   std::string runner;
   /// A batch program holds cases until its source passes this many bytes (at least one case).
   std::size_t max_source_bytes = std::size_t{16} << 20;
@@ -143,6 +149,12 @@ std::string runner_path();
 /// program: the runner passes each case's (CaseRequest::inputs). Includes of the generated files
 /// are inlined.
 std::string batch_program_c(std::span<const PreparedCase* const> cases);
+/// The same program in two translation units, for libtcc: the runtime (harness_shared_runtime_c,
+/// the same for every batch, so a runner compiles it once per process) and the cases over
+/// harness_case_prelude_c, calling the runtime's shared entry. A small batch's compile is mostly
+/// the runtime and the system headers; this pays for them once.
+std::string batch_runtime_c();
+std::string batch_cases_c(std::span<const PreparedCase* const> cases);
 
 /// Many cases per program (batch_program_c), run by a long-lived runner process (the fork
 /// server, started on first use and restarted when it dies: the cases of a batch it died on are
@@ -159,6 +171,8 @@ class BatchedExecutor : public Executor {
 
   /// Runner processes started so far (1 after the first batch, more after restarts).
   int runner_starts() const;
+  /// Batches whose cases did not compile against the shared runtime and were compiled whole.
+  int whole_program_retries() const;
 
   class Impl;
 

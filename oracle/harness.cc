@@ -39,7 +39,7 @@ std::string size_list(const std::vector<std::size_t>& values) {
 // The constant part of every harness, single or batched: buffer set-up, the fault handler and the
 // two runs of one case, described by a struct aotfuzz_harness_case. One process runs one case, so
 // the fault handler's state is global.
-constexpr std::string_view kRuntimePart = R"(struct aotfuzz_harness_case {
+constexpr std::string_view kCaseStruct = R"(struct aotfuzz_harness_case {
   int num_inputs;
   int num_outputs;
   const uint8_t* const* input_data;
@@ -49,7 +49,9 @@ constexpr std::string_view kRuntimePart = R"(struct aotfuzz_harness_case {
   const size_t* output_elem;
   int32_t (*run_once)(uint8_t* const* input_buf, uint8_t* const* output_buf);
 };
+)";
 
+constexpr std::string_view kRuntimePart = R"(
 static size_t page_size;
 static int num_inputs;
 static int num_outputs;
@@ -435,8 +437,77 @@ std::string dtype_code(ir::DType dtype) {
 std::string harness_runtime_c() {
   return std::string(kPrologue) + "\n#include \"" + std::string(aot::kRuntimeHeaderName) +
          "\"\n\nAOTFUZZ_DEFINE_TRACE_FILE;\nAOTFUZZ_DEFINE_FAULTS;\n\n" +
-         std::string(kRuntimePart) + std::string(kWorkspacePart);
+         std::string(kCaseStruct) + std::string(kRuntimePart) + std::string(kWorkspacePart);
 }
+
+namespace {
+
+constexpr std::string_view kSharedEntry = "aotfuzz_harness_run_case";
+
+// What the runtime header and the generated C take from the C library, declared as glibc does on
+// LP64 targets; harness_case_prelude_c's test compiles them together with the real headers,
+// where any difference is a conflicting declaration.
+constexpr std::string_view kCaseLibc = R"(typedef __SIZE_TYPE__ size_t;
+typedef signed char int8_t;
+typedef short int int16_t;
+typedef int int32_t;
+typedef long int int64_t;
+typedef unsigned char uint8_t;
+typedef unsigned short int uint16_t;
+typedef unsigned int uint32_t;
+typedef unsigned long int uint64_t;
+typedef unsigned long int uintptr_t;
+#ifndef NULL
+#define NULL ((void*)0)
+#endif
+typedef struct _IO_FILE FILE;
+extern int fprintf(FILE* __restrict __stream, const char* __restrict __format, ...);
+extern int fflush(FILE* __stream);
+extern void* memset(void* __s, int __c, size_t __n);
+extern void* memcpy(void* __restrict __dest, const void* __restrict __src, size_t __n);
+)";
+
+// `text` without its `#include <...>` lines.
+std::string without_system_includes(std::string_view text) {
+  std::string out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(start, end - start);
+    if (line.rfind("#include <", 0) != 0) {
+      out.append(line);
+      out.push_back('\n');
+    }
+    start = end + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string harness_shared_runtime_c() {
+  return harness_runtime_c() + "\nint " + std::string(kSharedEntry) +
+         "(const struct aotfuzz_harness_case* c, const uint8_t* const* input_data);\nint " +
+         std::string(kSharedEntry) +
+         "(const struct aotfuzz_harness_case* c, const uint8_t* const* input_data) {\n"
+         "  return aotfuzz_harness_run(c, input_data);\n}\n";
+}
+
+std::vector<std::string> harness_runtime_symbols() {
+  return {"aotfuzz_trace_file",       "aotfuzz_fault_points",    "aotfuzz_fault_countdown",
+          "TVMBackendAllocWorkspace", "TVMBackendFreeWorkspace", std::string(kSharedEntry),
+          "fprintf",                  "fflush",                  "memset",
+          "memcpy"};
+}
+
+std::string harness_case_prelude_c() {
+  return std::string(kCaseLibc) + without_system_includes(aot::runtime_header_text()) +
+         std::string(kCaseStruct) + "int " + std::string(kSharedEntry) +
+         "(const struct aotfuzz_harness_case* c, const uint8_t* const* input_data);\n";
+}
+
+std::string_view harness_shared_entry() { return kSharedEntry; }
 
 std::vector<HarnessInput> harness_inputs(const ir::Module& module,
                                          const std::vector<reference::Value>& inputs) {

@@ -69,6 +69,19 @@ inline constexpr std::string_view kCasePrefix = "aotfuzz_case_";
 /// the entry point, ending in `static const struct aotfuzz_harness_case aotfuzz_case_entry`).
 /// harness_c is the runtime, the module header, one case and `main` running it.
 std::string harness_runtime_c();
+/// The runtime apart from the cases, for a runner that compiles it once per process and
+/// compiles each batch of cases against it: harness_runtime_c and `int
+/// <harness_shared_entry>(const struct aotfuzz_harness_case*, const uint8_t* const*)`, which runs
+/// aotfuzz_harness_run. harness_runtime_symbols names what the cases take from outside: the
+/// runtime's symbols and the C library functions harness_case_prelude_c declares.
+std::string harness_shared_runtime_c();
+std::vector<std::string> harness_runtime_symbols();
+std::string_view harness_shared_entry();
+/// What a program of cases needs above them when the runtime is compiled apart: the C library's
+/// declarations the runtime header and the generated C use (no system header is read, which is
+/// most of a small program's compile), aotfuzz_runtime.h without its includes, struct
+/// aotfuzz_harness_case and the shared entry's prototype.
+std::string harness_case_prelude_c();
 /// main.c of a single program from its case part: the runtime, `#include "<header_name>"`, the
 /// case and `int main(void)`.
 std::string harness_main_c(const std::string& mod_name, const std::string& header_name,

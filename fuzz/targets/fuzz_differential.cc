@@ -1,19 +1,32 @@
 // libFuzzer target fuzz_differential: fuzz_pipeline's decoder, then the whole out-of-process
 // oracle: the emitted C compiled in memory by libtcc (linked statically: no C compiler needed at
-// run time) and run in a child forked from this process under the case's limits, through the
-// same batch runner campaigns use (oracle::BatchedExecutor in process); judged by judge_case,
-// as run_case judges. Builds without libtcc fall back to run_case with an installed compiler, and
-// without one every input is skipped (said once at start-up).
+// run time) against the harness runtime compiled once, and run in a child of the runner under
+// the case's limits, through the same executor and runner campaigns use (oracle::BatchedExecutor);
+// judged by judge_case, as run_case judges. The runner is this executable started again with
+// runner::kServeEnv set (OSS-Fuzz ships nothing but the target). Builds without libtcc fall back
+// to run_case with an installed compiler, and without one every input is skipped (said once at
+// start-up).
+//
+// A graph judged before in this process is not judged again (AOTFUZZ_MEMO=0 judges every
+// input): many of libFuzzer's mutations decode to a graph already seen, and a verdict depends on
+// nothing but the graph, the flags byte and the injected bugs. A finding is never remembered, as
+// it ends the process.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "fuzz/targets/crash_sites.h"
 #include "fuzz/targets/target_support.h"
 #include "generator/builder.h"
-#include "oracle/case_flow.h"
+#include "ir/structural.h"
 #include "oracle/executor.h"
 #include "oracle/runner/runner.h"
 #include "oracle/toolchain.h"
@@ -34,20 +47,54 @@ namespace {
 // Looked up once (a lookup runs the compiler).
 std::optional<oracle::Toolchain> toolchain;
 std::unique_ptr<oracle::BatchedExecutor> executor;
+
+// The graphs judged so far with their flags bytes, by structural hash; cleared when full, so a
+// long run's memory stays bounded.
+class JudgedGraphs {
+ public:
+  bool contains(const aotfuzz::ir::Module& m, std::uint8_t flags) const {
+    const auto it = by_hash_.find(aotfuzz::ir::structural_hash(m));
+    if (it == by_hash_.end()) return false;
+    for (const auto& [f, seen] : it->second) {
+      if (f == flags && aotfuzz::ir::structural_equal(seen, m)) return true;
+    }
+    return false;
+  }
+  void add(const aotfuzz::ir::Module& m, std::uint8_t flags) {
+    if (++size_ > kCapacity) {
+      by_hash_.clear();
+      size_ = 1;
+    }
+    by_hash_[aotfuzz::ir::structural_hash(m)].emplace_back(flags, m);
+  }
+
+ private:
+  static constexpr std::size_t kCapacity = std::size_t{1} << 16;
+  std::unordered_map<std::size_t, std::vector<std::pair<std::uint8_t, aotfuzz::ir::Module>>>
+      by_hash_;
+  std::size_t size_ = 0;
+};
+std::optional<JudgedGraphs> judged;
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
-  if (oracle::runner::have_libtcc()) {
+  oracle::runner::serve_as_runner_if_asked();
+  if (oracle::runner::have_libtcc() && !oracle::runner::self_executable().empty()) {
     oracle::BatchOptions options;
-    options.in_process = true;
     options.compiler = oracle::CompilerKind::kTcc;
+    options.runner = oracle::runner::self_executable();
+    options.runner_env = {std::string(oracle::runner::kServeEnv) + "=1"};
     executor = std::make_unique<oracle::BatchedExecutor>(options);
   } else {
     toolchain = oracle::default_toolchain();
   }
-  std::fprintf(stderr, "fuzz_differential: injected bugs: %s; %s\n",
+  const char* memo = std::getenv("AOTFUZZ_MEMO");
+  if (memo == nullptr || std::strcmp(memo, "0") != 0) judged.emplace();
+  std::fprintf(stderr, "fuzz_differential: injected bugs: %s; %s; %s\n",
                targets::injected_bug_names().c_str(),
-               executor    ? "libtcc in process"
+               judged ? "a graph judged before is not judged again (AOTFUZZ_MEMO=0: every input)"
+                      : "every input judged",
+               executor    ? "libtcc in its runner"
                : toolchain ? "C compiler found"
                            : "no libtcc and no C compiler (tcc, gcc, clang): skipping every input");
   return 0;
@@ -56,6 +103,7 @@ extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0 || (!executor && !toolchain)) return 0;
   const auto annotated = aotfuzz::generator::decode(targets::fuzz_policy(), data + 1, size - 1);
+  if (judged && judged->contains(annotated, data[0])) return 0;
   oracle::CaseOptions options = targets::case_options(data[0]);
   oracle::CaseResult r;
   if (executor) {
@@ -64,10 +112,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // RLIMIT_AS (libFuzzer's -rss_limit_mb bounds memory instead).
     options.limits.address_space = 0;
 #endif
-    if (auto prepared = oracle::prepare_case(annotated, options, r)) {
-      const auto raw = executor->run(std::span<const oracle::PreparedCase>(&*prepared, 1));
-      oracle::judge_case(annotated, options, *prepared, raw.front(), r);
-    }
+    r = targets::differential_verdict(annotated, options, *executor);
   } else {
     options.compiler = toolchain->kind;
     options.toolchain = toolchain;
@@ -75,6 +120,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   if (oracle::is_finding(r.verdict)) {
     targets::report_finding(r.verdict, targets::finding_context(annotated, options));
+  }
+  // A toolchain error says something about this machine at that moment, not about the graph.
+  if (judged && r.verdict.kind() != oracle::VerdictKind::kToolchainError) {
+    judged->add(annotated, data[0]);
   }
   return 0;
 }

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <span>
 #include <string_view>
 
 #include "fuzz/targets/crash_sites.h"
@@ -12,6 +13,7 @@
 #include "ir/printer.h"
 #include "ir/traversal.h"
 #include "ir/verify.h"
+#include "oracle/case_flow.h"
 #include "oracle/plan_interpreter.h"
 
 namespace aotfuzz::fuzz::targets {
@@ -90,6 +92,17 @@ oracle::CaseOptions case_options(std::uint8_t flags) {
   o.aot.storage_reuse = (flags & 4) == 0;
   o.aot.merge = (flags & 8) == 0;
   return o;
+}
+
+oracle::CaseResult differential_verdict(const ir::Module& annotated,
+                                        const oracle::CaseOptions& options,
+                                        oracle::Executor& executor) {
+  oracle::CaseResult r;
+  if (auto prepared = oracle::prepare_case(annotated, options, r)) {
+    const auto raw = executor.run(std::span<const oracle::PreparedCase>(&*prepared, 1));
+    oracle::judge_case(annotated, options, *prepared, raw.front(), r);
+  }
+  return r;
 }
 
 std::optional<ir::Module> parse_bounded(const std::uint8_t* data, std::size_t size) {

@@ -11,6 +11,7 @@
 #include "aot/bugs.h"
 #include "generator/policy.h"
 #include "ir/module.h"
+#include "oracle/executor.h"
 #include "oracle/oracle.h"
 
 namespace aotfuzz::fuzz::targets {
@@ -50,6 +51,12 @@ std::uint64_t hash_bytes(const std::uint8_t* data, std::size_t size);
 /// `options`. Returns normally when it passes or the input is invalid; on a finding it aborts
 /// from that finding's crash site, reporting the module and the replay flags.
 void check_in_process(const ir::Module& annotated, const oracle::CaseOptions& options);
+
+/// fuzz_differential's verdict of `annotated`: prepared, run by `executor`, judged as run_case
+/// judges (oracle::prepare_case, Executor::run, oracle::judge_case).
+oracle::CaseResult differential_verdict(const ir::Module& annotated,
+                                        const oracle::CaseOptions& options,
+                                        oracle::Executor& executor);
 
 /// The part of a report after the verdict: how to replay, then the module's text.
 std::string finding_context(const ir::Module& annotated, const oracle::CaseOptions& options);

@@ -74,7 +74,7 @@ class Reader {
   std::size_t pos_ = 0;
 };
 
-constexpr std::uint32_t kRequestTag = 0x41524231;  // "ARB1"
+constexpr std::uint32_t kRequestTag = 0x41524232;  // "ARB2"
 constexpr std::uint32_t kResultTag = 0x41525231;   // "ARR1"
 
 }  // namespace
@@ -85,6 +85,9 @@ std::string encode(const BatchRequest& r) {
   w.u8(static_cast<std::uint8_t>(r.mode));
   w.str(r.program);
   w.str(r.tcc_options);
+  w.str(r.runtime);
+  w.u32(static_cast<std::uint32_t>(r.runtime_symbols.size()));
+  for (const auto& name : r.runtime_symbols) w.str(name);
   w.str(r.entry);
   w.u32(r.cases_per_child);
   w.u32(static_cast<std::uint32_t>(r.cases.size()));
@@ -128,8 +131,14 @@ std::optional<BatchRequest> decode_request(const std::string& payload) {
   std::uint32_t tag = 0, n = 0;
   std::uint8_t mode = 0;
   if (!rd.u32(tag) || tag != kRequestTag || !rd.u8(mode) || mode > 1 || !rd.str(r.program) ||
-      !rd.str(r.tcc_options) || !rd.str(r.entry) || !rd.u32(r.cases_per_child) || !rd.u32(n) ||
-      n > (1u << 20)) {
+      !rd.str(r.tcc_options) || !rd.str(r.runtime) || !rd.u32(n) || n > (1u << 16)) {
+    return std::nullopt;
+  }
+  r.runtime_symbols.resize(n);
+  for (auto& name : r.runtime_symbols) {
+    if (!rd.str(name)) return std::nullopt;
+  }
+  if (!rd.str(r.entry) || !rd.u32(r.cases_per_child) || !rd.u32(n) || n > (1u << 20)) {
     return std::nullopt;
   }
   r.mode = static_cast<BatchRequest::Mode>(mode);

@@ -38,6 +38,11 @@ struct BatchRequest {
   std::string program;
   /// libtcc options (`-std=c99 -Wall -Werror -DAOTFUZZ_TRACE`), kTccSource only.
   std::string tcc_options;
+  /// kTccSource: C that every batch of this runner process shares (the harness runtime), compiled
+  /// once per process and kept; `program` then sees the runtime's `runtime_symbols` as its own.
+  /// Empty: `program` is whole.
+  std::string runtime;
+  std::vector<std::string> runtime_symbols;
   /// The entry function, `int <entry>(int index)`.
   std::string entry = "aotfuzz_batch_run";
   /// Cases one forked child runs one after the other (0: all). A case that crashes, exits,

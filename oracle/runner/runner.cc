@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -165,6 +166,8 @@ std::size_t run_child(EntryFn entry, const std::vector<CaseRequest>& cases, std:
     child_main(entry, cases, from, to, o[1], e[1], nonce);
   }
   close_all({o[1], e[1]});
+  // Readable once the child has ended (-1 where the kernel has no pidfd: no gathering then).
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
   for (int fd : {o[0], e[0]}) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
   std::size_t current = from;
   std::string out_buf, err_buf;  // this child's unattributed output
@@ -258,6 +261,13 @@ std::size_t run_child(EntryFn entry, const std::vector<CaseRequest>& cases, std:
       err_buf.erase(cases[current].output_cap, err_buf.size() - cases[current].output_cap - 256);
       err_truncated = true;
     }
+    // The call trace comes a line at a time (flushed per call, so that a crash keeps it): let
+    // output gather for up to a millisecond unless the child ends first, rather than waking for
+    // every line, which costs more than a small case's whole run.
+    if (pidfd >= 0 && (open[0] || open[1])) {
+      pollfd w{pidfd, POLLIN, 0};
+      (void)::poll(&w, 1, 1);
+    }
   }
   int status = 0;
   bool reaped = false;
@@ -289,7 +299,7 @@ std::size_t run_child(EntryFn entry, const std::vector<CaseRequest>& cases, std:
     drain(0);
     drain(1);
   }
-  close_all({o[0], e[0]});
+  close_all({o[0], e[0], pidfd});
   if (current >= to) return to;
   CaseOutcome last;
   const auto& c = cases[current];
@@ -361,7 +371,49 @@ bool have_libtcc() {
 #endif
 }
 
-BatchResult run_batch(const BatchRequest& request) {
+#ifdef AOTFUZZ_HAVE_LIBTCC
+namespace {
+
+// A libtcc state compiling to memory with the support files found, its diagnostics going to
+// `*diagnostics`; null when libtcc cannot make one.
+TCCState* new_tcc(const std::string& options, std::string* diagnostics) {
+  TCCState* tcc = tcc_new();
+  if (tcc == nullptr) {
+    *diagnostics = "tcc_new failed";
+    return nullptr;
+  }
+  bool shipped = false;
+  const std::string support = tcc_support_dir(&shipped);
+  tcc_set_lib_path(tcc, support.c_str());
+  // Ahead of the system's own directories (added with the output type), which it may lack.
+  if (shipped) tcc_add_sysinclude_path(tcc, (support + "/sysinclude").c_str());
+  tcc_set_error_func(tcc, diagnostics, collect_diagnostic);
+  tcc_set_options(tcc, options.c_str());
+  tcc_set_output_type(tcc, TCC_OUTPUT_MEMORY);
+  return tcc;
+}
+
+}  // namespace
+
+// The runtime a runner process compiled for an earlier batch, and where its symbols are.
+struct BatchRunner::Runtime {
+  std::string text, options;
+  std::vector<std::string> names;
+  std::vector<void*> addresses;
+  std::string diagnostics;
+  TCCState* tcc = nullptr;
+  ~Runtime() {
+    if (tcc != nullptr) tcc_delete(tcc);
+  }
+};
+#else
+struct BatchRunner::Runtime {};
+#endif
+
+BatchRunner::BatchRunner() = default;
+BatchRunner::~BatchRunner() = default;
+
+BatchResult BatchRunner::run(const BatchRequest& request) {
   BatchResult result;
   const auto t0 = Clock::now();
   EntryFn entry = nullptr;
@@ -371,21 +423,49 @@ BatchResult run_batch(const BatchRequest& request) {
 #endif
   if (request.mode == BatchRequest::Mode::kTccSource) {
 #ifdef AOTFUZZ_HAVE_LIBTCC
-    tcc = tcc_new();
-    if (tcc == nullptr) {
-      result.diagnostics = "tcc_new failed";
-      return result;
+    if (!request.runtime.empty() &&
+        (!runtime_ || runtime_->text != request.runtime ||
+         runtime_->options != request.tcc_options || runtime_->names != request.runtime_symbols)) {
+      runtime_ = std::make_unique<Runtime>();
+      runtime_->text = request.runtime;
+      runtime_->options = request.tcc_options;
+      runtime_->names = request.runtime_symbols;
+      runtime_->tcc = new_tcc(request.tcc_options, &runtime_->diagnostics);
+      bool ok = runtime_->tcc != nullptr &&
+                tcc_compile_string(runtime_->tcc, request.runtime.c_str()) == 0 &&
+                tcc_relocate(runtime_->tcc, TCC_RELOCATE_AUTO) >= 0;
+      for (const auto& name : request.runtime_symbols) {
+        if (!ok) break;
+        void* address = tcc_get_symbol(runtime_->tcc, name.c_str());
+        // What the runtime does not define is the C library's, as loaded in this process.
+        if (address == nullptr) address = ::dlsym(RTLD_DEFAULT, name.c_str());
+        runtime_->addresses.push_back(address);
+        if (runtime_->addresses.back() == nullptr) {
+          runtime_->diagnostics += "no symbol " + name + " in the runtime\n";
+          ok = false;
+        }
+      }
+      if (!ok) {
+        result.compile = BatchResult::Compile::kCompileError;
+        result.diagnostics = "runtime: " + runtime_->diagnostics;
+        runtime_.reset();
+        result.compile_us = micros_since(t0);
+        return result;
+      }
     }
-    bool shipped = false;
-    const std::string support = tcc_support_dir(&shipped);
-    tcc_set_lib_path(tcc, support.c_str());
-    // Ahead of the system's own directories (added with the output type), which it may lack.
-    if (shipped) tcc_add_sysinclude_path(tcc, (support + "/sysinclude").c_str());
-    tcc_set_error_func(tcc, &result.diagnostics, collect_diagnostic);
-    tcc_set_options(tcc, request.tcc_options.c_str());
-    tcc_set_output_type(tcc, TCC_OUTPUT_MEMORY);
-    if (tcc_compile_string(tcc, request.program.c_str()) != 0 ||
-        tcc_relocate(tcc, TCC_RELOCATE_AUTO) < 0) {
+    // Against a runtime, everything the program takes from outside is among the runtime's
+    // symbols (the C library's functions as this process has them), so it skips loading libc's
+    // linker script and libtcc1.a, a third of a small program's compile.
+    tcc = new_tcc(request.runtime.empty() ? request.tcc_options : request.tcc_options + " -nostdlib",
+                  &result.diagnostics);
+    if (tcc == nullptr) return result;
+    bool ok = tcc_compile_string(tcc, request.program.c_str()) == 0;
+    if (ok && !request.runtime.empty()) {
+      for (std::size_t i = 0; i < runtime_->names.size(); ++i) {
+        tcc_add_symbol(tcc, runtime_->names[i].c_str(), runtime_->addresses[i]);
+      }
+    }
+    if (!ok || tcc_relocate(tcc, TCC_RELOCATE_AUTO) < 0) {
       result.compile = BatchResult::Compile::kCompileError;
       tcc_delete(tcc);
       result.compile_us = micros_since(t0);
@@ -435,14 +515,31 @@ BatchResult run_batch(const BatchRequest& request) {
   return result;
 }
 
+void serve_as_runner_if_asked() {
+  const char* serve_env = std::getenv(kServeEnv);
+  if (serve_env == nullptr || *serve_env == '\0') return;
+  // As aotfuzz-runner: the parent ends its runner by closing the socket.
+  signal(SIGINT, SIG_IGN);
+  signal(SIGTERM, SIG_IGN);
+  // _Exit: the program's own exit handlers (a fuzzing engine's) are not the runner's.
+  std::_Exit(serve(0, 1));
+}
+
+std::string self_executable() {
+  char self[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  return n > 0 ? std::string(self, static_cast<std::size_t>(n)) : std::string();
+}
+
 int serve(int in_fd, int out_fd) {
   signal(SIGPIPE, SIG_IGN);
+  BatchRunner runner;
   for (;;) {
     auto frame = read_frame(in_fd, std::size_t{1} << 30);
     if (!frame) return 0;
     auto request = decode_request(*frame);
     if (!request) return 2;
-    if (!write_frame(out_fd, encode(run_batch(*request)))) return 0;
+    if (!write_frame(out_fd, encode(runner.run(*request)))) return 0;
   }
 }
 

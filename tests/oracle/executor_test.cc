@@ -15,9 +15,12 @@
 #include <sstream>
 #include <thread>
 
+#include "generator/builder.h"
 #include "ir/parser.h"
+#include "ir/rng.h"
 #include "oracle/case_flow.h"
 #include "oracle/executor.h"
+#include "oracle/harness.h"
 #include "oracle/oracle.h"
 #include "oracle/runner/runner.h"
 #include "oracle/tempdir.h"
@@ -474,6 +477,74 @@ TEST(BatchedExecutor, BatchedAndSingleProgramsGiveTheSameVerdictsForEveryCodegen
   }
 }
 
+// Generated graphs under every API, interface, storage and merge setting, prepared.
+std::vector<Case> generated_cases(int count) {
+  std::vector<Case> cases;
+  generator::GenPolicy policy;
+  policy.max_ops = 16;
+  for (int i = 0; cases.size() < static_cast<std::size_t>(count) && i < 4 * count; ++i) {
+    ir::Rng rng(static_cast<std::uint64_t>(1000 + i));
+    Case c;
+    c.module = generator::generate(policy, rng);
+    c.options.aot.api = i % 3 == 0 ? aot::Options::Api::kPacked : aot::Options::Api::kUnpacked;
+    if (i % 3 == 2) c.options.aot.interface = aot::Options::Interface::kC;
+    c.options.aot.storage_reuse = i % 4 != 1;
+    c.options.aot.merge = i % 5 != 2;
+    auto p = prepare_case(c.module, c.options, c.result);
+    if (!p) continue;
+    c.prepared = std::move(*p);
+    cases.push_back(std::move(c));
+  }
+  return cases;
+}
+
+TEST(BatchedExecutor, CasesCompiledAgainstTheSharedRuntimeGetTheWholeProgramsVerdicts) {
+  if (!batched_tcc_available()) GTEST_FAIL() << "libtcc or aotfuzz-runner missing";
+  std::vector<Case> cases = generated_cases(60);
+  ASSERT_GE(cases.size(), 40u);
+  std::vector<PreparedCase> prepared;
+  for (const auto& c : cases) prepared.push_back(c.prepared);
+  BatchOptions whole_options;
+  whole_options.shared_runtime = false;
+  BatchedExecutor whole(whole_options);
+  const auto expected = whole.run(prepared);
+  // One case per program, as fuzz_differential runs them, then all in one.
+  BatchedExecutor shared;
+  std::vector<RawResult> one_by_one;
+  for (const auto& p : prepared) one_by_one.push_back(shared.run({&p, 1}).front());
+  const auto together = shared.run(prepared);
+  // The prelude declares all that the generated C takes from the C library: no case needed the
+  // whole program.
+  EXPECT_EQ(shared.whole_program_retries(), 0);
+  EXPECT_EQ(shared.runner_starts(), 1);
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const std::string want = signature(judge(cases[i], expected[i]));
+    EXPECT_EQ(signature(judge(cases[i], one_by_one[i])), want) << replay_flags(cases[i].options);
+    EXPECT_EQ(signature(judge(cases[i], together[i])), want) << replay_flags(cases[i].options);
+    EXPECT_EQ(one_by_one[i].run.stdout_text, expected[i].run.stdout_text);
+  }
+}
+
+TEST(BatchedExecutor, ACaseThatDoesNotCompileAgainstTheSharedRuntimeIsJudgedOnTheWholeProgram) {
+  if (!batched_tcc_available()) GTEST_FAIL() << "libtcc or aotfuzz-runner missing";
+  // calloc is not among the prelude's declarations: the cases do not compile against the
+  // shared runtime, and compile as one program with the system headers.
+  std::vector<Case> cases;
+  cases.push_back(with_fault("{ void* p = calloc(1, 1); free(p); }"));
+  cases.push_back(with_fault("undeclared_function();"));
+  cases[0].prepared.sources.back().second.insert(0, "#include <stdlib.h>\n");
+  std::vector<PreparedCase> prepared;
+  for (const auto& c : cases) prepared.push_back(c.prepared);
+  BatchedExecutor executor;
+  const auto raws = executor.run(prepared);
+  EXPECT_EQ(judge(cases[0], raws[0]).kind(), VerdictKind::kPass);
+  const Verdict broken = judge(cases[1], raws[1]);
+  EXPECT_EQ(broken.kind(), VerdictKind::kCompileError);
+  // The diagnostics are the whole program's, as without the shared runtime.
+  EXPECT_EQ(summary(broken).find("runtime:"), std::string::npos) << summary(broken);
+  EXPECT_GE(executor.whole_program_retries(), 1);
+}
+
 TEST(BatchedExecutor, GccBuildsTheBatchAsASharedObjectWithTheSameVerdicts) {
   if (!find_toolchain(CompilerKind::kGcc) || runner_path().empty()) {
     GTEST_FAIL() << "gcc or aotfuzz-runner missing";
@@ -508,14 +579,45 @@ TEST(BatchProgram, PrefixesEveryCaseNameButNotTheCallTraceStrings) {
   EXPECT_EQ(program.find("#include \"tvmgen_default.h\""), std::string::npos);
 }
 
+TEST(BatchProgram, TheSharedRuntimesCasePreludeAgreesWithTheSystemHeaders) {
+  // Declarations that differ from glibc's are conflicting types in the same translation unit.
+  const std::string unit = harness_case_prelude_c() +
+                           "#include <stddef.h>\n#include <stdint.h>\n#include <stdio.h>\n"
+                           "#include <string.h>\n" +
+                           "int aotfuzz_harness_run_case(const struct aotfuzz_harness_case* c, "
+                           "const uint8_t* const* input_data) { (void)c; (void)input_data; "
+                           "return 0; }\nint main(void) { return 0; }\n";
+  TempDir dir("aotfuzz-prelude-test");
+  std::ofstream(dir.file("prelude.c")) << unit;
+  int checked = 0;
+  for (CompilerKind kind : {CompilerKind::kGcc, CompilerKind::kTcc}) {
+    const auto tc = find_toolchain(kind);
+    if (!tc) continue;
+    CompileOptions o;
+    o.defines = {"AOTFUZZ_TRACE"};
+    const auto r = compile(*tc, {dir.file("prelude.c").string()}, dir.file("p").string(), o);
+    EXPECT_TRUE(r.ok()) << compiler_kind_name(kind) << ": " << r.diagnostics;
+    ++checked;
+  }
+  EXPECT_GE(checked, 1) << "neither gcc nor tcc found";
+  // And every name the cases take from outside is declared by the prelude.
+  for (const auto& name : harness_runtime_symbols()) {
+    EXPECT_NE(harness_case_prelude_c().find(name), std::string::npos) << name;
+  }
+}
+
 TEST(RunnerProtocol, RequestsAndResultsSurviveEncoding) {
   runner::BatchRequest q;
   q.program = std::string("int x;\0y", 8);
   q.tcc_options = "-Wall";
+  q.runtime = "int shared;";
+  q.runtime_symbols = {"shared", "memset"};
   q.cases = {{3, 100, 2, 1 << 20, 0, 77, {"ab", std::string("\0\1", 2), ""}}};
   const auto back = runner::decode_request(runner::encode(q));
   ASSERT_TRUE(back.has_value());
   EXPECT_EQ(back->program, q.program);
+  EXPECT_EQ(back->runtime, q.runtime);
+  EXPECT_EQ(back->runtime_symbols, q.runtime_symbols);
   EXPECT_EQ(back->cases[0].index, 3);
   EXPECT_EQ(back->cases[0].output_cap, 77u);
   EXPECT_EQ(back->cases[0].inputs, q.cases[0].inputs);
