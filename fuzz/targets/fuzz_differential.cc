@@ -69,7 +69,7 @@ class JudgedGraphs {
   }
 
  private:
-  static constexpr std::size_t kCapacity = std::size_t{1} << 16;
+  static constexpr std::size_t kCapacity = std::size_t{1} << 15;
   std::unordered_map<std::size_t, std::vector<std::pair<std::uint8_t, aotfuzz::ir::Module>>>
       by_hash_;
   std::size_t size_ = 0;
