@@ -173,8 +173,14 @@ Command register_check(CLI::App& parent) {
       write_junit(opts->junit, suites);
       std::printf("aotfuzz check: wrote %s\n", opts->junit.c_str());
     }
-    std::printf("aotfuzz check: %s\n", failed ? "FAILED" : "passed");
+    // Stopped before its budget with nothing found, the gate has not passed: as a campaign,
+    // 130 and not 0, which a script would take for a pass.
+    const bool interrupted = stop.load();
+    std::printf("aotfuzz check: %s\n", failed        ? "FAILED"
+                                       : interrupted ? "interrupted before its budget"
+                                                     : "passed");
     if (failed) return static_cast<int>(kFinding);
+    if (interrupted) return 130;
     return static_cast<int>(all_toolchain ? kInternal : kOk);
   };
   return c;
