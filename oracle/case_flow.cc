@@ -227,6 +227,10 @@ void judge_case(const ir::Module& annotated, const CaseOptions& options,
   r.work_dir = raw.work_dir;
   if (raw.settled) {
     r.verdict = *raw.settled;
+    if (auto* c = std::get_if<CompileError>(&r.verdict.detail);
+        c && prepared.diagnostic_in_signature) {
+      c->diagnostic = diagnostic_class(c->diagnostics);
+    }
     return;
   }
   try {

@@ -691,7 +691,7 @@ class BatchedExecutor::Impl {
                 ? Verdict{Stage::kCodegen, ToolchainError{"libtcc: " + result->diagnostics}}
             : missing_header(result->diagnostics)
                 ? Verdict{Stage::kRun, ToolchainError{header_missing(result->diagnostics)}}
-                : Verdict{Stage::kCodegen, CompileError{"tcc", result->diagnostics}};
+                : Verdict{Stage::kCodegen, CompileError{"tcc", result->diagnostics, ""}};
         compile_time = std::chrono::microseconds(result->compile_us);
       }
     }

@@ -54,6 +54,9 @@ struct PreparedCase {
   std::vector<std::string> include_dirs;
   std::vector<std::string> defines = {"AOTFUZZ_TRACE"};
   bool warnings_as_errors = true;
+  /// A compile error's signature carries its first diagnostic's class (TVM's C: the bugs of its
+  /// example codegen all end as compile errors, told apart by what the compiler says).
+  bool diagnostic_in_signature = false;
   /// The warnings oracle: before it runs, the generated files (`sources`, not the harness) are
   /// also checked by gcc (else clang) with -Wall -Wextra -Werror, syntax only, since tcc, which campaigns compile with, warns of
   /// almost nothing (no unused parameter or variable). A warning is a compile-error at codegen;

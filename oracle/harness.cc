@@ -752,6 +752,7 @@ std::string tvm_harness_main_c(const aot::Options& options, const std::string& h
       "#include <tvm/runtime/c_runtime_api.h>\n#include <tvm/runtime/crt/error_codes.h>\n"
       "#include <tvm/runtime/crt/logging.h>\n#include <tvm/runtime/crt/platform.h>\n";
   out += kTvmPlatform;
+  out += kCaseStruct;
   out += kRuntimePart;
   const std::string prefix = aot::symbol_prefix(options);
   if (options.interface == Options::Interface::kC) {

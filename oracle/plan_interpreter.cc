@@ -326,7 +326,7 @@ class Machine {
       return Stop{{Stage::kCodegen, CompileError{"plan", "direct call of " + c.callee + " with " +
                                                              std::to_string(c.slots.size()) +
                                                              " arguments; its prototype has " +
-                                                             std::to_string(arity)}}};
+                                                             std::to_string(arity), ""}}};
     }
     std::vector<Span>& spans = spans_;
     std::vector<std::size_t>& slot_bytes = slot_bytes_;

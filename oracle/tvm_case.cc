@@ -251,7 +251,7 @@ std::optional<PreparedCase> prepare_tvm_case(const ir::Module& original, const C
                    InvalidInput{summary(*builtin_refusal) + "; TVM fails on it too at " +
                                 tvm.stage + ": " + first_lines(tvm.message, 3)}};
     } else if (tvm.status == TvmBuild::Status::kTvmError) {
-      r.verdict = {stage, SutError{tvm.message, tvm.where}};
+      r.verdict = {stage, SutError{tvm.message, tvm_error_site(tvm.where, tvm.message)}};
     } else if (tvm.status == TvmBuild::Status::kCrashed) {
       r.verdict = {stage, SutCrash{tvm.message}};
     } else {
@@ -347,6 +347,7 @@ std::optional<PreparedCase> prepare_tvm_case(const ir::Module& original, const C
   if (!crt.empty()) c.include_dirs.push_back(crt + "/include");
   c.defines.clear();
   c.warnings_as_errors = false;
+  c.diagnostic_in_signature = true;
   c.instead_of_pass = fidelity;
   c.limits = case_limits(annotated, options);
   // TVM's own AoT tests build with gcc.

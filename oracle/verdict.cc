@@ -2,6 +2,8 @@
 // and run outcomes onto verdicts.
 #include "oracle/verdict.h"
 
+#include <cctype>
+
 #include <array>
 #include <chrono>
 #include <type_traits>
@@ -131,6 +133,10 @@ std::string signature(const Verdict& verdict) {
   } else if (const auto* e = std::get_if<SutError>(&verdict.detail); e && !e->where.empty()) {
     sig += ':';
     sig += e->where;
+  } else if (const auto* c = std::get_if<CompileError>(&verdict.detail);
+             c && !c->diagnostic.empty()) {
+    sig += ':';
+    sig += c->diagnostic;
   } else if (const auto* c = std::get_if<Crash>(&verdict.detail)) {
     if (c->callee_kind) {
       sig += ':';
@@ -142,6 +148,96 @@ std::string signature(const Verdict& verdict) {
     sig += named ? ":" + name : ":SIGOTHER";
   }
   return sig;
+}
+
+namespace {
+
+// `text` as lower-case words joined by '-', quoted parts and numbers left out.
+std::string words_of(std::string_view text, std::size_t max_length) {
+  std::string out;
+  bool quoted = false;
+  bool gap = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const unsigned char ch = static_cast<unsigned char>(text[i]);
+    // Quotes: ' " ` and the UTF-8 curly quotes gcc prints (E2 80 98/99, E2 80 9C/9D).
+    if (ch == '\'' || ch == '"' || ch == '`') {
+      quoted = !quoted;
+      gap = true;
+      continue;
+    }
+    if (ch == 0xE2 && i + 2 < text.size() && static_cast<unsigned char>(text[i + 1]) == 0x80) {
+      const unsigned char q = static_cast<unsigned char>(text[i + 2]);
+      if (q >= 0x98 && q <= 0x9D) {
+        quoted = q == 0x98 || q == 0x9C;
+        gap = true;
+        i += 2;
+        continue;
+      }
+    }
+    if (quoted) continue;
+    if (std::isalpha(ch) != 0 || ch == '_') {
+      if (gap && !out.empty()) out.push_back('-');
+      gap = false;
+      out.push_back(static_cast<char>(std::tolower(ch)));
+    } else {
+      gap = true;
+    }
+  }
+  if (out.size() > max_length) out.resize(max_length);
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out;
+}
+
+}  // namespace
+
+std::string diagnostic_class(std::string_view diagnostics) {
+  // The compiler's own errors first, then the linker's (whose "collect2: error: ld returned"
+  // line says nothing of the cause), then any line that mentions an error.
+  std::string_view linker, any;
+  std::size_t start = 0;
+  while (start < diagnostics.size()) {
+    std::size_t end = diagnostics.find('\n', start);
+    if (end == std::string_view::npos) end = diagnostics.size();
+    const std::string_view line = diagnostics.substr(start, end - start);
+    start = end + 1;
+    const std::size_t error = line.find("error:");
+    if (error != std::string_view::npos && line.find("ld returned") == std::string_view::npos) {
+      const std::string words = words_of(line.substr(error + 6), 60);
+      if (!words.empty()) return words;
+    }
+    const std::size_t undefined = line.find("undefined reference");
+    if (linker.empty() && undefined != std::string_view::npos) linker = line.substr(undefined);
+    if (any.empty() && line.find("error") != std::string_view::npos) any = line;
+  }
+  std::string words = words_of(!linker.empty() ? linker : any, 60);
+  return words.empty() ? "unclassified" : words;
+}
+
+std::string tvm_error_site(std::string_view where, std::string_view message) {
+  std::string site(where);
+  constexpr std::string_view kCheck = "Check failed: ";
+  const std::size_t at = message.find(kCheck);
+  if (at == std::string_view::npos) return site;
+  std::string_view condition = message.substr(at + kCheck.size());
+  // TVM prints "Check failed: (cond) is false: message" or "Check failed: a == b (1 vs. 2) :".
+  for (std::string_view stop : {" is false", " (", ": ", "\n"}) {
+    const std::size_t end = condition.find(stop);
+    if (end != std::string_view::npos && end > 0) condition = condition.substr(0, end);
+  }
+  std::string words;
+  for (char ch : condition) {
+    const unsigned char u = static_cast<unsigned char>(ch);
+    if (std::isalnum(u) != 0 || ch == '_') {
+      if (std::isdigit(u) == 0) words.push_back(ch);
+    } else if (!words.empty() && words.back() != '-') {
+      words.push_back('-');
+    }
+  }
+  while (!words.empty() && words.back() == '-') words.pop_back();
+  while (!words.empty() && words.front() == '-') words.erase(words.begin());
+  if (words.size() > 48) words.resize(48);
+  if (!words.empty()) site += ":" + words;
+  return site;
 }
 
 bool is_finding(const Verdict& verdict) {
@@ -273,6 +369,7 @@ nlohmann::json to_json(const Verdict& verdict) {
         } else if constexpr (std::is_same_v<T, CompileError>) {
           j["compiler"] = d.compiler;
           j["diagnostics"] = d.diagnostics;
+          if (!d.diagnostic.empty()) j["diagnostic"] = d.diagnostic;
         } else if constexpr (std::is_same_v<T, PipelineError> || std::is_same_v<T, InvalidInput> ||
                              std::is_same_v<T, ToolchainError> || std::is_same_v<T, SutError> ||
                              std::is_same_v<T, SutCrash>) {
@@ -341,7 +438,8 @@ Verdict from_json(const nlohmann::json& j) {
       v.detail = Timeout{r.get<std::int64_t>("limit_ms"), r.get<std::string>("detail")};
       break;
     case VerdictKind::kCompileError:
-      v.detail = CompileError{r.get<std::string>("compiler"), r.get<std::string>("diagnostics")};
+      v.detail = CompileError{r.get<std::string>("compiler"), r.get<std::string>("diagnostics"),
+                              r.has("diagnostic") ? r.get<std::string>("diagnostic") : ""};
       break;
     case VerdictKind::kPipelineError:
       v.detail = PipelineError{r.get<std::string>("message")};
@@ -391,7 +489,7 @@ std::optional<Verdict> verdict_from_compile(const CompileResult& result, Compile
       return std::nullopt;
     case CompileStatus::kCompileError:
       return Verdict{Stage::kCodegen, CompileError{std::string(compiler_kind_name(compiler)),
-                                                   tail(result.diagnostics, 8192)}};
+                                                   tail(result.diagnostics, 8192), ""}};
     case CompileStatus::kToolchainError:
       break;
   }

@@ -139,6 +139,10 @@ struct Timeout {
 struct CompileError {
   std::string compiler;  ///< "tcc", "gcc", "clang"
   std::string diagnostics;
+  /// The first error's text without its position, names and numbers
+  /// (diagnostic_class(diagnostics)), when it is part of the signature: set for TVM's C, where
+  /// different bugs of TVM's example codegen all end as compile errors. Empty: not in it.
+  std::string diagnostic;
   bool operator==(const CompileError&) const = default;
 };
 
@@ -254,6 +258,16 @@ class VerdictError : public ir::Error {
 /// seeds or addresses. A crash without a signal ends in ":NOSIGNAL", one with a signal that has no
 /// conventional name in ":SIGOTHER".
 std::string signature(const Verdict& verdict);
+/// What tells compile errors apart across cases: the compiler's first "error:" (else the
+/// linker's first undefined reference, else the first line that mentions an error), with
+/// positions, quoted names, numbers and punctuation dropped, as lower-case words joined by '-'
+/// ("expected-declaration-specifiers-or-before-token"); at most 60 characters.
+std::string diagnostic_class(std::string_view diagnostics);
+
+/// What tells TVM errors apart across cases: `where` (the stem of the source file that raised
+/// it) and, for a failed ICHECK, its condition with names kept and numbers dropped
+/// ("aot_executor_codegen:ttype").
+std::string tvm_error_site(std::string_view where, std::string_view message);
 
 /// Whether the verdict reports a bug in the pipeline (everything but pass, invalid-input and
 /// toolchain-error).

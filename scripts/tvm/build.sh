@@ -123,7 +123,8 @@ else
         mv "$inner" "$root/tvm.tmp" && rmdir "$home" && mv "$root/tvm.tmp" "$home"
       fi
     else
-      (cd "$src" && find . \( -name build -o -name .git \) -prune -o -print0 | cpio -0pdm --quiet "$home")
+      # Everything but build trees and git metadata, as the key counts it.
+      tar -C "$src" --exclude=build --exclude=.git -cf - . | tar -C "$home" -xf -
     fi
     [ -f "$home/CMakeLists.txt" ] && [ -d "$home/python/tvm" ] || die "$src does not look like a TVM source tree"
     for p in "${patches[@]}"; do

@@ -26,7 +26,7 @@ std::vector<Verdict> examples() {
       Verdict{Stage::kPartition, OutputUnwritten{0, 12345}},
       Verdict{Stage::kRun, crash},
       Verdict{Stage::kRun, Timeout{10000, "wall-clock limit of 10000 ms"}},
-      Verdict{Stage::kCodegen, CompileError{"gcc", "case_1234.c:7:3: error: x\n  7 | y\n"}},
+      Verdict{Stage::kCodegen, CompileError{"gcc", "case_1234.c:7:3: error: x\n  7 | y\n", ""}},
       Verdict{Stage::kMerge, PipelineError{"region 17 has a cycle via %42"}},
       Verdict{Stage::kAnnotated, InvalidInput{"seed 987654: line 3 column 9: bad token"}},
       Verdict{Stage::kCodegen, ToolchainError{"tcc crashed: signaled SIGSEGV (pid 31337)"}},
@@ -97,6 +97,48 @@ TEST(Verdict, SignaturesNameKindStageAndCalleeKind) {
   EXPECT_EQ(signature(all[12]), "sut-crash:partition");
   EXPECT_EQ(signature(all[13]), "fidelity:partition");
   EXPECT_EQ(signature(all[14]), "structure:fuse");
+}
+
+TEST(Verdict, TvmCompileErrorsOfDifferentCausesGetDifferentSignaturesAndTheSameCauseOne) {
+  // gcc on TVM's C: the identity-output region's parameter list, and the rank-1 region's kernel
+  // macro, which the ccompiler codegen only defines for rank 2 (docs/tvm.md).
+  const std::string identity =
+      "lib1.c:12:19: error: expected declaration specifiers or \u2018...\u2019 before "
+      "\u2018*\u2019 token\n   12 | void f(float* in, * out0) {";
+  const std::string identity_elsewhere =
+      "lib0.c:40:33: error: expected declaration specifiers or \u2018...\u2019 before "
+      "\u2018*\u2019 token\n";
+  const std::string rank1 =
+      "lib1.c: In function \u2018tvmgen_default_ccompiler_main_0_\u2019:\n"
+      "lib1.c:7:3: warning: implicit declaration of function \u2018CSOURCE_BINARY_OP_1D\u2019\n"
+      "/usr/bin/ld: lib1.o: in function `tvmgen_default_ccompiler_main_0_':\n"
+      "lib1.c:(.text+0x4c): undefined reference to `CSOURCE_BINARY_OP_1D'\n"
+      "collect2: error: ld returned 1 exit status\n";
+  EXPECT_EQ(diagnostic_class(identity), "expected-declaration-specifiers-or-before-token");
+  EXPECT_EQ(diagnostic_class(identity_elsewhere), diagnostic_class(identity));
+  EXPECT_EQ(diagnostic_class(rank1), "undefined-reference-to");
+  EXPECT_EQ(diagnostic_class("something odd"), "unclassified");
+  Verdict a{Stage::kCodegen, CompileError{"gcc", identity, diagnostic_class(identity)}};
+  Verdict b{Stage::kCodegen, CompileError{"gcc", rank1, diagnostic_class(rank1)}};
+  EXPECT_NE(signature(a), signature(b));
+  EXPECT_EQ(signature(a), "compile-error:codegen:expected-declaration-specifiers-or-before-token");
+  EXPECT_EQ(from_json(to_json(a)), a);
+  // Without a class (the builtin pipeline's C) the signature is the kind and stage alone.
+  EXPECT_EQ(signature(Verdict{Stage::kCodegen, CompileError{"tcc", identity, ""}}),
+            "compile-error:codegen");
+}
+
+TEST(Verdict, ATvmErrorsSignatureNamesTheFailedCheckWithoutItsNumbers) {
+  const std::string nested =
+      "TVMError: Traceback...\n  File \"src/relay/backend/aot_executor_codegen.cc\", line 193\n"
+      "TVMError: Check failed: (ttype) is false: \n";
+  EXPECT_EQ(tvm_error_site("aot_executor_codegen", nested), "aot_executor_codegen:ttype");
+  EXPECT_EQ(tvm_error_site("graph_plan_memory",
+                           "Check failed: sids.size() == 2 (3 vs. 2) : wrong storage"),
+            "graph_plan_memory:sids-size");
+  EXPECT_EQ(tvm_error_site("codegen_c", "Unsupported dtype int8"), "codegen_c");
+  Verdict v{Stage::kCodegen, SutError{nested, tvm_error_site("aot_executor_codegen", nested)}};
+  EXPECT_EQ(signature(v), "sut-error:codegen:aot_executor_codegen:ttype");
 }
 
 TEST(Verdict, SignaturesContainNoDigitsFromSeedsIndicesOrAddresses) {
