@@ -494,7 +494,11 @@ RunResult run_process(const std::vector<std::string>& argv, const RunLimits& lim
   add_resource_limits(setup, limits);
 
   bp::environment env;
-  for (const auto& [key, value] : limits.env) env[key] = value;
+  // set(), not operator[]: Boost's operator[] goes through a find() that memcmp's "KEY=" against
+  // the entries without looking at their length, and read past one (ASan: heap-buffer-overflow)
+  // as soon as a value too long for std::string's inline buffer followed another variable.
+  // set() compares lengths first; the keys of a map are distinct anyway.
+  for (const auto& [key, value] : limits.env) env.set(key, value);
   std::vector<std::string> args(argv.begin() + 1, argv.end());
 
   const pid_t pid = launch_child(exe, args, env, setup, result.message);

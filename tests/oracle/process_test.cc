@@ -261,6 +261,24 @@ TEST_F(Process, TheEnvironmentIsExactlyTheGivenOne) {
   EXPECT_EQ(lines, (std::vector<std::string>{"ONLY=this", "PATH=/usr/bin:/bin"}));
 }
 
+// Boost.Process's environment operator[] read past the end of entries (ASan: heap-buffer-overflow)
+// once a variable with a value too long for std::string's inline buffer followed another: the
+// build script of `aotfuzz bisect`, given the user's whole environment, met it at once.
+TEST_F(Process, AVariableWithALongValueAfterAnotherArrivesIntact) {
+  RunLimits limits;
+  limits.env = {{"PATH", "/usr/bin:/bin"},
+                {"AOTFUZZ_A", "/x"},
+                {"AOTFUZZ_B_LONGER", "/a/value/longer/than/fifteen/chars"}};
+  RunResult r = child({"env"}, limits);
+  std::istringstream in(r.stdout_text);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  std::sort(lines.begin(), lines.end());
+  EXPECT_EQ(lines, (std::vector<std::string>{"AOTFUZZ_A=/x",
+                                             "AOTFUZZ_B_LONGER=/a/value/longer/than/fifteen/chars",
+                                             "PATH=/usr/bin:/bin"}));
+}
+
 TEST_F(Process, TheDefaultEnvironmentIsMinimal) {
   auto env = RunLimits::minimal_environment();
   EXPECT_TRUE(env.count("PATH"));
