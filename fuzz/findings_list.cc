@@ -46,6 +46,7 @@ std::vector<BundleSummary> list_bundles(const fs::path& dir) {
       b.replay = j.value("replay", "");
       if (j.contains("verdict")) b.verdict_summary = j.at("verdict").value("summary", "");
       if (j.contains("triage")) b.triage = j.at("triage");
+      if (j.contains("bisect")) b.bisect = j.at("bisect");
       const auto& reduction = j.at("info").at("reduction");
       b.reduction_complete = reduction.value("complete", true);
       b.reduced_ops = reduction.at("after").value("ops", -1);
@@ -114,6 +115,7 @@ nlohmann::json to_json(const std::vector<BundleSummary>& bundles) {
                         {"replay", b.replay}};
     if (b.reproduces) j["reproduces"] = *b.reproduces;
     if (!b.triage.is_null()) j["triage"] = b.triage;
+    if (!b.bisect.is_null()) j["bisect"] = b.bisect;
     out.push_back(std::move(j));
   }
   return out;

@@ -29,6 +29,8 @@ struct BundleSummary {
   std::string verdict_summary;
   /// verdict.json's "triage" (fuzz/triage.h: the bundle on every configured TVM build), or null.
   nlohmann::json triage;
+  /// verdict.json's "bisect" (fuzz/bisect.h: the TVM commit that introduced or fixed it), or null.
+  nlohmann::json bisect;
   /// After rerun(): whether the reduced graph still gives the bundle's verdict.
   std::optional<bool> reproduces;
   std::string rerun_detail;

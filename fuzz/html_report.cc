@@ -374,6 +374,28 @@ std::string triage_line(const nlohmann::json& triage) {
   return out + "</div>";
 }
 
+// A bundle's bisection over TVM's history (fuzz/bisect.h), when it has one: the commit, or the
+// commits skipped builds leave it between.
+std::string bisect_line(const nlohmann::json& bisect) {
+  if (!bisect.is_object() || !bisect.contains("kind")) return "";
+  const std::string kind = bisect.value("kind", "");
+  std::string out = "<div class=\"bisect\">" + html_escape(kind) + " by ";
+  if (bisect.value("answered", false)) {
+    out += "<code>" + html_escape(bisect.value("commit", "").substr(0, 12)) + "</code> " +
+           html_escape(bisect.value("subject", ""));
+    if (bisect.contains("pr") && bisect.at("pr").is_number()) {
+      out += " (PR #" + std::to_string(bisect.at("pr").get<int>()) + ")";
+    }
+    return out + "</div>";
+  }
+  const auto& could_be = bisect.value("could_be", nlohmann::json::array());
+  out += "one of " + std::to_string(could_be.size()) + " commits (builds skipped):";
+  for (const auto& c : could_be) {
+    out += " <code>" + html_escape(c.value("commit", "").substr(0, 12)) + "</code>";
+  }
+  return out + "</div>";
+}
+
 std::string bundles_table(const std::vector<ReportBundle>& bundles) {
   std::string out =
       "<table id=\"bundles\"><tr><th>reduced graph</th><th>finding</th><th>first seen</th>"
@@ -387,7 +409,7 @@ std::string bundles_table(const std::vector<ReportBundle>& bundles) {
     out += "<div class=\"dir\">" + html_escape(b.dir.filename().string()) +
            (b.reduction_complete ? "" : " (reduction not finished)") + "</div>";
     out += "<pre class=\"replay\">" + html_escape(b.replay) + "</pre>";
-    out += triage_line(b.triage) + "</td>";
+    out += triage_line(b.triage) + bisect_line(b.bisect) + "</td>";
     out += "<td>" + utc(b.seen.first_seen) + "</td><td>" + utc(b.seen.last_seen) +
            "</td><td class=\"n\">" + std::to_string(b.seen.hits) + "</td><td class=\"n\">" +
            std::to_string(b.seen.campaigns) + "</td><td class=\"n\">" +
@@ -415,6 +437,7 @@ pre.replay { white-space: pre-wrap; word-break: break-all; max-width: 520px; fon
 .none { color: #999; }
 .triage { font-size: 12px; } .triage .reproduces { color: #b00; font-weight: bold; }
 .triage .passes { color: #070; }
+.bisect { font-size: 12px; }
 )";
 
 }  // namespace

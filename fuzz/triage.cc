@@ -76,42 +76,75 @@ Triage::Triage(std::vector<TriageBuild> builds) : builds_(std::move(builds)) {
 
 Triage::~Triage() = default;
 
-std::optional<TriageRow> Triage::row(const BundleSummary& bundle) {
-  const std::string path = (bundle.dir / "reduced.relay").string();
-  std::optional<ReplayLine> line;
-  ir::Module module;
+TriageCase load_triage_case(const std::filesystem::path& relay, const std::string& signature) {
+  const std::string path = relay.string();
+  TriageCase c;
+  c.file = relay;
+  std::string text;
   try {
-    const std::string text = read_text_file(bundle.dir / "reduced.relay");
-    line = first_finding_line(parse_replay_lines(text, path));
-    if (!line) return std::nullopt;
-    module = ir::parse_module(text, path);
-    ir::verify(module);
-  } catch (const std::exception&) {
-    return std::nullopt;
+    text = read_text_file(relay);
+  } catch (const std::system_error&) {
+    throw std::invalid_argument(path + ": cannot be read");
   }
-  oracle::CaseOptions options = parse_case_flags(line->flags);
-  if (options.sut.kind != oracle::SutKind::kTvm) return std::nullopt;
+  std::optional<ReplayLine> line;
+  try {
+    line = first_finding_line(parse_replay_lines(text, path));
+    if (line) c.options = parse_case_flags(line->flags);
+    c.module = ir::parse_module(text, path);
+    ir::verify(c.module);
+  } catch (const ir::Error& e) {
+    throw std::invalid_argument(e.what());
+  }
+  if (!line) {
+    throw std::invalid_argument(path + ": no `// replay: FLAGS => SIGNATURE` line expecting a "
+                                "finding, so neither the flags nor the finding are known");
+  }
+  c.flags = line->flags;
+  if (c.options.sut.kind != oracle::SutKind::kTvm) {
+    throw std::invalid_argument(path + ":" + std::to_string(line->line) +
+                                ": not a TVM finding (its replay line has no --sut tvm)");
+  }
+  c.signature = signature.empty() ? line->expected : signature;
+  return c;
+}
+
+TriageCell triage_cell(const TriageCase& finding, const TriageBuild& build,
+                       const std::shared_ptr<oracle::TvmDriver>& driver) {
+  oracle::CaseOptions o = finding.options;
+  o.sut.tvm_home = build.home.string();
+  o.sut.driver = driver;
+  o.sut.tvm_home_fixed.clear();
+  o.sut.fixed_driver.reset();
+  const oracle::Verdict v = oracle::run_case(finding.module, o).verdict;
+  TriageCell cell;
+  cell.build = build.label;
+  cell.signature = oracle::signature(v);
+  cell.summary = oracle::summary(v);
+  if (signature_matches(finding.signature, cell.signature)) {
+    cell.outcome = TriageOutcome::kReproduces;
+  } else if (v.kind() == oracle::VerdictKind::kPass) {
+    cell.outcome = TriageOutcome::kPasses;
+  } else if (v.kind() == oracle::VerdictKind::kToolchainError) {
+    cell.outcome = TriageOutcome::kCannotRun;
+  } else {
+    cell.outcome = TriageOutcome::kOther;
+  }
+  return cell;
+}
+
+std::optional<TriageRow> Triage::row(const BundleSummary& bundle) {
+  std::optional<TriageCase> finding;
+  try {
+    finding = load_triage_case(bundle.dir / "reduced.relay", bundle.signature);
+  } catch (const std::exception&) {
+    return std::nullopt;  // a builtin finding, or a bundle without a finding line
+  }
   TriageRow row;
   for (std::size_t i = 0; i < builds_.size(); ++i) {
-    oracle::CaseOptions o = options;
-    o.sut.tvm_home = builds_[i].home.string();
-    o.sut.driver = drivers_[i];
-    o.sut.tvm_home_fixed.clear();
-    o.sut.fixed_driver.reset();
-    const oracle::Verdict v = oracle::run_case(module, o).verdict;
-    TriageCell cell;
-    cell.build = builds_[i].label;
-    cell.signature = oracle::signature(v);
-    if (signature_matches(bundle.signature, cell.signature)) {
-      cell.outcome = TriageOutcome::kReproduces;
+    TriageCell cell = triage_cell(*finding, builds_[i], drivers_[i]);
+    if (cell.outcome == TriageOutcome::kReproduces) {
       if (!row.first) row.first = cell.build;
       row.last = cell.build;
-    } else if (v.kind() == oracle::VerdictKind::kPass) {
-      cell.outcome = TriageOutcome::kPasses;
-    } else if (v.kind() == oracle::VerdictKind::kToolchainError) {
-      cell.outcome = TriageOutcome::kCannotRun;
-    } else {
-      cell.outcome = TriageOutcome::kOther;
     }
     row.cells.push_back(std::move(cell));
   }

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "fuzz/findings_list.h"
+#include "ir/module.h"
+#include "oracle/oracle.h"
 
 namespace aotfuzz::oracle {
 class TvmDriver;
@@ -43,7 +45,28 @@ struct TriageCell {
   std::string build;
   TriageOutcome outcome = TriageOutcome::kCannotRun;
   std::string signature;  ///< what the build gave
+  std::string summary;    ///< its verdict in one line (why a build cannot run the case)
 };
+
+/// A finding to judge on builds: its graph, the flags of its first finding line (`// replay:
+/// FLAGS => SIGNATURE`) and the signature it must give to reproduce.
+struct TriageCase {
+  std::filesystem::path file;
+  ir::Module module;
+  oracle::CaseOptions options;
+  std::string flags;
+  std::string signature;
+};
+
+/// Reads a `.relay` file of a `--sut tvm` finding: its first finding line's flags, and
+/// `signature` (empty: that line's). Throws std::invalid_argument with one line saying what is
+/// missing (no such file, no finding line, not a TVM finding, a graph that does not parse).
+TriageCase load_triage_case(const std::filesystem::path& relay, const std::string& signature = "");
+
+/// The case replayed on one build through `driver` (started for that build's home): the
+/// signature it gives there and what that means for the finding.
+TriageCell triage_cell(const TriageCase& finding, const TriageBuild& build,
+                       const std::shared_ptr<oracle::TvmDriver>& driver);
 
 /// A bundle's row: one cell per build, and the first and last build it reproduces on.
 struct TriageRow {

@@ -1,0 +1,439 @@
+// `aotfuzz bisect BUNDLE|FILE --tvm-git DIR --present REV --absent REV`: the TVM commit that
+// introduced a finding (present is the newer end) or fixed it (present is the older end). Each
+// step materialises a commit with its submodules (fuzz/tvm_history.h), builds it with the build
+// script, and replays the finding on it as triage does (fuzz/triage.h); the search, the record
+// bisect.json and the answer are fuzz/bisect.h.
+// Requires: git and tar; the finding's file has a `// replay: --sut tvm ... => SIGNATURE` line.
+// Ensures: every flag is checked before the first build (exit 2, one line); each step is in
+// bisect.json as soon as it ends, so a killed run loses at most the step in flight; exit 0 with
+// one commit, 1 when skips or --paths leave it open, 3 when git, tar or a mirror fail.
+#include <unistd.h>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <set>
+
+#include "cli/common.h"
+#include "fuzz/bisect.h"
+#include "fuzz/bundle.h"
+#include "fuzz/interrupt.h"
+#include "fuzz/triage.h"
+#include "fuzz/tvm_history.h"
+#include "oracle/tempdir.h"
+#include "oracle/tvm_driver.h"
+
+namespace aotfuzz::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+constexpr int kInterrupted = 130;
+
+struct Opts {
+  std::string target;
+  std::string tvm_git;
+  std::string present, absent;
+  std::vector<std::string> paths;
+  std::vector<std::string> patches;
+  bool release_patches = false;
+  int jobs = 0;
+  std::string build_script;
+  std::string submodules;
+  std::vector<std::string> submodule;
+};
+
+// What is bisected, and where its outcomes are kept.
+struct Target {
+  fuzz::TriageCase finding;
+  std::string text;                // the graph's file, for the record's setup
+  fs::path record;                 // bisect.json
+  std::optional<fs::path> bundle;  // its verdict.json gets the answer
+};
+
+// Everything a step needs.
+struct Bisection {
+  Target target;
+  fuzz::GitRepo tvm;
+  fuzz::BisectRange range;
+  nlohmann::json range_json;
+  fuzz::BuildRequest build;
+  fuzz::SubmoduleMirrors mirrors;
+  nlohmann::json setup;
+  std::set<std::string> noted;  // submodule notes, printed once a run rather than once a step
+};
+
+[[noreturn]] void bad_input(const std::string& message) {
+  throw CommandError(kBadInput, "bisect: " + message);
+}
+
+std::string default_build_script() {
+  if (const char* env = std::getenv("AOTFUZZ_TVM_BUILD_SCRIPT"); env != nullptr && *env != '\0') {
+    return env;
+  }
+  return AOTFUZZ_TVM_BUILD_SCRIPT_PATH;
+}
+
+// A bundle directory (its reduced graph, its signature) or a .relay file with a finding line.
+Target load_target(const std::string& arg) {
+  Target t;
+  std::error_code ec;
+  fs::path relay = fs::absolute(arg, ec);
+  std::string signature;
+  if (fs::is_directory(relay, ec)) {
+    try {
+      signature = nlohmann::json::parse(fuzz::read_text_file(relay / "verdict.json"))
+                      .at("signature")
+                      .get<std::string>();
+    } catch (const std::exception&) {
+      bad_input(arg + ": not a bundle (no verdict.json with a signature)");
+    }
+    t.bundle = relay;
+    t.record = relay / "bisect.json";
+    relay /= "reduced.relay";
+  } else {
+    t.record = relay.parent_path() / "bisect.json";
+  }
+  try {
+    t.finding = fuzz::load_triage_case(relay, signature);
+    t.text = fuzz::read_text_file(relay);
+  } catch (const std::exception& e) {
+    bad_input(e.what());
+  }
+  return t;
+}
+
+fuzz::GitRepo open_repo(const std::string& dir) {
+  try {
+    return fuzz::GitRepo(dir);
+  } catch (const fuzz::HistoryInputError& e) {
+    bad_input("--tvm-git " + std::string(e.what()));
+  }
+}
+
+// The two ends in order, and the candidates between them.
+fuzz::BisectRange resolve_range(const fuzz::GitRepo& tvm, const Opts& o) {
+  fuzz::BisectRange r;
+  std::string present, absent;
+  try {
+    present = tvm.resolve(o.present);
+    absent = tvm.resolve(o.absent);
+  } catch (const fuzz::HistoryInputError& e) {
+    bad_input(e.what());
+  }
+  if (present == absent) bad_input("--present and --absent name the same commit " + present);
+  if (tvm.is_ancestor(present, absent)) {
+    r.kind = fuzz::BisectKind::kFixed;
+    r.older = present;
+    r.newer = absent;
+  } else if (tvm.is_ancestor(absent, present)) {
+    r.kind = fuzz::BisectKind::kIntroduced;
+    r.older = absent;
+    r.newer = present;
+  } else {
+    bad_input("neither --present " + o.present + " nor --absent " + o.absent +
+              " is an ancestor of the other: bisect needs one line of history between them");
+  }
+  r.candidates = tvm.ancestry_path(r.older, r.newer, o.paths);
+  return r;
+}
+
+nlohmann::json range_json(const Opts& o, const fuzz::BisectRange& r) {
+  const bool fixed = r.kind == fuzz::BisectKind::kFixed;
+  return {{"tvm_git", o.tvm_git},
+          {"present", o.present},
+          {"present_commit", fixed ? r.older : r.newer},
+          {"absent", o.absent},
+          {"absent_commit", fixed ? r.newer : r.older},
+          {"paths", o.paths}};
+}
+
+fuzz::BuildRequest build_request(const Opts& o, std::vector<std::string>& patch_texts) {
+  fuzz::BuildRequest b;
+  std::error_code ec;
+  b.script = fs::absolute(o.build_script.empty() ? default_build_script() : o.build_script, ec);
+  if (!fs::is_regular_file(b.script, ec) || ::access(b.script.c_str(), X_OK) != 0) {
+    bad_input("--build-script " + b.script.string() + ": not an executable file");
+  }
+  for (const auto& p : o.patches) {
+    b.patches.push_back(fs::absolute(p, ec));
+    try {
+      patch_texts.push_back(fuzz::read_text_file(b.patches.back()));
+    } catch (const std::exception&) {
+      bad_input("--patch " + p + ": cannot be read");
+    }
+  }
+  b.release_patches = o.release_patches;
+  if (o.jobs > 0) b.jobs = o.jobs;
+  return b;
+}
+
+fuzz::SubmoduleMirrors make_mirrors(const Opts& o, const fuzz::GitRepo& tvm) {
+  std::error_code ec;
+  std::vector<fs::path> roots;
+  if (!o.submodules.empty()) {
+    if (!fs::is_directory(o.submodules, ec))
+      bad_input("--submodules " + o.submodules + ": no such directory");
+    roots.push_back(fs::absolute(o.submodules, ec));
+  } else {
+    // Siblings of the TVM repository: /work/.mirror/apache+tvm/repo has its neighbours two
+    // levels up, a checkout ~/src/tvm one level up.
+    roots = {tvm.dir().parent_path(), tvm.dir().parent_path().parent_path()};
+  }
+  std::map<std::string, fs::path> explicit_dirs;
+  for (const auto& s : o.submodule) {
+    try {
+      auto [path, dir] = fuzz::parse_submodule_mirror(s);
+      if (!fs::is_directory(dir, ec)) bad_input("--submodule " + s + ": no such directory");
+      explicit_dirs[path] = fs::absolute(dir, ec);
+    } catch (const std::invalid_argument& e) {
+      bad_input(e.what());
+    }
+  }
+  return fuzz::SubmoduleMirrors(roots, explicit_dirs, tvm.git_dir());
+}
+
+fuzz::StepOutcome outcome_of(fuzz::TriageOutcome o) {
+  switch (o) {
+    case fuzz::TriageOutcome::kReproduces:
+      return fuzz::StepOutcome::kReproduces;
+    case fuzz::TriageOutcome::kPasses:
+      return fuzz::StepOutcome::kPasses;
+    case fuzz::TriageOutcome::kOther:
+      return fuzz::StepOutcome::kOtherSignature;
+    case fuzz::TriageOutcome::kCannotRun:
+      break;
+  }
+  return fuzz::StepOutcome::kDoesNotImport;
+}
+
+// The finding replayed on the step's TVM, by a driver started for it alone.
+void judge(const Bisection& b, const std::string& commit, const fs::path& home,
+           fuzz::BisectStep& step) {
+  oracle::TvmDriverOptions d;
+  d.home = home.string();
+  const auto driver = std::make_shared<oracle::TvmDriver>(d);
+  const fuzz::TriageCell cell =
+      fuzz::triage_cell(b.target.finding, {commit.substr(0, 12), home}, driver);
+  step.outcome = outcome_of(cell.outcome);
+  step.signature = cell.signature;
+  if (fuzz::is_skip(step.outcome)) step.detail = cell.summary;
+}
+
+// One step: the commit as a tree, built, judged. nullopt when stopped by Ctrl-C.
+std::optional<fuzz::BisectStep> run_step(Bisection& b, const std::string& commit) {
+  const auto t0 = Clock::now();
+  fuzz::BisectStep step;
+  step.subject = b.tvm.subject(commit);
+  fuzz::BuildOutcome built;
+  {
+    // The tree lives only until the build script has copied it into its cache.
+    oracle::TempDir work("aotfuzz-bisect");
+    for (const auto& note :
+         fuzz::materialise_tvm_tree(b.tvm, commit, b.mirrors, work.path(), work.file("tvm"))) {
+      if (b.noted.insert(note).second) std::fprintf(stderr, "bisect: %s\n", note.c_str());
+    }
+    built = fuzz::build_tvm(b.build, work.file("tvm"));
+  }
+  if (built.cancelled) return std::nullopt;
+  if (built.built) {
+    judge(b, commit, built.home, step);
+  } else {
+    step.outcome = fuzz::StepOutcome::kCannotBuild;
+    step.detail = built.detail;
+  }
+  step.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  return step;
+}
+
+void save(const Bisection& b, const fuzz::BisectSteps& steps, const nlohmann::json& result) {
+  try {
+    fuzz::save_bisect_record(b.target.record, b.setup, b.range_json, steps, result);
+  } catch (const std::exception& e) {
+    throw CommandError(kInternal,
+                       "bisect: cannot write " + b.target.record.string() + ": " + e.what());
+  }
+}
+
+void print_step_end(const std::string& commit, const fuzz::BisectStep& s) {
+  std::string line =
+      "bisect: " + commit.substr(0, 12) + " " + std::string(fuzz::step_outcome_name(s.outcome));
+  if (!s.signature.empty()) line += " (" + s.signature + ")";
+  line += " after " + fuzz::duration_text(s.seconds);
+  if (fuzz::is_skip(s.outcome)) {
+    line += ", skipped: " + fuzz::last_lines(s.detail, 1);
+  }
+  std::fprintf(stderr, "%s\n", line.c_str());
+}
+
+int recorded_among_candidates(const fuzz::BisectRange& r, const fuzz::BisectSteps& steps) {
+  int n = 0;
+  for (const auto& c : r.candidates) n += steps.count(c) ? 1 : 0;
+  return n;
+}
+
+// Steps until the search is over; false when stopped by Ctrl-C.
+bool search(Bisection& b, fuzz::BisectSteps& steps, const std::atomic<bool>& interrupted) {
+  for (;;) {
+    const fuzz::SearchPoint p = fuzz::search_point(b.range, steps);
+    if (!p.next) return true;
+    if (interrupted.load()) return false;
+    const std::string& commit = b.range.candidates[*p.next];
+    const std::string line = fuzz::bisect_progress_line(
+        recorded_among_candidates(b.range, steps) + 1, p.left, commit, b.tvm.subject(commit),
+        fuzz::mean_step_seconds(steps), p.steps_left);
+    std::fprintf(stderr, "%s\n", line.c_str());
+    const auto step = run_step(b, commit);
+    if (!step) return false;
+    steps[commit] = *step;
+    save(b, steps, nullptr);
+    print_step_end(commit, *step);
+  }
+}
+
+std::string commit_line(const nlohmann::json& named) {
+  return named.at("commit").get<std::string>().substr(0, 12) + " " +
+         named.at("subject").get<std::string>();
+}
+
+void print_answer(const Bisection& b, const nlohmann::json& result) {
+  const std::string kind = result.at("kind").get<std::string>();
+  if (result.at("answered").get<bool>()) {
+    std::printf("%s by: %s %s\n", kind.c_str(), result.at("commit").get<std::string>().c_str(),
+                result.at("subject").get<std::string>().c_str());
+    if (result.at("pr").is_number()) std::printf("pr: #%d\n", result.at("pr").get<int>());
+  } else if (result.at("could_be").empty() && b.range.candidates.empty()) {
+    std::printf("no answer: no commit between the ends touches the --paths given\n");
+  } else if (result.at("could_be").empty()) {
+    std::printf("no answer: every candidate comes before the change, which is in a later commit "
+                "that touches none of the --paths\n");
+  } else {
+    std::printf("ambiguous: %s by one of these %zu commits (skipped ones could not be judged):\n",
+                kind.c_str(), result.at("could_be").size());
+    for (const auto& c : result.at("could_be")) {
+      std::printf("  %s  [%s]\n", commit_line(c).c_str(),
+                  c.at("outcome").get<std::string>().c_str());
+    }
+    if (result.at("maybe_outside_paths").get<bool>()) {
+      std::printf("or by a later commit that touches none of the --paths\n");
+    }
+  }
+  std::printf("steps: %d built (%zu skipped) of %zu candidates; record: %s\n",
+              result.at("steps").get<int>(), result.at("skipped").size(), b.range.candidates.size(),
+              b.target.record.string().c_str());
+}
+
+// The answer into bisect.json, the bundle's verdict.json and stdout.
+int finish(const Bisection& b, const fuzz::BisectSteps& steps) {
+  const fuzz::BisectAnswer answer = fuzz::bisect_answer(b.range, steps);
+  std::map<std::string, std::string> subjects;
+  for (const auto& c : answer.could_be) subjects[c] = b.tvm.subject(c);
+  if (answer.commit) subjects[*answer.commit] = b.tvm.subject(*answer.commit);
+  const nlohmann::json result =
+      fuzz::bisect_result_json(b.range, steps, answer, b.range_json, subjects);
+  save(b, steps, result);
+  if (b.target.bundle) {
+    try {
+      fuzz::record_bisect(*b.target.bundle, result);
+    } catch (const std::exception& e) {
+      throw CommandError(
+          kInternal, "bisect: cannot record the answer in the bundle: " + std::string(e.what()));
+    }
+  }
+  print_answer(b, result);
+  return answer.commit ? kOk : kFinding;
+}
+
+Bisection prepare(const Opts& o) {
+  Target target = load_target(o.target);
+  fuzz::GitRepo tvm = open_repo(o.tvm_git);
+  fuzz::BisectRange range = resolve_range(tvm, o);
+  std::vector<std::string> patch_texts;
+  fuzz::BuildRequest build = build_request(o, patch_texts);
+  fuzz::SubmoduleMirrors mirrors = make_mirrors(o, tvm);
+  nlohmann::json setup = fuzz::bisect_setup(target.finding.file.filename().string(), target.text,
+                                            target.finding.signature, target.finding.flags,
+                                            patch_texts, o.release_patches);
+  nlohmann::json ends = range_json(o, range);
+  return Bisection{std::move(target), std::move(tvm),     std::move(range), std::move(ends),
+                   std::move(build),  std::move(mirrors), std::move(setup), {}};
+}
+
+int bisect(const Opts& o) {
+  Bisection b = prepare(o);
+  fuzz::BisectSteps steps;
+  try {
+    steps = fuzz::load_bisect_steps(b.target.record, b.setup);
+  } catch (const std::invalid_argument& e) {
+    bad_input(e.what());
+  }
+  std::fprintf(stderr, "bisect: which commit %s %s: %zu candidates between %s and %s\n",
+               b.range.kind == fuzz::BisectKind::kFixed ? "fixed" : "introduced",
+               b.target.finding.signature.c_str(), b.range.candidates.size(),
+               b.range.older.substr(0, 12).c_str(), b.range.newer.substr(0, 12).c_str());
+  if (const int reused = recorded_among_candidates(b.range, steps); reused > 0) {
+    std::fprintf(stderr, "bisect: %d steps recorded in %s are reused\n", reused,
+                 b.target.record.string().c_str());
+  }
+  const std::atomic<bool>& interrupted = fuzz::install_interrupt_handler();
+  b.build.cancel = &interrupted;
+  if (!search(b, steps, interrupted)) {
+    std::fprintf(stderr, "bisect: stopped; %d steps recorded in %s, a rerun resumes from them\n",
+                 recorded_among_candidates(b.range, steps), b.target.record.string().c_str());
+    return kInterrupted;
+  }
+  return finish(b, steps);
+}
+
+}  // namespace
+
+Command register_bisect(CLI::App& parent) {
+  auto opts = std::make_shared<Opts>();
+  Command c;
+  c.app = parent.add_subcommand(
+      "bisect",
+      "The TVM commit that introduced a finding, or fixed it: its history bisected, "
+      "each step built with scripts/tvm/build.sh and the finding replayed on it");
+  c.app
+      ->add_option("BUNDLE|FILE", opts->target,
+                   "A bundle of a --sut tvm finding, or a .relay file with a `// replay: FLAGS "
+                   "=> SIGNATURE` line")
+      ->required();
+  c.app->add_option("--tvm-git", opts->tvm_git, "TVM's git repository (bare or a checkout)")
+      ->required();
+  c.app->add_option("--present", opts->present, "A revision where the finding reproduces")
+      ->required();
+  c.app->add_option("--absent", opts->absent, "A revision where it does not")->required();
+  c.app->add_option("--paths", opts->paths,
+                    "Only commits touching these paths are candidates (git rev-list -- PATHS)");
+  c.app->add_option("--patch", opts->patches, "Passed to the build script (repeatable)");
+  c.app->add_flag("--release-patches", opts->release_patches,
+                  "Passed to the build script: the patches of scripts/tvm/patches that apply");
+  c.app->add_option("--jobs", opts->jobs, "Passed to the build script: parallel compiles")
+      ->check(jobs_range());
+  c.app->add_option("--build-script", opts->build_script,
+                    "Builds a tree and prints the TVM home last (default scripts/tvm/build.sh, "
+                    "or $AOTFUZZ_TVM_BUILD_SCRIPT)");
+  c.app->add_option("--submodules", opts->submodules,
+                    "Where submodule mirrors are found by name, DIR/<owner+name>/repo or "
+                    "DIR/<name> (default: beside --tvm-git)");
+  c.app->add_option("--submodule", opts->submodule,
+                    "The mirror of one submodule, PATH=DIR (repeatable; e.g. "
+                    "3rdparty/dlpack=/src/dlpack)");
+  c.run = [opts] {
+    try {
+      return bisect(*opts);
+    } catch (const fuzz::HistoryInputError& e) {
+      throw CommandError(kBadInput, std::string("bisect: ") + e.what());
+    } catch (const fuzz::HistoryError& e) {
+      throw CommandError(kInternal, std::string("bisect: ") + e.what());
+    }
+  };
+  return c;
+}
+
+}  // namespace aotfuzz::cli
