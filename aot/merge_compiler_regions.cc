@@ -274,11 +274,6 @@ class Merger {
 
 }  // namespace
 
-ir::Expr merge_regions_in_body(const ir::Expr& body, const BugSet& bugs, const std::string& where) {
-  const std::vector<ir::Expr> order = ir::post_order(body);
-  return Merger(body, order, bugs, where).run();
-}
-
 ir::Module merge_compiler_regions(const ir::Module& module, const Options& options) {
   return guarded_pass(kPassName, module, options.verify_input, [&](const ir::Module& in) {
     ir::Module out;

@@ -27,9 +27,4 @@ namespace aotfuzz::aot {
 /// still processing (TVM recurses forever there).
 ir::Module merge_compiler_regions(const ir::Module& module, const Options& options);
 
-/// The merge on one function body (no verification of the body beyond its regions); `where`
-/// names the function in errors.
-ir::Expr merge_regions_in_body(const ir::Expr& body, const BugSet& bugs = {},
-                               const std::string& where = "@main");
-
 }  // namespace aotfuzz::aot

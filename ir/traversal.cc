@@ -51,17 +51,6 @@ std::vector<Expr> post_order(const Expr& root, bool enter_functions) {
   return order;
 }
 
-std::unordered_map<const ExprNode*, int> use_counts(const Expr& root, bool enter_functions) {
-  std::unordered_map<const ExprNode*, int> counts;
-  for (const auto& node : post_order(root, enter_functions)) {
-    counts.try_emplace(node.get(), 0);
-    for (std::size_t i = 0; i < walk_count(*node, enter_functions); ++i) {
-      ++counts[walk_child(*node, i, enter_functions).get()];
-    }
-  }
-  return counts;
-}
-
 Expr rewrite(const Expr& root, const RewriteFn& fn) {
   return rewrite_in_order(post_order(root), root,
                           [&fn](const Expr& old, std::vector<Expr>& kids, bool /*changed*/) {

@@ -16,9 +16,6 @@ namespace aotfuzz::ir {
 /// entered, a body's nodes come before the Function node itself.
 std::vector<Expr> post_order(const Expr& root, bool enter_functions = false);
 
-/// Number of uses of each node within the graph of `root` (edges from parents; the root has 0).
-std::unordered_map<const ExprNode*, int> use_counts(const Expr& root, bool enter_functions = false);
-
 /// Rebuilds the graph of `root` bottom-up. For each node (post order, Function bodies not
 /// entered), `fn(old, new_children)` returns its replacement; `new_children` are the already
 /// rewritten children. Returning `with_children(old, new_children)` keeps the node.

@@ -3,8 +3,6 @@
 
 namespace aotfuzz::oracle {
 
-std::string_view sut_kind_name(SutKind kind) { return kind == SutKind::kTvm ? "tvm" : "builtin"; }
-
 std::optional<SutKind> parse_sut_kind(std::string_view name) {
   if (name == "builtin") return SutKind::kBuiltin;
   if (name == "tvm") return SutKind::kTvm;

@@ -14,7 +14,6 @@ class TvmDriver;
 enum class SutKind { kBuiltin, kTvm };
 
 /// "builtin", "tvm".
-std::string_view sut_kind_name(SutKind kind);
 std::optional<SutKind> parse_sut_kind(std::string_view name);
 
 struct Sut {

@@ -102,18 +102,6 @@ std::optional<CompilerKind> parse_compiler_kind(std::string_view name) {
   return std::nullopt;
 }
 
-std::string_view compile_status_name(CompileStatus status) {
-  switch (status) {
-    case CompileStatus::kOk:
-      return "ok";
-    case CompileStatus::kCompileError:
-      return "compile-error";
-    case CompileStatus::kToolchainError:
-      return "toolchain-error";
-  }
-  return "unknown";
-}
-
 std::optional<std::string> find_in_path(std::string_view program) {
   if (program.empty()) return std::nullopt;
   if (program.find('/') != std::string_view::npos) {

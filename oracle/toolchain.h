@@ -77,9 +77,6 @@ enum class CompileStatus {
   kToolchainError,  ///< missing compiler, crash, timeout, internal compiler error, ...
 };
 
-/// "ok", "compile-error", "toolchain-error".
-std::string_view compile_status_name(CompileStatus status);
-
 /// What compile() did.
 struct CompileResult {
   CompileStatus status = CompileStatus::kToolchainError;

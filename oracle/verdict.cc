@@ -119,9 +119,6 @@ std::optional<CalleeKind> parse_callee_kind(std::string_view name) {
 std::string_view arity_evidence_name(ArityEvidence evidence) {
   return kEvidenceNames.at(static_cast<int>(evidence));
 }
-std::optional<ArityEvidence> parse_arity_evidence(std::string_view name) {
-  return parse_name<ArityEvidence>(kEvidenceNames, name);
-}
 
 std::string signature(const Verdict& verdict) {
   std::string sig(verdict_kind_name(verdict.kind()));

@@ -76,7 +76,6 @@ CalleeKind callee_kind_of(const std::string& callee, const std::string& mod_name
 std::optional<CalleeKind> parse_callee_kind(std::string_view name);
 /// "static", "dynamic".
 std::string_view arity_evidence_name(ArityEvidence evidence);
-std::optional<ArityEvidence> parse_arity_evidence(std::string_view name);
 
 /// Every output matched, every check passed.
 struct Pass {
