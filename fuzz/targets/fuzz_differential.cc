@@ -52,20 +52,20 @@ std::unique_ptr<oracle::BatchedExecutor> executor;
 // long run's memory stays bounded.
 class JudgedGraphs {
  public:
-  bool contains(const aotfuzz::ir::Module& m, std::uint8_t flags) const {
-    const auto it = by_hash_.find(aotfuzz::ir::structural_hash(m));
+  bool contains(std::size_t hash, const aotfuzz::ir::Module& m, std::uint8_t flags) const {
+    const auto it = by_hash_.find(hash);
     if (it == by_hash_.end()) return false;
     for (const auto& [f, seen] : it->second) {
       if (f == flags && aotfuzz::ir::structural_equal(seen, m)) return true;
     }
     return false;
   }
-  void add(const aotfuzz::ir::Module& m, std::uint8_t flags) {
+  void add(std::size_t hash, const aotfuzz::ir::Module& m, std::uint8_t flags) {
     if (++size_ > kCapacity) {
       by_hash_.clear();
       size_ = 1;
     }
-    by_hash_[aotfuzz::ir::structural_hash(m)].emplace_back(flags, m);
+    by_hash_[hash].emplace_back(flags, m);
   }
 
  private:
@@ -103,7 +103,8 @@ extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0 || (!executor && !toolchain)) return 0;
   const auto annotated = aotfuzz::generator::decode(targets::fuzz_policy(), data + 1, size - 1);
-  if (judged && judged->contains(annotated, data[0])) return 0;
+  const std::size_t hash = judged ? aotfuzz::ir::structural_hash(annotated) : 0;
+  if (judged && judged->contains(hash, annotated, data[0])) return 0;
   oracle::CaseOptions options = targets::case_options(data[0]);
   oracle::CaseResult r;
   if (executor) {
@@ -123,7 +124,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   // A toolchain error says something about this machine at that moment, not about the graph.
   if (judged && r.verdict.kind() != oracle::VerdictKind::kToolchainError) {
-    judged->add(annotated, data[0]);
+    judged->add(hash, annotated, data[0]);
   }
   return 0;
 }
