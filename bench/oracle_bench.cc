@@ -7,9 +7,9 @@
 #include <fstream>
 
 #include "aot/runtime_header.h"
-#include "oracle/process.h"
-#include "oracle/tempdir.h"
-#include "oracle/toolchain.h"
+#include "host/process.h"
+#include "host/tempdir.h"
+#include "host/toolchain.h"
 
 namespace {
 
@@ -37,15 +37,15 @@ int main(void) {
 
 // A directory with the trivial program and the runtime header, shared by the benchmarks.
 struct Fixture {
-  TempDir dir{"aotfuzz-bench"};
+  host::TempDir dir{"aotfuzz-bench"};
   std::string source;
   Fixture() {
     aotfuzz::aot::write_runtime_header(dir.path());
     source = dir.file("trivial.c").string();
     std::ofstream(source) << kTrivial;
   }
-  CompileOptions options() const {
-    CompileOptions o;
+  host::CompileOptions options() const {
+    host::CompileOptions o;
     o.include_dirs.push_back(dir.path().string());
     return o;
   }
@@ -71,28 +71,28 @@ Fixture& fixture() {
   return f;
 }
 
-void compile_or_skip(benchmark::State& state, const std::optional<Toolchain>& tc,
+void compile_or_skip(benchmark::State& state, const std::optional<host::Toolchain>& tc,
                      const std::string& exe) {
-  CompileResult r = compile(*tc, {fixture().source}, exe, fixture().options());
+  host::CompileResult r = compile(*tc, {fixture().source}, exe, fixture().options());
   if (!r.ok()) state.SkipWithError(("compile failed: " + r.message).c_str());
 }
 
 void BM_Compile(benchmark::State& state) {
-  auto kind = static_cast<CompilerKind>(state.range(0));
-  auto tc = find_toolchain(kind);
+  auto kind = static_cast<host::CompilerKind>(state.range(0));
+  auto tc = host::find_toolchain(kind);
   if (!tc) {
     state.SkipWithError("compiler not installed");
     return;
   }
-  state.SetLabel(std::string(compiler_kind_name(kind)));
-  std::string exe = fixture().dir.file("c_" + std::string(compiler_kind_name(kind))).string();
+  state.SetLabel(std::string(host::compiler_kind_name(kind)));
+  std::string exe = fixture().dir.file("c_" + std::string(host::compiler_kind_name(kind))).string();
   double cpu0 = children_cpu_seconds();
   for (auto _ : state) compile_or_skip(state, tc, exe);
   report_child_cpu(state, cpu0);
 }
 
 void BM_Run(benchmark::State& state) {
-  auto tc = default_toolchain();
+  auto tc = host::default_toolchain();
   if (!tc) {
     state.SkipWithError("no compiler installed");
     return;
@@ -101,34 +101,34 @@ void BM_Run(benchmark::State& state) {
   compile_or_skip(state, tc, exe);
   double cpu0 = children_cpu_seconds();
   for (auto _ : state) {
-    RunResult r = run_process({exe});
+    host::RunResult r = host::run_process({exe});
     if (!r.exited_ok()) state.SkipWithError("run failed");
   }
   report_child_cpu(state, cpu0);
 }
 
 void BM_CompileAndRun(benchmark::State& state) {
-  auto kind = static_cast<CompilerKind>(state.range(0));
-  auto tc = find_toolchain(kind);
+  auto kind = static_cast<host::CompilerKind>(state.range(0));
+  auto tc = host::find_toolchain(kind);
   if (!tc) {
     state.SkipWithError("compiler not installed");
     return;
   }
-  state.SetLabel(std::string(compiler_kind_name(kind)));
-  std::string exe = fixture().dir.file("cr_" + std::string(compiler_kind_name(kind))).string();
+  state.SetLabel(std::string(host::compiler_kind_name(kind)));
+  std::string exe = fixture().dir.file("cr_" + std::string(host::compiler_kind_name(kind))).string();
   double cpu0 = children_cpu_seconds();
   for (auto _ : state) {
     compile_or_skip(state, tc, exe);
-    RunResult r = run_process({exe});
+    host::RunResult r = host::run_process({exe});
     if (!r.exited_ok()) state.SkipWithError("run failed");
   }
   report_child_cpu(state, cpu0);
 }
 
 #define AOTFUZZ_COMPILERS                           \
-  Arg(static_cast<int>(CompilerKind::kTcc))         \
-      ->Arg(static_cast<int>(CompilerKind::kGcc))   \
-      ->Arg(static_cast<int>(CompilerKind::kClang)) \
+  Arg(static_cast<int>(host::CompilerKind::kTcc))         \
+      ->Arg(static_cast<int>(host::CompilerKind::kGcc))   \
+      ->Arg(static_cast<int>(host::CompilerKind::kClang)) \
       ->Unit(benchmark::kMillisecond)               \
       ->UseRealTime()
 

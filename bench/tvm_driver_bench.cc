@@ -1,5 +1,5 @@
 // The cost of a case with --sut tvm, split into TVM's own work and the driver's: generated graphs
-// sent one after another to one TVM driver (oracle/tvm_driver.h), as a campaign worker sends them.
+// sent one after another to one TVM driver (tvm/driver.h), as a campaign worker sends them.
 //
 //   tvm_driver_bench TVM_HOME [CASES] [SEED]
 //
@@ -18,12 +18,12 @@
 #include "generator/builder.h"
 #include "generator/policy.h"
 #include "ir/rng.h"
-#include "oracle/tvm_case.h"
-#include "oracle/tvm_driver.h"
+#include "tvm/case_flow.h"
+#include "tvm/driver.h"
 
 namespace {
 
-using aotfuzz::oracle::TvmBuild;
+using aotfuzz::tvm::TvmBuild;
 
 double median_ms(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -40,9 +40,9 @@ int main(int argc, char** argv) {
   }
   const int cases = argc > 2 ? std::atoi(argv[2]) : 50;
   const std::uint64_t seed = argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 1;
-  aotfuzz::oracle::TvmDriverOptions o;
+  aotfuzz::tvm::TvmDriverOptions o;
   o.home = argv[1];
-  aotfuzz::oracle::TvmDriver driver(o);
+  aotfuzz::tvm::TvmDriver driver(o);
   const auto t0 = std::chrono::steady_clock::now();
   const std::string version = driver.tvm_version();
   const double import_ms =
@@ -58,8 +58,8 @@ int main(int argc, char** argv) {
   int ok = 0, failed = 0;
   for (int i = 0; i < cases; ++i) {
     const auto graph =
-        aotfuzz::oracle::flatten_tuple_params(aotfuzz::generator::generate(policy, rng));
-    const nlohmann::json request = {{"graph", aotfuzz::oracle::tvm_graph_json(graph.main())},
+        aotfuzz::tvm::flatten_tuple_params(aotfuzz::generator::generate(policy, rng));
+    const nlohmann::json request = {{"graph", aotfuzz::tvm::tvm_graph_json(graph.main())},
                                     {"merge", i % 2 == 0},
                                     {"mod_name", "bench"},
                                     {"api", "packed"},

@@ -49,13 +49,13 @@ Command register_bench(CLI::App& parent) {
     t.campaign.knob_flags = "";
     t.rounds = opts->rounds;
     t.batched_only = opts->batched_only;
-    const auto kind = t.campaign.base.compiler.value_or(oracle::CompilerKind::kTcc);
-    const auto found = t.campaign.base.compiler ? oracle::locate_toolchain(kind)
-                                                : oracle::locate_default_toolchain();
+    const auto kind = t.campaign.base.compiler.value_or(host::CompilerKind::kTcc);
+    const auto found = t.campaign.base.compiler ? host::locate_toolchain(kind)
+                                                : host::locate_default_toolchain();
     if (auto* why = std::get_if<std::string>(&found)) {
       throw CommandError(kInternal, "bench: no C compiler found: " + *why);
     }
-    if (!oracle::batched_execution_available(std::get<oracle::Toolchain>(found).kind)) {
+    if (!oracle::batched_execution_available(std::get<host::Toolchain>(found).kind)) {
       throw CommandError(kInternal,
                          "bench: batched execution is not available (aotfuzz-runner "
                          "missing, or tcc without libtcc)");

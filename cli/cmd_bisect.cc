@@ -1,6 +1,6 @@
 // `aotfuzz bisect BUNDLE|FILE --tvm-git DIR --present REV --absent REV`: the TVM commit that
 // introduced a finding (present is the newer end) or fixed it (present is the older end). Each
-// step materialises a commit with its submodules (fuzz/tvm_history.h), builds it with the build
+// step materialises a commit with its submodules (tvm/history.h), builds it with the build
 // script, and replays the finding on it as triage does (fuzz/triage.h); the search, the record
 // bisect.json and the answer are fuzz/bisect.h.
 // Requires: git and tar; the finding's file has a `// replay: --sut tvm ... => SIGNATURE` line.
@@ -22,9 +22,9 @@
 #include "fuzz/bundle.h"
 #include "fuzz/interrupt.h"
 #include "fuzz/triage.h"
-#include "fuzz/tvm_history.h"
-#include "oracle/tempdir.h"
-#include "oracle/tvm_driver.h"
+#include "host/tempdir.h"
+#include "systems/systems.h"
+#include "tvm/history.h"
 
 namespace aotfuzz::cli {
 namespace {
@@ -58,11 +58,11 @@ struct Target {
 // Everything a step needs.
 struct Bisection {
   Target target;
-  fuzz::GitRepo tvm;
+  tvm::GitRepo tvm;
   fuzz::BisectRange range;
   nlohmann::json range_json;
-  fuzz::BuildRequest build;
-  fuzz::SubmoduleMirrors mirrors;
+  tvm::BuildRequest build;
+  tvm::SubmoduleMirrors mirrors;
   nlohmann::json setup;
   std::set<std::string> noted;  // submodule notes, printed once a run rather than once a step
 };
@@ -107,22 +107,22 @@ Target load_target(const std::string& arg) {
   return t;
 }
 
-fuzz::GitRepo open_repo(const std::string& dir) {
+tvm::GitRepo open_repo(const std::string& dir) {
   try {
-    return fuzz::GitRepo(dir);
-  } catch (const fuzz::HistoryInputError& e) {
+    return tvm::GitRepo(dir);
+  } catch (const tvm::HistoryInputError& e) {
     bad_input("--tvm-git " + std::string(e.what()));
   }
 }
 
 // The two ends in order, and the candidates between them.
-fuzz::BisectRange resolve_range(const fuzz::GitRepo& tvm, const Opts& o) {
+fuzz::BisectRange resolve_range(const tvm::GitRepo& tvm, const Opts& o) {
   fuzz::BisectRange r;
   std::string present, absent;
   try {
     present = tvm.resolve(o.present);
     absent = tvm.resolve(o.absent);
-  } catch (const fuzz::HistoryInputError& e) {
+  } catch (const tvm::HistoryInputError& e) {
     bad_input(e.what());
   }
   if (present == absent) bad_input("--present and --absent name the same commit " + present);
@@ -152,8 +152,8 @@ nlohmann::json range_json(const Opts& o, const fuzz::BisectRange& r) {
           {"paths", o.paths}};
 }
 
-fuzz::BuildRequest build_request(const Opts& o, std::vector<std::string>& patch_texts) {
-  fuzz::BuildRequest b;
+tvm::BuildRequest build_request(const Opts& o, std::vector<std::string>& patch_texts) {
+  tvm::BuildRequest b;
   std::error_code ec;
   b.script = fs::absolute(o.build_script.empty() ? default_build_script() : o.build_script, ec);
   if (!fs::is_regular_file(b.script, ec) || ::access(b.script.c_str(), X_OK) != 0) {
@@ -172,7 +172,7 @@ fuzz::BuildRequest build_request(const Opts& o, std::vector<std::string>& patch_
   return b;
 }
 
-fuzz::SubmoduleMirrors make_mirrors(const Opts& o, const fuzz::GitRepo& tvm) {
+tvm::SubmoduleMirrors make_mirrors(const Opts& o, const tvm::GitRepo& tvm) {
   std::error_code ec;
   std::vector<fs::path> roots;
   if (!o.submodules.empty()) {
@@ -187,14 +187,14 @@ fuzz::SubmoduleMirrors make_mirrors(const Opts& o, const fuzz::GitRepo& tvm) {
   std::map<std::string, fs::path> explicit_dirs;
   for (const auto& s : o.submodule) {
     try {
-      auto [path, dir] = fuzz::parse_submodule_mirror(s);
+      auto [path, dir] = tvm::parse_submodule_mirror(s);
       if (!fs::is_directory(dir, ec)) bad_input("--submodule " + s + ": no such directory");
       explicit_dirs[path] = fs::absolute(dir, ec);
     } catch (const std::invalid_argument& e) {
       bad_input(e.what());
     }
   }
-  return fuzz::SubmoduleMirrors(roots, explicit_dirs, tvm.git_dir());
+  return tvm::SubmoduleMirrors(roots, explicit_dirs, tvm.git_dir());
 }
 
 fuzz::StepOutcome outcome_of(fuzz::TriageOutcome o) {
@@ -211,14 +211,12 @@ fuzz::StepOutcome outcome_of(fuzz::TriageOutcome o) {
   return fuzz::StepOutcome::kDoesNotImport;
 }
 
-// The finding replayed on the step's TVM, by a driver started for it alone.
+// The finding replayed on the step's TVM, by a system (and driver) made for it alone.
 void judge(const Bisection& b, const std::string& commit, const fs::path& home,
            fuzz::BisectStep& step) {
-  oracle::TvmDriverOptions d;
-  d.home = home.string();
-  const auto driver = std::make_shared<oracle::TvmDriver>(d);
+  const auto system = systems::make_system({"tvm", home.string(), ""});
   const fuzz::TriageCell cell =
-      fuzz::triage_cell(b.target.finding, {commit.substr(0, 12), home}, driver);
+      fuzz::triage_cell(b.target.finding, {commit.substr(0, 12), home}, system);
   step.outcome = outcome_of(cell.outcome);
   step.signature = cell.signature;
   if (fuzz::is_skip(step.outcome)) step.detail = cell.summary;
@@ -229,15 +227,15 @@ std::optional<fuzz::BisectStep> run_step(Bisection& b, const std::string& commit
   const auto t0 = Clock::now();
   fuzz::BisectStep step;
   step.subject = b.tvm.subject(commit);
-  fuzz::BuildOutcome built;
+  tvm::BuildOutcome built;
   {
     // The tree lives only until the build script has copied it into its cache.
-    oracle::TempDir work("aotfuzz-bisect");
+    host::TempDir work("aotfuzz-bisect");
     for (const auto& note :
-         fuzz::materialise_tvm_tree(b.tvm, commit, b.mirrors, work.path(), work.file("tvm"))) {
+         tvm::materialise_tvm_tree(b.tvm, commit, b.mirrors, work.path(), work.file("tvm"))) {
       if (b.noted.insert(note).second) std::fprintf(stderr, "bisect: %s\n", note.c_str());
     }
-    built = fuzz::build_tvm(b.build, work.file("tvm"));
+    built = tvm::build_tvm(b.build, work.file("tvm"));
   }
   if (built.cancelled) return std::nullopt;
   if (built.built) {
@@ -265,7 +263,7 @@ void print_step_end(const std::string& commit, const fuzz::BisectStep& s) {
   if (!s.signature.empty()) line += " (" + s.signature + ")";
   line += " after " + fuzz::duration_text(s.seconds);
   if (fuzz::is_skip(s.outcome)) {
-    line += ", skipped: " + fuzz::last_lines(s.detail, 1);
+    line += ", skipped: " + tvm::last_lines(s.detail, 1);
   }
   std::fprintf(stderr, "%s\n", line.c_str());
 }
@@ -350,11 +348,11 @@ int finish(const Bisection& b, const fuzz::BisectSteps& steps) {
 
 Bisection prepare(const Opts& o) {
   Target target = load_target(o.target);
-  fuzz::GitRepo tvm = open_repo(o.tvm_git);
+  tvm::GitRepo tvm = open_repo(o.tvm_git);
   fuzz::BisectRange range = resolve_range(tvm, o);
   std::vector<std::string> patch_texts;
-  fuzz::BuildRequest build = build_request(o, patch_texts);
-  fuzz::SubmoduleMirrors mirrors = make_mirrors(o, tvm);
+  tvm::BuildRequest build = build_request(o, patch_texts);
+  tvm::SubmoduleMirrors mirrors = make_mirrors(o, tvm);
   nlohmann::json setup = fuzz::bisect_setup(target.finding.file.filename().string(), target.text,
                                             target.finding.signature, target.finding.flags,
                                             patch_texts, o.release_patches);
@@ -427,9 +425,9 @@ Command register_bisect(CLI::App& parent) {
   c.run = [opts] {
     try {
       return bisect(*opts);
-    } catch (const fuzz::HistoryInputError& e) {
+    } catch (const tvm::HistoryInputError& e) {
       throw CommandError(kBadInput, std::string("bisect: ") + e.what());
-    } catch (const fuzz::HistoryError& e) {
+    } catch (const tvm::HistoryError& e) {
       throw CommandError(kInternal, std::string("bisect: ") + e.what());
     }
   };

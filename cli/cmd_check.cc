@@ -15,7 +15,7 @@
 #include "fuzz/junit.h"
 #include "fuzz/junit_suites.h"
 #include "fuzz/replay.h"
-#include "oracle/tempdir.h"
+#include "host/tempdir.h"
 
 namespace aotfuzz::cli {
 
@@ -34,7 +34,7 @@ namespace {
 // through a file.
 fuzz::ShardOutcome run_shard_supervised(fuzz::CampaignOptions o, const FuzzFlags& f,
                                         const std::atomic<bool>& stop) {
-  const oracle::TempDir handoff("aotfuzz-check");
+  const host::TempDir handoff("aotfuzz-check");
   const std::string file = handoff.file("shard.json").string();
   fuzz::SupervisorOptions so;
   so.in_process_budget = o.base.in_process_budget;
@@ -128,7 +128,7 @@ Command register_check(CLI::App& parent) {
     if (!opts->fuzz.findings.empty()) check_output_dir(opts->fuzz.findings, "--findings", "check");
     const auto& stop = fuzz::install_interrupt_handler();
     // Everything the replays and campaigns put in temporary files lives under one root.
-    const oracle::ScopedTempRoot temp_root;
+    const host::ScopedTempRoot temp_root;
     std::printf("aotfuzz check: replaying %s\n", opts->corpus.c_str());
     fuzz::ReplayOverride override;
     if (opts->fuzz.flags.sut == "tvm") override.sut = make_sut("tvm", opts->fuzz.flags.tvm_home);

@@ -19,8 +19,8 @@
 #include "fuzz/crash_journal.h"
 #include "fuzz/interrupt.h"
 #include "generator/policy.h"
+#include "host/tempdir.h"
 #include "ir/error.h"
-#include "oracle/tempdir.h"
 
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
@@ -39,25 +39,6 @@ std::uint64_t seed_from_time() {
 
 }  // namespace
 
-// The knobs of a --sut tvm campaign where TVM's defaults would mostly hit its known limits.
-constexpr std::pair<const char*, const char*> kTvmKnobs[] = {
-    // The ccompiler codegen compiles float32, float16, int32 and int64 (codegen_c.h,
-    // GetDtypeString); int8 came in v0.16.0.
-    {"dtypes", "float32:8,int32:1"},
-    // Its kernels are CSOURCE_BINARY_OP_<rank>D macros it defines for rank 2 only: operands of
-    // any other rank do not compile (compile-error:codegen).
-    {"min_rank", "2"},
-    {"max_rank", "2"},
-    // A broadcasting add in a region indexes both inputs with the output's shape
-    // (mismatch:codegen, output-unwritten:codegen).
-    {"p_broadcast", "0.02"},
-    // A constant bound into a region is C++-only NDArray code before v0.10.0
-    // (sut-error:codegen:packed_func).
-    {"p_constant", "0.03"},
-    // A region output that is a nested tuple fails ICHECK(ttype) in the AoT executor codegen.
-    {"p_nested_tuple", "0.05"},
-};
-
 fuzz::CampaignOptions campaign_options(CLI::App* app, FuzzFlags f, bool seed_given) {
   fuzz::CampaignOptions o;
   o.policy = policy_from_flags(f.knobs, f.size, app->get_name());
@@ -66,20 +47,27 @@ fuzz::CampaignOptions campaign_options(CLI::App* app, FuzzFlags f, bool seed_giv
   } catch (const ir::Error& e) {
     throw CommandError(kBadInput, std::string(app->get_name()) + ": " + e.what());
   }
-  // A --sut tvm campaign draws mostly inside TVM's known limits (docs/tvm.md, "What it finds
-  // in TVM"), so that they do not drown new findings; a --knob NAME=... reaches past one.
-  if (f.flags.sut == "tvm") {
-    for (const auto& [name, value] : kTvmKnobs) {
-      const bool given_knob = std::any_of(f.knobs.begin(), f.knobs.end(), [&](const std::string& k) {
-        return k.rfind(std::string(name) + "=", 0) == 0;
-      });
-      if (!given_knob) generator::set_knob(o.policy, name, value);
-    }
+  // --interface c alone implies the API it needs.
+  if (f.flags.interface == "c" && !given(app, "--api")) f.flags.api = "unpacked";
+  o.base = case_options(f.flags);  // validates bug names and api/interface
+  // A campaign draws mostly inside its system's stated limits, so that they do not drown new
+  // findings; a --knob NAME=... reaches past one.
+  const oracle::SystemUnderTest& system = oracle::system_of(o.base);
+  const auto limits = system.generation_knobs();
+  for (const auto& [name, value] : limits) {
+    const bool given_knob = std::any_of(f.knobs.begin(), f.knobs.end(), [&](const std::string& k) {
+      return k.rfind(name + "=", 0) == 0;
+    });
+    if (!given_knob) generator::set_knob(o.policy, name, value);
+  }
+  if (!limits.empty()) {
     try {
       generator::validate(o.policy);
     } catch (const std::exception& e) {
-      throw CommandError(kBadInput, std::string(app->get_name()) + ": with --sut tvm's knobs (" +
-                                        "min_rank=2, max_rank=2, ...): " + e.what());
+      std::string set;
+      for (const auto& [name, value] : limits) set += (set.empty() ? "" : ", ") + name + "=" + value;
+      throw CommandError(kBadInput, std::string(app->get_name()) + ": with --sut " +
+                                        system.spec().name + "'s knobs (" + set + "): " + e.what());
     }
   }
   o.knob_flags = knob_flags(o.policy);
@@ -109,20 +97,18 @@ fuzz::CampaignOptions campaign_options(CLI::App* app, FuzzFlags f, bool seed_giv
   if (given(app, "--interface")) {
     o.fixed.interface =
         f.flags.interface == "c" ? aot::Options::Interface::kC : aot::Options::Interface::kPacked;
-    if (f.flags.interface == "c" && !given(app, "--api")) f.flags.api = "unpacked";
   }
   if (given(app, "--storage-reuse")) o.fixed.storage_reuse = f.flags.storage_reuse;
   if (given(app, "--max-fuse-depth")) o.fixed.max_fuse_depth = f.flags.max_fuse_depth;
   if (given(app, "--determinism")) o.fixed.determinism = f.flags.determinism;
   if (given(app, "--warnings")) o.fixed.warnings = f.flags.warnings;
-  o.base = case_options(f.flags);  // validates bug names and api/interface
   // Fail early (exit 3) when no compiler is there, rather than with a toolchain-error per case.
   // The compiler stays unset unless given, so replay lines work with whatever is installed.
   if (o.base.compiler) {
-    const auto tc = oracle::locate_toolchain(*o.base.compiler);
+    const auto tc = host::locate_toolchain(*o.base.compiler);
     if (auto* why = std::get_if<std::string>(&tc)) throw CommandError(kInternal, *why);
   } else {
-    const auto tc = oracle::locate_default_toolchain();
+    const auto tc = host::locate_default_toolchain();
     if (auto* why = std::get_if<std::string>(&tc)) {
       throw CommandError(kInternal, "no C compiler found: " + *why);
     }
@@ -173,12 +159,12 @@ void add_fuzz_flags(CLI::App* app, FuzzFlags& f, bool full) {
 
 // The compiler the campaign's programs are built with, as resolved on this machine.
 std::string resolved_compiler(const fuzz::CampaignOptions& options) {
-  if (options.base.sut.kind == oracle::SutKind::kTvm && !options.base.compiler) {
-    return "gcc (TVM's C, as TVM's own tests build it)";
+  if (const auto own = oracle::system_of(options.base).default_compiler(); own && !options.base.compiler) {
+    return std::string(host::compiler_kind_name(*own)) + " (the system under test's own)";
   }
-  if (options.base.compiler) return std::string(oracle::compiler_kind_name(*options.base.compiler));
-  if (const auto tc = oracle::default_toolchain()) {
-    return std::string(oracle::compiler_kind_name(tc->kind)) + " (the default here)";
+  if (options.base.compiler) return std::string(host::compiler_kind_name(*options.base.compiler));
+  if (const auto tc = host::default_toolchain()) {
+    return std::string(host::compiler_kind_name(tc->kind)) + " (the default here)";
   }
   return "none found";
 }
@@ -315,7 +301,7 @@ Command register_fuzz(CLI::App& parent) {
     // The campaign runs in a child process that a supervisor restarts when a case's in-process
     // steps crash or hang (fuzz/crash_journal.h); the child prints, bundles and writes the stats.
     // Everything the campaign's processes put in temporary files lives under one root.
-    const oracle::ScopedTempRoot temp_root;
+    const host::ScopedTempRoot temp_root;
     fuzz::SupervisorOptions so;
     so.in_process_budget = o.base.in_process_budget;
     so.stop = &fuzz::install_interrupt_handler();

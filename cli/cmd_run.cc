@@ -7,8 +7,9 @@
 #include "cli/common.h"
 #include "fuzz/reduce_file.h"
 #include "fuzz/replay.h"
+#include "host/shell_words.h"
+#include "host/tempdir.h"
 #include "oracle/oracle.h"
-#include "oracle/tempdir.h"
 #include "oracle/verdict.h"
 
 namespace aotfuzz::cli {
@@ -60,7 +61,7 @@ Command register_run(CLI::App& parent) {
     }
     co.keep_files = opts->keep;
     oracle::CaseResult r = oracle::run_case(m, co);
-    const std::string replay = "aotfuzz run " + oracle::shell_quote_path(opts->file) + " " + oracle::replay_flags(co);
+    const std::string replay = "aotfuzz run " + host::shell_quote_path(opts->file) + " " + oracle::replay_flags(co);
     if (opts->json) {
       // Everything on stdout is one JSON object, so the replay command is a field of it.
       nlohmann::json j = oracle::to_json(r.verdict);
@@ -73,7 +74,7 @@ Command register_run(CLI::App& parent) {
     }
     if (opts->keep && r.work_dir.empty() && !r.files.empty()) {
       // Judged before anything was compiled (a static check): keep the C it was judged on.
-      oracle::TempDir dir("aotfuzz-case");
+      host::TempDir dir("aotfuzz-case");
       dir.keep();
       for (const auto& [name, text] : r.files) {
         std::ofstream out(dir.file(name), std::ios::binary);

@@ -5,9 +5,9 @@
 #include "cli/cmd_fuzz.h"
 #include "cli/common.h"
 #include "fuzz/replay.h"
-#include "fuzz/tvm_pytest.h"
 #include "ir/dot.h"
 #include "oracle/verdict.h"
+#include "tvm/pytest_export.h"
 
 namespace aotfuzz::cli {
 
@@ -58,7 +58,7 @@ Command register_show(CLI::App& parent) {
     if (!opts->pytest)
       throw CommandError(kBadInput, "show: choose an output: --dot or --tvm-pytest");
     oracle::CaseOptions options = case_options(opts->flags);
-    fuzz::PytestInfo info;
+    tvm::PytestInfo info;
     const std::string text = read_file(opts->file);
     bool explicit_flags = false;
     for (const auto& f : replay_overrides) {
@@ -93,8 +93,8 @@ Command register_show(CLI::App& parent) {
     if (auto dotpos = stem.find('.'); dotpos != std::string::npos) stem.resize(dotpos);
     info.name = opts->name.empty() ? stem : opts->name;
     try {
-      std::cout << fuzz::tvm_pytest(m, options, info);
-    } catch (const fuzz::PytestError& e) {
+      std::cout << tvm::tvm_pytest(m, options, info);
+    } catch (const tvm::PytestError& e) {
       throw CommandError(kBadInput, std::string("show: ") + e.what());
     }
     return kOk;

@@ -22,7 +22,7 @@
 #include "ir/error.h"
 #include "ir/parser.h"
 #include "ir/verify.h"
-#include "oracle/tvm_driver.h"
+#include "systems/systems.h"
 
 namespace aotfuzz::cli {
 
@@ -259,47 +259,25 @@ std::string pass_names() {
   return names;
 }
 
-// `home` made absolute (replay lines must work from any directory) and checked.
-std::string checked_tvm_home(std::string home) {
-  std::error_code ec;
-  const auto absolute = std::filesystem::absolute(home, ec);
-  if (!ec) home = absolute.lexically_normal().string();
-  if (auto problem = oracle::tvm_home_problem(home)) throw CommandError(kBadInput, *problem);
-  return home;
-}
-
 }  // namespace
 
-oracle::Sut make_sut(const std::string& sut, const std::string& tvm_home,
-                     const std::string& tvm_fixed_home) {
-  oracle::Sut out;
-  if (sut != "tvm") {
+std::shared_ptr<const oracle::SystemUnderTest> make_sut(const std::string& sut,
+                                                        const std::string& tvm_home,
+                                                        const std::string& tvm_fixed_home) {
+  if (sut == oracle::SutSpec().name) {
     if (!tvm_home.empty()) throw CommandError(kBadInput, "--tvm-home is for --sut tvm");
     if (!tvm_fixed_home.empty()) {
       throw CommandError(kBadInput, "--tvm-fixed-home is for --sut tvm");
     }
-    return out;
   }
-  out.kind = oracle::SutKind::kTvm;
-  std::string home = tvm_home.empty() ? oracle::tvm_home_from_env().value_or("") : tvm_home;
-  if (home.empty()) {
-    throw CommandError(kBadInput,
-                       "--sut tvm needs --tvm-home DIR or AOTFUZZ_TVM_HOME (scripts/tvm/build.sh "
-                       "builds TVM and prints the directory)");
+  std::shared_ptr<const oracle::SystemUnderTest> system;
+  try {
+    system = systems::make_system({sut, tvm_home, tvm_fixed_home});
+  } catch (const std::invalid_argument& e) {
+    throw CommandError(kBadInput, e.what());
   }
-  home = checked_tvm_home(home);
-  out.tvm_home = home;
-  // One driver for the command (it starts on the first case): a reduction sends it hundreds
-  // of candidates, and TVM's import takes seconds. Campaign workers get their own.
-  oracle::TvmDriverOptions driver;
-  driver.home = home;
-  out.driver = std::make_shared<oracle::TvmDriver>(driver);
-  if (!tvm_fixed_home.empty()) {
-    out.tvm_home_fixed = checked_tvm_home(tvm_fixed_home);
-    driver.home = out.tvm_home_fixed;
-    out.fixed_driver = std::make_shared<oracle::TvmDriver>(driver);
-  }
-  return out;
+  if (auto problem = system->problem()) throw CommandError(kBadInput, *problem);
+  return system;
 }
 
 oracle::CaseOptions case_options(const PipelineFlags& f) {
@@ -320,13 +298,13 @@ oracle::CaseOptions case_options(const PipelineFlags& f) {
   o.aot.storage_reuse = f.storage_reuse;
   o.aot.check_num_args = f.check_num_args;
   o.aot.max_fuse_depth = f.max_fuse_depth;
-  if (!f.cc.empty()) o.compiler = oracle::parse_compiler_kind(f.cc);
+  if (!f.cc.empty()) o.compiler = host::parse_compiler_kind(f.cc);
   o.sanitize = f.sanitize;
-  if (o.sanitize && o.compiler == oracle::CompilerKind::kTcc) {
+  if (o.sanitize && o.compiler == host::CompilerKind::kTcc) {
     throw CommandError(kBadInput, "--sanitize needs --cc gcc or --cc clang");
   }
   if (o.sanitize && !o.compiler) {
-    o.compiler = oracle::sanitizing_compiler();
+    o.compiler = host::sanitizing_compiler();
     if (!o.compiler) {
       throw CommandError(kInternal, "--sanitize needs gcc or clang, and neither is installed");
     }
@@ -347,14 +325,8 @@ oracle::CaseOptions case_options(const PipelineFlags& f) {
                        "--debug-fault expects PASS:crash, PASS:hang, PASS:overflow or PASS:throw, "
                        "PASS a pass (" + pass_names() + "), got '" + f.debug_fault + "'");
   }
-  if (f.sut == "tvm" && o.aot.bugs.any()) {
-    throw CommandError(
-        kBadInput, "--inject changes the builtin pipeline only; it has no meaning with --sut tvm");
-  }
-  if (f.sut == "tvm" && o.compiler == oracle::CompilerKind::kTcc) {
-    throw CommandError(kBadInput, "--sut tvm builds TVM's C with gcc or clang, not tcc");
-  }
   o.sut = make_sut(f.sut, f.tvm_home, f.tvm_fixed_home);
+  if (auto why = oracle::system_of(o).refuses(o)) throw CommandError(kBadInput, *why);
   return o;
 }
 

@@ -10,6 +10,7 @@
 #include "generator/policy.h"
 #include "ir/module.h"
 #include "oracle/oracle.h"
+#include "oracle/sut.h"
 #include "reference/footprint.h"
 
 namespace aotfuzz::cli {
@@ -107,8 +108,9 @@ oracle::CaseOptions case_options(const PipelineFlags& flags);
 /// made absolute and checked), with its TVM driver; a missing or unusable home is a
 /// CommandError(kBadInput).
 /// `tvm_fixed_home`, when given, is a TVM with the bug fixed that reductions must pass on.
-oracle::Sut make_sut(const std::string& sut, const std::string& tvm_home,
-                     const std::string& tvm_fixed_home = "");
+std::shared_ptr<const oracle::SystemUnderTest> make_sut(const std::string& sut,
+                                                        const std::string& tvm_home,
+                                                        const std::string& tvm_fixed_home = "");
 /// Registers the generation-policy flags of gen and fuzz: --knob NAME=VALUE (repeatable) into
 /// `knobs` and --size N into `size`.
 void add_policy_flags(CLI::App* app, std::vector<std::string>& knobs, int& size);

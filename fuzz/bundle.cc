@@ -13,13 +13,14 @@
 #include <system_error>
 
 #include "fuzz/replay.h"
+#include "host/process.h"
+#include "host/shell_words.h"
+#include "host/tempdir.h"
+#include "host/toolchain.h"
 #include "ir/dot.h"
 #include "ir/printer.h"
 #include "oracle/module_diff.h"
-#include "oracle/process.h"
 #include "oracle/structure.h"
-#include "oracle/tempdir.h"
-#include "oracle/toolchain.h"
 
 namespace aotfuzz::fuzz {
 namespace {
@@ -88,7 +89,7 @@ std::string relay_with_header(const ir::Module& module, const std::vector<std::s
 }
 
 std::string replay_command(const std::string& relay_path, const oracle::CaseOptions& options) {
-  return "aotfuzz run " + oracle::shell_quote_path(relay_path) + " " + oracle::replay_flags(options);
+  return "aotfuzz run " + host::shell_quote_path(relay_path) + " " + oracle::replay_flags(options);
 }
 
 BundleWriteResult write_bundle(const fs::path& findings_dir, const Bundle& b, bool replace) {
@@ -171,10 +172,10 @@ BundleWriteResult write_bundle(const fs::path& findings_dir, const Bundle& b, bo
     write_text(tmp / "original.dot", ir::to_dot(b.original));
     const std::string dot = ir::to_dot(b.reduced);
     write_text(tmp / "reduced.dot", dot);
-    if (auto dot_exe = oracle::find_in_path("dot")) {
-      oracle::RunLimits limits;
+    if (auto dot_exe = host::find_in_path("dot")) {
+      host::RunLimits limits;
       limits.timeout = std::chrono::seconds(20);
-      auto run = oracle::run_process(
+      auto run = host::run_process(
           {*dot_exe, "-Tsvg", "-o", (tmp / "reduced.svg").string(), (tmp / "reduced.dot").string()},
           limits);
       if (!run.exited_ok()) {
@@ -246,7 +247,7 @@ std::set<std::string> load_bundle_signatures(const fs::path& findings_dir) {
   std::set<std::string> out;
   std::error_code ec;
   if (!fs::is_directory(findings_dir, ec)) return out;
-  oracle::remove_stale_temp_dirs(findings_dir, kTempPrefix);
+  host::remove_stale_temp_dirs(findings_dir, kTempPrefix);
   for_each_bundle(findings_dir, [&](const fs::path&, const nlohmann::json& verdict) {
     if (verdict.contains("signature") && verdict["signature"].is_string()) {
       out.insert(verdict["signature"].get<std::string>());

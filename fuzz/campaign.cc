@@ -23,6 +23,7 @@
 #include "fuzz/status_files.h"
 #include "generator/builder.h"
 #include "generator/stats.h"
+#include "host/tempdir.h"
 #include "ir/parser.h"
 #include "ir/rng.h"
 #include "ir/structural.h"
@@ -30,8 +31,6 @@
 #include "oracle/case_flow.h"
 #include "oracle/executor.h"
 #include "oracle/in_process_probe.h"
-#include "oracle/tempdir.h"
-#include "oracle/tvm_driver.h"
 #include "reference/footprint.h"
 
 namespace aotfuzz::fuzz {
@@ -61,11 +60,11 @@ class Runner {
   Runner(const CampaignOptions& options, const CampaignCallbacks& callbacks)
       : opt_(options), cb_(callbacks) {
     batch_compiler_ = opt_.base.compiler.value_or(opt_.base.toolchain ? opt_.base.toolchain->kind
-                                                                      : oracle::CompilerKind::kTcc);
+                                                                      : host::CompilerKind::kTcc);
     // Sanitized programs and kept files need the single-program path.
     // TVM's programs are built from TVM's files by the single-program path.
     batched_ = opt_.executor == ExecutorChoice::kBatched && !opt_.base.sanitize &&
-               !opt_.base.keep_files && opt_.base.sut.kind == oracle::SutKind::kBuiltin &&
+               !opt_.base.keep_files && oracle::system_of(opt_.base).batches_programs() &&
                oracle::batched_execution_available(batch_compiler_);
   }
 
@@ -88,7 +87,7 @@ class Runner {
         restore_signatures(*j);
       }
     }
-    if (const int n = oracle::remove_stale_temp_dirs(); n > 0) {
+    if (const int n = host::remove_stale_temp_dirs(); n > 0) {
       log("removed " + std::to_string(n) + " temporary directories of runs that no longer exist");
     }
     start_time_ = std::time(nullptr);
@@ -233,13 +232,9 @@ class Runner {
     }
     // Each worker owns its executor (a batched one starts its own runner process).
     std::unique_ptr<oracle::Executor> executor = make_executor();
-    // With --sut tvm, each worker has its own TVM driver process.
-    std::shared_ptr<oracle::TvmDriver> driver;
-    if (opt_.base.sut.kind == oracle::SutKind::kTvm) {
-      oracle::TvmDriverOptions o;
-      o.home = opt_.base.sut.tvm_home;
-      driver = std::make_shared<oracle::TvmDriver>(o);
-    }
+    // Each worker has its own connection to the system under test (TVM: its own driver).
+    const std::shared_ptr<const oracle::SystemUnderTest> system =
+        oracle::system_of(opt_.base).for_worker();
     // Batches start small, so that the first verdicts (and findings) come early, and grow to
     // kBatchCases, which amortizes a batch's fixed costs.
     std::uint64_t chunk = batched_ ? kFirstBatchCases : 1;
@@ -254,7 +249,7 @@ class Runner {
         for (std::uint64_t k = k0; k < k1; ++k) complete(k);
         break;
       }
-      process_chunk(k0, k1, *executor, driver, slot);
+      process_chunk(k0, k1, *executor, system, slot);
       if (batched_) chunk = std::min(kBatchCases, chunk * 2);
     }
     std::lock_guard lock(mu_);
@@ -316,7 +311,7 @@ class Runner {
   // Cases [k0, k1): generated and prepared in process, the compiled ones run through the
   // executor in one call, then judged and counted in case order.
   void process_chunk(std::uint64_t k0, std::uint64_t k1, oracle::Executor& executor,
-                     const std::shared_ptr<oracle::TvmDriver>& driver, int slot) {
+                     const std::shared_ptr<const oracle::SystemUnderTest>& system, int slot) {
     std::vector<Item> items(k1 - k0);
     std::vector<oracle::PreparedCase> to_run;
     std::vector<std::size_t> run_item;
@@ -360,7 +355,7 @@ class Runner {
           log("case " + std::to_string(index) + " skipped, and any others like it: " + *why);
         continue;
       }
-      if (driver) it.spec.options.sut.driver = driver;
+      it.spec.options.sut = system;
       try {
         it.prepared = oracle::prepare_case(it.spec.module, it.spec.options, it.result);
       } catch (const std::bad_alloc&) {
@@ -674,10 +669,10 @@ class Runner {
         // The fixed pipeline fails too (a real bug as well?): keep the signature only, until a
         // later case gives a cleaner repro (try_cleaner_repro).
         f.reduction = reduce(spec.module, same_signature(o, sig), ro);
-        // Only for a fixed TVM: with an injected bug the bundle must not depend on which later
-        // cases a campaign killed and resumed happens to judge
+        // Only when the fixed system is another build (TVM's): with an injected bug the bundle must
+        // not depend on which later cases a campaign killed and resumed happens to judge
         // (tests/fuzz/findings_after_kill9.py).
-        if (o.sut.kind == oracle::SutKind::kTvm) {
+        if (const auto fixed = oracle::fixed_options(o); fixed && fixed->sut != o.sut) {
           std::lock_guard lock(mu_);
           needs_cleaner_[sig];
         }
@@ -879,7 +874,7 @@ class Runner {
                        // being finished (under mu_)
   CampaignStats stats_;
   bool batched_ = false;
-  oracle::CompilerKind batch_compiler_ = oracle::CompilerKind::kTcc;
+  host::CompilerKind batch_compiler_ = host::CompilerKind::kTcc;
   std::map<std::string, std::uint64_t> claimed_;
   // Signatures whose bundle fails on the fixed build too, and the later cases tried for a
   // cleaner repro.
@@ -923,8 +918,8 @@ CampaignResult run_campaign(const CampaignOptions& options, const CampaignCallba
   CampaignOptions resolved = options;
   if (!resolved.base.toolchain) {
     resolved.base.toolchain = resolved.base.compiler
-                                  ? oracle::find_toolchain(*resolved.base.compiler)
-                                  : oracle::default_toolchain();
+                                  ? host::find_toolchain(*resolved.base.compiler)
+                                  : host::default_toolchain();
   }
   Runner runner(resolved, callbacks);
   return runner.run();

@@ -16,7 +16,7 @@
 #include <optional>
 #include <thread>
 
-#include "oracle/process.h"
+#include "host/process.h"
 
 namespace aotfuzz::fuzz {
 namespace {
@@ -248,7 +248,7 @@ int run_supervised(const std::function<int(CrashJournal&)>& campaign,
       const std::uint64_t c =
           slot >= 0 && slot < CrashJournal::kSlots ? j.slots[slot].case_plus_one.load() : 0;
       if (c == 0) {
-        const std::string died = "the campaign's process died of " + oracle::signal_name(sig) +
+        const std::string died = "the campaign's process died of " + host::signal_name(sig) +
                                  " outside the in-process steps of a case";
         if (sig == SIGKILL) {
           log(died + " (killed: out of memory?); stopping");
@@ -275,7 +275,7 @@ int run_supervised(const std::function<int(CrashJournal&)>& campaign,
         return stop_campaign(3);
       }
       culprit = c - 1;
-      how = "it died of " + oracle::signal_name(sig);
+      how = "it died of " + host::signal_name(sig);
     }
     if (forwarded || (options.stop != nullptr && options.stop->load())) return 130;
     if (j.is_culprit(culprit)) {

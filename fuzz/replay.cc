@@ -14,8 +14,8 @@
 #include "aot/pipeline.h"
 #include "ir/parser.h"
 #include "ir/verify.h"
-#include "oracle/tvm_driver.h"
 #include "oracle/verdict.h"
+#include "tvm/driver.h"
 
 namespace aotfuzz::fuzz {
 namespace {
@@ -152,7 +152,7 @@ FileReplay replay_text(std::string_view text, const std::string& path,
     if (module) {
       oracle::CaseOptions options = parse_case_flags(line.flags);
       // An injected bug belongs to the builtin pipeline: such a line keeps it as its system.
-      if (override.sut && !options.aot.bugs.any()) options.sut = *override.sut;
+      if (override.sut && !options.aot.bugs.any()) options.sut = override.sut;
       if (override.no_run) options.in_process_only = true;
       verdict = oracle::run_case(*module, options).verdict;
     } else {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,12 +14,13 @@
 #include "ir/module.h"
 #include "oracle/case_flags.h"
 #include "oracle/oracle.h"
+#include "systems/systems.h"
 
 namespace aotfuzz::fuzz {
 
 /// A malformed replay line or flag string; what() names the file and line when known.
 using ReplayError = oracle::FlagError;
-using oracle::parse_case_flags;
+using systems::parse_case_flags;
 using oracle::split_flags;
 
 /// One expectation: run_case with `flags` must give a verdict whose signature matches `expected`.
@@ -79,7 +81,7 @@ struct FileReplay {
 struct ReplayOverride {
   /// Another system under test, for every line without an injected bug (`--sut tvm`: the
   /// regression corpus against TVM).
-  std::optional<oracle::Sut> sut;
+  std::shared_ptr<const oracle::SystemUnderTest> sut;
   /// Compile and run nothing (`--no-run`): stages and static checks only. A line expecting a
   /// verdict only the compiled program gives (needs_program) is then unchecked, not failed.
   bool no_run = false;

@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "host/shell_words.h"
 #include "oracle/oracle.h"
 
 namespace aotfuzz::fuzz {
@@ -65,7 +66,7 @@ json sarif_log(const std::string& version, const std::vector<FileReplay>& replay
     for (const auto& run : file.runs) {
       if (run.ok) continue;
       const std::string command =
-          "aotfuzz run " + oracle::shell_quote_path(file.path) + (run.line.flags.empty() ? "" : " " + run.line.flags);
+          "aotfuzz run " + host::shell_quote_path(file.path) + (run.line.flags.empty() ? "" : " " + run.line.flags);
       add("unmet-expectation:" + rule_of(run.actual),
           "A corpus file's replay line expects another verdict than the pipeline now gives",
           {{"level", "error"},

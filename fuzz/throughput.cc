@@ -10,8 +10,8 @@
 #include <mutex>
 #include <thread>
 
+#include "host/tempdir.h"
 #include "oracle/case_flow.h"
-#include "oracle/tempdir.h"
 
 namespace aotfuzz::fuzz {
 namespace {
@@ -95,8 +95,8 @@ ThroughputResult measure_throughput(const ThroughputOptions& options) {
   if (!o.max_cases) throw CampaignError("bench needs a number of cases");
   o.time_limit.reset();
   if (!o.base.toolchain) {
-    o.base.toolchain = o.base.compiler ? oracle::find_toolchain(*o.base.compiler)
-                                       : oracle::default_toolchain();
+    o.base.toolchain = o.base.compiler ? host::find_toolchain(*o.base.compiler)
+                                       : host::default_toolchain();
   }
   if (!o.base.compiler && o.base.toolchain) o.base.compiler = o.base.toolchain->kind;
   ModeThroughput batched{"batched", {}, 0, 0, {}};
@@ -115,7 +115,7 @@ ThroughputResult measure_throughput(const ThroughputOptions& options) {
     floor.cases_per_s.push_back(run_floor(o, floor.cases));
   }
   ThroughputResult r;
-  if (o.base.compiler) r.compiler = oracle::compiler_kind_name(*o.base.compiler);
+  if (o.base.compiler) r.compiler = host::compiler_kind_name(*o.base.compiler);
   for (auto* m : {&batched, &single, &floor}) {
     if (m->cases_per_s.empty()) continue;
     m->median = median(m->cases_per_s);

@@ -13,9 +13,16 @@
 #include "ir/parser.h"
 #include "ir/verify.h"
 #include "oracle/oracle.h"
-#include "oracle/tvm_driver.h"
+#include "oracle/sut.h"
+#include "systems/systems.h"
 
 namespace aotfuzz::fuzz {
+namespace {
+
+// Triage replays findings of this system on each of its configured builds.
+constexpr std::string_view kTriagedSystem = "tvm";
+
+}  // namespace
 
 TriageBuild parse_triage_build(const std::string& text) {
   const std::size_t eq = text.find('=');
@@ -68,9 +75,7 @@ std::string_view triage_outcome_name(TriageOutcome outcome) {
 
 Triage::Triage(std::vector<TriageBuild> builds) : builds_(std::move(builds)) {
   for (const auto& b : builds_) {
-    oracle::TvmDriverOptions o;
-    o.home = b.home.string();
-    drivers_.push_back(std::make_shared<oracle::TvmDriver>(o));
+    systems_.push_back(systems::make_system({std::string(kTriagedSystem), b.home.string(), ""}));
   }
 }
 
@@ -100,7 +105,7 @@ TriageCase load_triage_case(const std::filesystem::path& relay, const std::strin
                                 "finding, so neither the flags nor the finding are known");
   }
   c.flags = line->flags;
-  if (c.options.sut.kind != oracle::SutKind::kTvm) {
+  if (oracle::system_of(c.options).spec().name != kTriagedSystem) {
     throw std::invalid_argument(path + ":" + std::to_string(line->line) +
                                 ": not a TVM finding (its replay line has no --sut tvm)");
   }
@@ -109,12 +114,9 @@ TriageCase load_triage_case(const std::filesystem::path& relay, const std::strin
 }
 
 TriageCell triage_cell(const TriageCase& finding, const TriageBuild& build,
-                       const std::shared_ptr<oracle::TvmDriver>& driver) {
+                       const std::shared_ptr<const oracle::SystemUnderTest>& system) {
   oracle::CaseOptions o = finding.options;
-  o.sut.tvm_home = build.home.string();
-  o.sut.driver = driver;
-  o.sut.tvm_home_fixed.clear();
-  o.sut.fixed_driver.reset();
+  o.sut = system;
   const oracle::Verdict v = oracle::run_case(finding.module, o).verdict;
   TriageCell cell;
   cell.build = build.label;
@@ -141,7 +143,7 @@ std::optional<TriageRow> Triage::row(const BundleSummary& bundle) {
   }
   TriageRow row;
   for (std::size_t i = 0; i < builds_.size(); ++i) {
-    TriageCell cell = triage_cell(*finding, builds_[i], drivers_[i]);
+    TriageCell cell = triage_cell(*finding, builds_[i], systems_[i]);
     if (cell.outcome == TriageOutcome::kReproduces) {
       if (!row.first) row.first = cell.build;
       row.last = cell.build;

@@ -15,10 +15,6 @@
 #include "ir/module.h"
 #include "oracle/oracle.h"
 
-namespace aotfuzz::oracle {
-class TvmDriver;
-}
-
 namespace aotfuzz::fuzz {
 
 /// One TVM build to triage on, in the order builds are listed (oldest first, by convention).
@@ -66,7 +62,7 @@ TriageCase load_triage_case(const std::filesystem::path& relay, const std::strin
 /// The case replayed on one build through `driver` (started for that build's home): the
 /// signature it gives there and what that means for the finding.
 TriageCell triage_cell(const TriageCase& finding, const TriageBuild& build,
-                       const std::shared_ptr<oracle::TvmDriver>& driver);
+                       const std::shared_ptr<const oracle::SystemUnderTest>& system);
 
 /// A bundle's row: one cell per build, and the first and last build it reproduces on.
 struct TriageRow {
@@ -89,7 +85,7 @@ class Triage {
 
  private:
   std::vector<TriageBuild> builds_;
-  std::vector<std::shared_ptr<oracle::TvmDriver>> drivers_;
+  std::vector<std::shared_ptr<const oracle::SystemUnderTest>> systems_;
 };
 
 nlohmann::json to_json(const TriageRow& row);

@@ -2,9 +2,9 @@
 #include "oracle/case_flags.h"
 
 #include <cstdlib>
+#include <stdexcept>
 
 #include "aot/bugs.h"
-#include "oracle/tvm_driver.h"
 
 namespace aotfuzz::oracle {
 namespace {
@@ -62,8 +62,9 @@ std::vector<std::string> split_flags(std::string_view flags) {
   return out;
 }
 
-CaseOptions parse_case_flags(std::string_view flags) {
+CaseOptions parse_case_flags(std::string_view flags, const SystemMaker& make_system) {
   CaseOptions o;
+  SutSpec sut;
   // A case from a file is judged as `aotfuzz run` judges it: a crashing pass is a verdict.
   o.isolate_in_process = true;
   o.check_warnings = true;
@@ -121,7 +122,7 @@ CaseOptions parse_case_flags(std::string_view flags) {
       o.aot.bugs.enable(*bug);
     } else if (flag == "--cc") {
       std::string v = value();
-      auto kind = parse_compiler_kind(v);
+      auto kind = host::parse_compiler_kind(v);
       if (!kind) throw FlagError("--cc: tcc, gcc or clang, got " + v);
       o.compiler = *kind;
     } else if (flag == "--sanitize") {
@@ -159,12 +160,9 @@ CaseOptions parse_case_flags(std::string_view flags) {
       no_value();
       o.check_warnings = false;
     } else if (flag == "--sut") {
-      std::string v = value();
-      auto kind = parse_sut_kind(v);
-      if (!kind) throw FlagError("--sut: builtin or tvm, got " + v);
-      o.sut.kind = *kind;
+      sut.name = value();
     } else if (flag == "--tvm-home") {
-      o.sut.tvm_home = value();
+      sut.home = value();
     } else if (flag == "--in-process-time") {
       const std::string v = value();
       char* end = nullptr;
@@ -183,16 +181,22 @@ CaseOptions parse_case_flags(std::string_view flags) {
       throw FlagError("unknown flag '" + tokens[i] + "'");
     }
   }
-  if (o.sut.kind == SutKind::kTvm && o.sut.tvm_home.empty()) {
-    o.sut.tvm_home = tvm_home_from_env().value_or("");
+  if (sut != SutSpec()) {
+    try {
+      o.sut = make_system ? make_system(sut) : nullptr;
+    } catch (const std::invalid_argument& e) {
+      throw FlagError(e.what());
+    }
+    if (!o.sut) throw FlagError("--sut " + sut.name + ": not a system under test here");
   }
+  if (auto why = system_of(o).refuses(o)) throw FlagError(*why);
   if (o.aot.interface == aot::Options::Interface::kC && o.aot.api == aot::Options::Api::kPacked) {
     throw FlagError("--interface c requires --api unpacked (as in TVM)");
   }
-  if (o.sanitize && o.compiler == CompilerKind::kTcc) {
+  if (o.sanitize && o.compiler == host::CompilerKind::kTcc) {
     throw FlagError("--sanitize needs --cc gcc or --cc clang");
   }
-  if (o.sanitize && !o.compiler) o.compiler = sanitizing_compiler();
+  if (o.sanitize && !o.compiler) o.compiler = host::sanitizing_compiler();
   return o;
 }
 

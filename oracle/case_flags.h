@@ -3,12 +3,15 @@
 // case's options this way, so one parser serves them all.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "ir/error.h"
-#include "oracle/oracle.h"
+#include "oracle/case.h"
+#include "oracle/sut.h"
 
 namespace aotfuzz::oracle {
 
@@ -22,6 +25,11 @@ class FlagError : public ir::Error {
 /// FlagError on an unterminated quote.
 std::vector<std::string> split_flags(std::string_view flags);
 
+/// Makes the system a replay line names (systems::make_system); throws std::invalid_argument with
+/// one line for a name it does not know.
+using SystemMaker =
+    std::function<std::shared_ptr<const SystemUnderTest>(const SutSpec& spec)>;
+
 /// The case options a flag string selects, with the same flags and defaults as `aotfuzz run`
 /// (isolate_in_process on): --merge/--no-merge, --mod-name M, --api packed|unpacked,
 /// --interface packed|c, --storage-reuse/--no-storage-reuse, --max-fuse-depth N,
@@ -30,6 +38,8 @@ std::vector<std::string> split_flags(std::string_view flags);
 /// --in-process-time S, --debug-fault PASS:crash|hang|overflow|throw; `--flag=value` works too. Throws
 /// FlagError on an unknown flag, a missing or bad value, an unknown bug, or --interface c with
 /// the packed API.
-CaseOptions parse_case_flags(std::string_view flags);
+/// `make_system` makes the system of --sut/--tvm-home; without one, only the builtin pipeline is
+/// known (the probe, which runs the builtin pipeline's steps alone).
+CaseOptions parse_case_flags(std::string_view flags, const SystemMaker& make_system = nullptr);
 
 }  // namespace aotfuzz::oracle

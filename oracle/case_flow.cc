@@ -5,10 +5,10 @@
 #include "ir/error.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
-#include "oracle/module_diff.h"
 #include "oracle/harness.h"
+#include "oracle/module_diff.h"
 #include "oracle/static_arity.h"
-#include "oracle/tvm_case.h"
+#include "oracle/sut.h"
 #include "oracle/workspace.h"
 #include "reference/c_interface.h"
 #include "reference/footprint.h"
@@ -25,17 +25,17 @@ std::chrono::microseconds since(Clock::time_point t0) {
 
 Verdict judge_run(const ir::Module& annotated, const CaseOptions& options,
                   const PreparedCase& c, const RawResult& raw, CaseResult& r) {
-  const RunResult& run = raw.run;
-  RunLimits limits = c.limits;
+  const host::RunResult& run = raw.run;
+  host::RunLimits limits = c.limits;
   ParsedRun printed;
   if (!raw.report) printed = parse_harness_output(run.stdout_text);
   const ParsedRun& parsed = raw.report ? *raw.report : printed;
-  if (run.kind == ExitKind::kExited && run.exit_code == kInputClobberedExit &&
+  if (run.kind == host::ExitKind::kExited && run.exit_code == kInputClobberedExit &&
       parsed.clobbered_input) {
     return {Stage::kRun,
             InputClobbered{parsed.clobbered_input->first, parsed.clobbered_input->second, "", ""}};
   }
-  if (run.kind == ExitKind::kExited && run.exit_code == kHarnessErrorExit) {
+  if (run.kind == host::ExitKind::kExited && run.exit_code == kHarnessErrorExit) {
     return {Stage::kRun,
             ToolchainError{"harness: " + parsed.harness_error.value_or(run.describe())}};
   }
@@ -109,8 +109,8 @@ std::optional<Verdict> check_determinism(const ir::Module& fused, const aot::Opt
 
 }  // namespace
 
-RunLimits case_limits(const ir::Module& annotated, const CaseOptions& options) {
-  RunLimits limits = options.limits;
+host::RunLimits case_limits(const ir::Module& annotated, const CaseOptions& options) {
+  host::RunLimits limits = options.limits;
   // The report prints every output in hex, plus a line per traced call: a cap below that would
   // cut a correct program's report short (and batched runs would call it a flood).
   const std::uint64_t report = 2 * reference::output_bytes(annotated) + (std::uint64_t{64} << 10);
@@ -127,7 +127,13 @@ RunLimits case_limits(const ir::Module& annotated, const CaseOptions& options) {
 std::optional<PreparedCase> prepare_case(const ir::Module& annotated, const CaseOptions& options,
                                          CaseResult& r, const CaseReference* reference,
                                          const StageMark* mark) {
-  if (options.sut.kind == SutKind::kTvm) return prepare_tvm_case(annotated, options, r);
+  return system_of(options).prepare(annotated, options, r, reference, mark);
+}
+
+std::optional<PreparedCase> prepare_builtin_case(const ir::Module& annotated,
+                                                 const CaseOptions& options, CaseResult& r,
+                                                 const CaseReference* reference,
+                                                 const StageMark* mark) {
   auto t0 = Clock::now();
   // 1-2. The reference result of the valid input, then the passes, each verified and interpreted.
   if (!reference_and_stages(annotated, options, reference, r, nullptr, mark)) return std::nullopt;

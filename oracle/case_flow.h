@@ -4,13 +4,13 @@
 #pragma once
 
 #include "ir/module.h"
+#include "oracle/case.h"
 #include "oracle/executor.h"
-#include "oracle/oracle.h"
 #include "oracle/stages.h"
 
 namespace aotfuzz::oracle {
 
-/// Steps 1-3 into `r` (inputs, expected, stages, files, pipeline_time): returns the case to run,
+/// Steps 1-3 into `r`, by the case's system under test (SystemUnderTest::prepare) (inputs, expected, stages, files, pipeline_time): returns the case to run,
 /// or nullopt when the case is settled without running (r.verdict set: invalid input, pipeline
 /// error, mismatch of a stage, static arity, or pass with options.in_process_only). `reference`,
 /// when given, is case_reference of the same graph and options.input_seed; `mark`, when given,
@@ -19,11 +19,17 @@ std::optional<PreparedCase> prepare_case(const ir::Module& annotated, const Case
                                          CaseResult& r, const CaseReference* reference = nullptr,
                                          const StageMark* mark = nullptr);
 
+/// prepare_case for the builtin pipeline.
+std::optional<PreparedCase> prepare_builtin_case(const ir::Module& annotated,
+                                                 const CaseOptions& options, CaseResult& r,
+                                                 const CaseReference* reference = nullptr,
+                                                 const StageMark* mark = nullptr);
+
 /// The limits a case of `annotated` runs under: options.limits with the output cap raised to
 /// what the harness report needs (the outputs in hex and the call trace), so that a correct
 /// program's report is never cut short, and for sanitized programs the address-space limit
 /// turned into a resident-memory watch (a sanitizer runtime reserves terabytes of shadow).
-RunLimits case_limits(const ir::Module& annotated, const CaseOptions& options);
+host::RunLimits case_limits(const ir::Module& annotated, const CaseOptions& options);
 
 /// Step 4's verdict: `raw` (from any executor) for the case prepared from `annotated` into `r`,
 /// judged against r.expected: harness reports, dynamic arity of the call traces, signals,

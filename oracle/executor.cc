@@ -16,10 +16,10 @@
 #include <string_view>
 
 #include "aot/runtime_header.h"
+#include "host/tempdir.h"
 #include "ir/error.h"
 #include "oracle/harness.h"
 #include "oracle/runner/runner.h"
-#include "oracle/tempdir.h"
 
 extern char** environ;
 
@@ -45,7 +45,7 @@ RawResult settled(Verdict v) {
 
 // Writes `files` into `dir` and appends the paths of the .c ones to `c_files`; a file that
 // cannot be written is the environment's failure (toolchain-error).
-std::optional<Verdict> write_files(const TempDir& dir,
+std::optional<Verdict> write_files(const host::TempDir& dir,
                                    const std::vector<std::pair<std::string, std::string>>& files,
                                    std::vector<std::string>& c_files) {
   for (const auto& [name, text] : files) {
@@ -63,29 +63,29 @@ std::optional<Verdict> write_files(const TempDir& dir,
 }
 
 // The warnings oracle's compiler: gcc, else clang, else none.
-std::optional<Toolchain> warnings_toolchain() {
-  std::optional<Toolchain> tc = find_toolchain(CompilerKind::kGcc);
-  return tc ? tc : find_toolchain(CompilerKind::kClang);
+std::optional<host::Toolchain> warnings_toolchain() {
+  std::optional<host::Toolchain> tc = host::find_toolchain(host::CompilerKind::kGcc);
+  return tc ? tc : host::find_toolchain(host::CompilerKind::kClang);
 }
 
 // PreparedCase::check_warnings, with `tc` from warnings_toolchain(). Never throws: a failure of
 // the check itself is the environment's (toolchain-error).
-std::optional<Verdict> warnings_verdict(const PreparedCase& c, const std::optional<Toolchain>& tc,
+std::optional<Verdict> warnings_verdict(const PreparedCase& c, const std::optional<host::Toolchain>& tc,
                                         const std::atomic<bool>* cancel) {
   if (!c.check_warnings || !c.warnings_as_errors || !tc) return std::nullopt;
   try {
-    TempDir dir("aotfuzz-warnings");
+    host::TempDir dir("aotfuzz-warnings");
     std::vector<std::string> c_files;
     // The generated files only: the harness's main.c is the oracle's code, and its system
     // headers would triple the check's time.
     if (auto v = write_files(dir, c.sources, c_files)) return v;
-    CompileOptions co;
+    host::CompileOptions co;
     co.include_dirs = {dir.path().string()};
     co.include_dirs.insert(co.include_dirs.end(), c.include_dirs.begin(), c.include_dirs.end());
     co.defines = c.defines;
     co.syntax_only = true;
     co.cancel = cancel;
-    CompileResult cr = compile(*tc, c_files, "", co);
+    host::CompileResult cr = compile(*tc, c_files, "", co);
     if (cr.run.cancelled) return std::nullopt;
     // The temporary directory's name differs from run to run; the file names do not.
     const std::string prefix = dir.path().string() + "/";
@@ -101,24 +101,24 @@ std::optional<Verdict> warnings_verdict(const PreparedCase& c, const std::option
 
 RawResult run_single(const PreparedCase& c) {
   RawResult out;
-  std::optional<Toolchain> tc = c.toolchain;
+  std::optional<host::Toolchain> tc = c.toolchain;
   if (!tc) {
-    auto found = c.compiler ? locate_toolchain(*c.compiler) : locate_default_toolchain();
+    auto found = c.compiler ? host::locate_toolchain(*c.compiler) : host::locate_default_toolchain();
     if (auto* why = std::get_if<std::string>(&found)) {
       return settled({Stage::kRun, ToolchainError{"no C compiler found: " + *why}});
     }
-    tc = std::get<Toolchain>(std::move(found));
+    tc = std::get<host::Toolchain>(std::move(found));
   }
   // gcc and clang compile the program itself with -Wall -Wextra -Werror.
-  if (tc->kind == CompilerKind::kTcc && c.check_warnings) {
+  if (tc->kind == host::CompilerKind::kTcc && c.check_warnings) {
     if (auto v = warnings_verdict(c, warnings_toolchain(), nullptr)) return settled(std::move(*v));
   }
-  TempDir dir("aotfuzz-case");
+  host::TempDir dir("aotfuzz-case");
   if (c.keep_files) dir.keep();
   out.work_dir = dir.path().string();
   std::vector<std::string> c_files;
   if (auto v = write_files(dir, c.program_files(), c_files)) return settled(std::move(*v));
-  CompileOptions co;
+  host::CompileOptions co;
   co.include_dirs = {dir.path().string()};
   co.include_dirs.insert(co.include_dirs.end(), c.include_dirs.begin(), c.include_dirs.end());
   co.defines = c.defines;
@@ -126,16 +126,16 @@ RawResult run_single(const PreparedCase& c) {
   co.sanitize = c.sanitize;
   const std::string exe = dir.file("case").string();
   auto t1 = Clock::now();
-  CompileResult cr = compile(*tc, c_files, exe, co);
+  host::CompileResult cr = compile(*tc, c_files, exe, co);
   out.compile_time = since(t1);
   if (auto v = verdict_from_compile(cr, tc->kind)) {
     out.settled = *v;
     return out;
   }
-  RunLimits limits = c.limits;
+  host::RunLimits limits = c.limits;
   limits.working_dir = dir.path().string();
   auto t2 = Clock::now();
-  out.run = run_process({exe}, limits);
+  out.run = host::run_process({exe}, limits);
   out.run_time = since(t2);
   return out;
 }
@@ -341,16 +341,16 @@ std::string batch_cases_c(std::span<const PreparedCase* const> cases) {
 
 std::string runner_path() {
 #ifdef AOTFUZZ_RUNNER_BUILD_PATH
-  return companion_program("AOTFUZZ_RUNNER", "aotfuzz-runner", AOTFUZZ_RUNNER_BUILD_PATH);
+  return host::companion_program("AOTFUZZ_RUNNER", "aotfuzz-runner", AOTFUZZ_RUNNER_BUILD_PATH);
 #else
-  return companion_program("AOTFUZZ_RUNNER", "aotfuzz-runner", nullptr);
+  return host::companion_program("AOTFUZZ_RUNNER", "aotfuzz-runner", nullptr);
 #endif
 }
 
-bool batched_execution_available(CompilerKind compiler) {
+bool batched_execution_available(host::CompilerKind compiler) {
   if (runner_path().empty()) return false;
-  if (compiler == CompilerKind::kTcc) return runner::have_libtcc();
-  return find_in_path(compiler_kind_name(compiler)).has_value();
+  if (compiler == host::CompilerKind::kTcc) return runner::have_libtcc();
+  return host::find_in_path(host::compiler_kind_name(compiler)).has_value();
 }
 
 // --- the runner process ---
@@ -378,7 +378,7 @@ class RunnerProcess {
     pid_t pid = -1;
     int rc = 0;
     {
-      std::lock_guard<std::mutex> lock(launch_mutex());
+      std::lock_guard<std::mutex> lock(host::launch_mutex());
       std::vector<char*> envp;
       for (char** e = environ; *e != nullptr; ++e) envp.push_back(*e);
       for (auto& e : env_) envp.push_back(e.data());
@@ -466,18 +466,18 @@ class RunnerProcess {
   int starts_ = 0;
 };
 
-ExitKind exit_kind(runner::ChildEnd end) {
+host::ExitKind exit_kind(runner::ChildEnd end) {
   switch (end) {
     case runner::ChildEnd::kExited:
-      return ExitKind::kExited;
+      return host::ExitKind::kExited;
     case runner::ChildEnd::kSignaled:
-      return ExitKind::kSignaled;
+      return host::ExitKind::kSignaled;
     case runner::ChildEnd::kTimedOut:
-      return ExitKind::kTimedOut;
+      return host::ExitKind::kTimedOut;
     case runner::ChildEnd::kStartFailed:
       break;
   }
-  return ExitKind::kStartFailed;
+  return host::ExitKind::kStartFailed;
 }
 
 RawResult raw_from_outcome(runner::CaseOutcome&& o) {
@@ -541,7 +541,7 @@ class BatchedExecutor::Impl {
 
   std::vector<RawResult> run(std::span<const PreparedCase> cases) {
     std::vector<RawResult> out(cases.size());
-    if (opt_.compiler == CompilerKind::kTcc) {
+    if (opt_.compiler == host::CompilerKind::kTcc) {
       std::vector<std::size_t> unsettled;
       for (std::size_t i = 0; i < cases.size(); ++i) {
         if (!cases[i].check_warnings) {
@@ -604,13 +604,13 @@ class BatchedExecutor::Impl {
   void run_group(const std::vector<const PreparedCase*>& group, std::span<RawResult> out,
                  bool retry, bool shared) {
     runner::BatchRequest request;
-    std::optional<TempDir> dir;
+    std::optional<host::TempDir> dir;
     std::chrono::microseconds compile_time{0};
     std::optional<Verdict> compile_failure;
-    shared = shared && opt_.compiler == CompilerKind::kTcc;
+    shared = shared && opt_.compiler == host::CompilerKind::kTcc;
     const std::string program = shared ? batch_cases_c(group) : batch_program_c(group);
     request.cases_per_child = opt_.cases_per_child;
-    if (opt_.compiler == CompilerKind::kTcc) {
+    if (opt_.compiler == host::CompilerKind::kTcc) {
       request.mode = runner::BatchRequest::Mode::kTccSource;
       request.program = program;
       request.tcc_options = "-std=c99 -Wall -Werror -DAOTFUZZ_TRACE";
@@ -622,26 +622,26 @@ class BatchedExecutor::Impl {
     } else {
       // gcc/clang: the compiler's command line builds a shared object the runner loads.
       if (!opt_.toolchain) {
-        auto found = locate_toolchain(opt_.compiler);
+        auto found = host::locate_toolchain(opt_.compiler);
         if (auto* why = std::get_if<std::string>(&found)) {
           for (auto& r : out) {
             r = settled({Stage::kRun, ToolchainError{"no C compiler found: " + *why}});
           }
           return;
         }
-        opt_.toolchain = std::get<Toolchain>(std::move(found));
+        opt_.toolchain = std::get<host::Toolchain>(std::move(found));
       }
       try {
         dir.emplace("aotfuzz-batch");
         const std::string src = dir->file("batch.c").string();
         std::ofstream(src, std::ios::binary) << program;
-        CompileOptions co;
+        host::CompileOptions co;
         co.defines = {"AOTFUZZ_TRACE"};
         co.extra_flags = {"-shared", "-fPIC"};
         co.cancel = opt_.stop;
         const std::string so = dir->file("batch.so").string();
         const auto t0 = Clock::now();
-        CompileResult cr = compile(*opt_.toolchain, {src}, so, co);
+        host::CompileResult cr = compile(*opt_.toolchain, {src}, so, co);
         compile_time = since(t0);
         if (cr.run.cancelled) {
           for (auto& r : out) r.cancelled = true;
@@ -733,7 +733,7 @@ class BatchedExecutor::Impl {
   std::unique_ptr<RunnerProcess> runner_;
   std::string shared_runtime_;
   int whole_program_retries_ = 0;
-  std::optional<std::optional<Toolchain>> lint_toolchain_;
+  std::optional<std::optional<host::Toolchain>> lint_toolchain_;
 };
 
 BatchedExecutor::BatchedExecutor(BatchOptions options)

@@ -18,9 +18,9 @@
 #include <utility>
 #include <vector>
 
+#include "host/process.h"
+#include "host/toolchain.h"
 #include "oracle/harness.h"
-#include "oracle/process.h"
-#include "oracle/toolchain.h"
 #include "oracle/verdict.h"
 
 namespace aotfuzz::oracle {
@@ -40,10 +40,10 @@ struct PreparedCase {
   std::vector<HarnessInput> inputs;
   /// What each callee takes, from the IR (the dynamic arity check of the call trace).
   std::map<std::string, int> expected_args;
-  RunLimits limits;
+  host::RunLimits limits;
   /// Single programs: the compiler (nullopt: tcc, else gcc, else clang) and its lookup.
-  std::optional<CompilerKind> compiler;
-  std::optional<Toolchain> toolchain;
+  std::optional<host::CompilerKind> compiler;
+  std::optional<host::Toolchain> toolchain;
   bool sanitize = false;
   bool keep_files = false;
   /// main.c when set (TVM's programs: the harness over TVM's runtime headers); else
@@ -81,7 +81,7 @@ struct RawResult {
   std::optional<Verdict> settled;
   /// The program run: how it ended, its stdout (the harness report) and stderr. An output flood
   /// is ExitKind::kTimedOut with a message saying so.
-  RunResult run;
+  host::RunResult run;
   /// The harness report when no program printed one (PlanExecutor): judged as the parse of a
   /// compiled program's stdout is.
   std::optional<ParsedRun> report;
@@ -114,9 +114,9 @@ class SingleProgramExecutor : public Executor {
 struct BatchOptions {
   /// tcc: libtcc in memory (no files, no compiler process); gcc/clang: the compiler's command
   /// line makes a shared object in a temporary directory, which the runner loads.
-  CompilerKind compiler = CompilerKind::kTcc;
+  host::CompilerKind compiler = host::CompilerKind::kTcc;
   /// The gcc/clang executable (looked up when unset).
-  std::optional<Toolchain> toolchain;
+  std::optional<host::Toolchain> toolchain;
   /// Added to the runner's environment: a program shipped without aotfuzz-runner names itself
   /// as `runner` and serves when it sees this (fuzz_differential, serve_as_runner_if_asked).
   std::vector<std::string> runner_env;
@@ -185,6 +185,6 @@ class BatchedExecutor : public Executor {
 
 /// Whether batched execution is available for `compiler` here (tcc: this build has libtcc and a
 /// runner executable; gcc/clang: the compiler is installed and a runner exists).
-bool batched_execution_available(CompilerKind compiler);
+bool batched_execution_available(host::CompilerKind compiler);
 
 }  // namespace aotfuzz::oracle

@@ -13,9 +13,11 @@
 #include <csignal>
 #include <cstdlib>
 
+#include "host/process.h"
 #include "ir/printer.h"
-#include "oracle/process.h"
 #include "oracle/case_flow.h"
+#include "oracle/oracle.h"
+#include "oracle/sut.h"
 
 extern char** environ;
 
@@ -53,7 +55,7 @@ pid_t spawn(const std::vector<std::string>& argv, int stdin_fd, int stdout_fd) {
   pid_t pid = -1;
   int rc = 0;
   {
-    std::lock_guard<std::mutex> lock(launch_mutex());
+    std::lock_guard<std::mutex> lock(host::launch_mutex());
     rc = posix_spawn(&pid, args[0], &fa, &attr, args.data(), environ);
   }
   posix_spawn_file_actions_destroy(&fa);
@@ -150,9 +152,9 @@ SpawnedOutcome run_spawned(const std::vector<std::string>& argv, std::string_vie
 
 std::string probe_path() {
 #ifdef AOTFUZZ_PROBE_BUILD_PATH
-  return companion_program("AOTFUZZ_PROBE", "aotfuzz-probe", AOTFUZZ_PROBE_BUILD_PATH);
+  return host::companion_program("AOTFUZZ_PROBE", "aotfuzz-probe", AOTFUZZ_PROBE_BUILD_PATH);
 #else
-  return companion_program("AOTFUZZ_PROBE", "aotfuzz-probe", nullptr);
+  return host::companion_program("AOTFUZZ_PROBE", "aotfuzz-probe", nullptr);
 #endif
 }
 
@@ -167,7 +169,7 @@ void probe_steps(const ir::Module& annotated, const CaseOptions& options, const 
 }
 
 std::optional<Verdict> probe_in_process(const ir::Module& annotated, const CaseOptions& options) {
-  if (options.sut.kind != SutKind::kBuiltin) return std::nullopt;
+  if (!system_of(options).prepares_in_process()) return std::nullopt;
   const std::string exe = probe_path();
   if (exe.empty()) {
     return Verdict{Stage::kRun, ToolchainError{"aotfuzz-probe is not next to aotfuzz (the "

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "ir/module.h"
-#include "oracle/oracle.h"
+#include "oracle/case.h"
 #include "oracle/stages.h"
 #include "oracle/verdict.h"
 

@@ -3,46 +3,18 @@
 
 #include <cstdio>
 
+#include "host/shell_words.h"
 #include "oracle/case_flow.h"
 #include "oracle/executor.h"
 #include "oracle/in_process_probe.h"
+#include "oracle/sut.h"
 
 namespace aotfuzz::oracle {
 
-std::string shell_quote(std::string_view word) {
-  const bool plain = !word.empty() && word.find_first_not_of(
-                                          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                          "0123456789_-./:=@%+,") == std::string_view::npos;
-  if (plain) return std::string(word);
-  std::string out = "'";
-  for (char c : word) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
-
-std::string shell_quote_path(std::string_view path) {
-  if (!path.empty() && path.front() == '-') return shell_quote("./" + std::string(path));
-  return shell_quote(path);
-}
+using host::shell_quote;
 
 std::optional<CaseOptions> fixed_options(const CaseOptions& options) {
-  CaseOptions fixed = options;
-  if (options.sut.kind == SutKind::kTvm) {
-    if (options.sut.tvm_home_fixed.empty()) return std::nullopt;
-    fixed.sut.tvm_home = options.sut.tvm_home_fixed;
-    fixed.sut.driver = options.sut.fixed_driver;
-    fixed.sut.tvm_home_fixed.clear();
-    fixed.sut.fixed_driver.reset();
-    return fixed;
-  }
-  if (!options.aot.bugs.any()) return std::nullopt;
-  fixed.aot.bugs = aot::BugSet();
-  return fixed;
+  return system_of(options).fixed_case(options);
 }
 
 std::string replay_flags(const CaseOptions& o) {
@@ -55,7 +27,7 @@ std::string replay_flags(const CaseOptions& o) {
   if (o.aot.max_fuse_depth != aot::kDefaultMaxFuseDepth) {
     f += " --max-fuse-depth " + std::to_string(o.aot.max_fuse_depth);
   }
-  if (o.compiler) f += " --cc " + std::string(compiler_kind_name(*o.compiler));
+  if (o.compiler) f += " --cc " + std::string(host::compiler_kind_name(*o.compiler));
   if (o.sanitize) f += " --sanitize";
   if (o.aot.check_num_args) f += " --check-num-args";
   if (o.input_seed != 1) f += " --input-seed " + std::to_string(o.input_seed);
@@ -74,7 +46,7 @@ std::string replay_flags(const CaseOptions& o) {
   if (!o.check_structure) f += " --no-structure";
   if (!o.check_determinism) f += " --no-determinism";
   if (!o.check_warnings) f += " --no-warnings";
-  if (o.sut.kind == SutKind::kTvm) f += " --sut tvm --tvm-home " + shell_quote(o.sut.tvm_home);
+  f += sut_replay_flags(system_of(o).spec());
   if (o.in_process_budget != CaseOptions().in_process_budget) {
     char seconds[32];
     std::snprintf(seconds, sizeof seconds, "%g", o.in_process_budget.count() / 1000.0);

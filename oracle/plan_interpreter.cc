@@ -494,7 +494,7 @@ std::vector<RawResult> PlanExecutor::run(std::span<const PreparedCase> cases) {
     raw.run_time = std::chrono::duration_cast<std::chrono::microseconds>(
         std::chrono::steady_clock::now() - t0);
     // What the compiled harness would have printed and how it would have exited.
-    raw.run.kind = ExitKind::kExited;
+    raw.run.kind = host::ExitKind::kExited;
     raw.run.exit_code = 0;
     ParsedRun report;
     if (const auto* clobber = std::get_if<InputClobbered>(&run.verdict.detail)) {

@@ -7,10 +7,10 @@
 #include "aot/pass_error.h"
 #include "ir/error.h"
 #include "ir/verify.h"
+#include "oracle/structure.h"
 #include "reference/footprint.h"
 #include "reference/inputs.h"
 #include "reference/interpreter.h"
-#include "oracle/structure.h"
 
 namespace aotfuzz::oracle {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "aot/pipeline.h"
 #include "ir/module.h"
-#include "oracle/oracle.h"
+#include "oracle/case.h"
 #include "oracle/verdict.h"
 #include "reference/footprint.h"
 #include "reference/interpreter.h"

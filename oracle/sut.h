@@ -1,32 +1,86 @@
-// The system under test of a case: the builtin pipeline (aot/), or Apache TVM itself, driven
-// through its Python API by a long-lived driver process (oracle/tvm_driver.h).
+// The system-under-test seam: what compiles a case's graph. The builtin pipeline (aot/) is one;
+// Apache TVM (tvm/) is another. A system is made once, from its spec, where the command line or a
+// replay line names it (systems/); everything below asks the system, never which one it is.
 #pragma once
 
 #include <memory>
 #include <optional>
 #include <string>
-#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "ir/module.h"
+#include "oracle/case.h"
+#include "oracle/executor.h"
+#include "oracle/stages.h"
 
 namespace aotfuzz::oracle {
 
-class TvmDriver;
-
-enum class SutKind { kBuiltin, kTvm };
-
-/// "builtin", "tvm".
-std::optional<SutKind> parse_sut_kind(std::string_view name);
-
-struct Sut {
-  SutKind kind = SutKind::kBuiltin;
-  /// The TVM home (kTvm): a tree with python/tvm and build/libtvm.so.
-  std::string tvm_home;
-  /// The driver cases are sent to. Copies of the options share it (its calls are serialized);
-  /// campaign workers each get their own. Unset: run_case starts one for the call.
-  std::shared_ptr<TvmDriver> driver;
-  /// A TVM with the bug fixed (kTvm, optional): a reduced finding must pass there, as a
-  /// finding of an injected bug must pass without it (oracle::fixed_options).
-  std::string tvm_home_fixed;
-  std::shared_ptr<TvmDriver> fixed_driver;
+/// A system as a replay line names it: `--sut NAME` and what that system needs (a TVM's home;
+/// a build with the bug fixed, that a reduced finding must pass on).
+struct SutSpec {
+  std::string name = "builtin";
+  std::string home;
+  std::string fixed_home;
+  bool operator==(const SutSpec&) const = default;
 };
+
+class SystemUnderTest {
+ public:
+  virtual ~SystemUnderTest() = default;
+
+  /// What made this system.
+  virtual const SutSpec& spec() const = 0;
+
+  /// prepare_case's work on this system (oracle/case_flow.h states what it settles).
+  virtual std::optional<PreparedCase> prepare(const ir::Module& annotated,
+                                              const CaseOptions& options, CaseResult& r,
+                                              const CaseReference* reference,
+                                              const StageMark* mark) const = 0;
+
+  /// Whether prepare runs the system's own code in this process, where its crash or hang would
+  /// take the caller down (the probe and a campaign's supervisor guard such steps). A system
+  /// behind a driver process contains its faults itself.
+  virtual bool prepares_in_process() const = 0;
+
+  /// Whether the executor may put this system's programs in one batch with other cases'.
+  virtual bool batches_programs() const = 0;
+
+  /// The same case on the system without the bug (the builtin pipeline without injected bugs,
+  /// TVM's fixed build); nullopt when there is none to compare with.
+  virtual std::optional<CaseOptions> fixed_case(const CaseOptions& options) const = 0;
+
+  /// The system for one of a campaign's workers: its own connections, so that workers do not
+  /// wait on each other.
+  virtual std::shared_ptr<const SystemUnderTest> for_worker() const = 0;
+
+  /// Why the system cannot be used as specified (a TVM home that is none), as one line;
+  /// commands check it before their work, so that a mistyped path is bad input, not a verdict.
+  virtual std::optional<std::string> problem() const { return std::nullopt; }
+
+  /// Why the system cannot take `options` (an injected bug, which only the builtin pipeline
+  /// has; a compiler its C does not build with), as one line; nullopt when it can. The command
+  /// line and the replay parser both refuse such options with this line.
+  virtual std::optional<std::string> refuses(const CaseOptions& options) const {
+    return std::nullopt;
+  }
+
+  /// The generation knobs (NAME, VALUE) a campaign on this system sets unless the user does: the
+  /// system's stated limits, drawn inside so that they do not drown new findings.
+  virtual std::vector<std::pair<std::string, std::string>> generation_knobs() const { return {}; }
+
+  /// The C compiler the system's programs are built with when none is named (TVM's own tests
+  /// use gcc); nullopt: the fastest installed one.
+  virtual std::optional<host::CompilerKind> default_compiler() const { return std::nullopt; }
+};
+
+/// The builtin pipeline: stateless, shared by every case whose options name no other system.
+const std::shared_ptr<const SystemUnderTest>& builtin_system();
+
+/// The system of a case: options.sut, or the builtin pipeline.
+const SystemUnderTest& system_of(const CaseOptions& options);
+
+/// The words of a replay line that make `spec` again (empty for the builtin pipeline).
+std::string sut_replay_flags(const SutSpec& spec);
 
 }  // namespace aotfuzz::oracle

@@ -140,7 +140,7 @@ std::string signature(const Verdict& verdict) {
       sig += callee_kind_name(*c->callee_kind);
     }
     // Signal names only: a bare number would look like (and be filtered as) a varying value.
-    std::string name = c->signal == 0 ? "NOSIGNAL" : signal_name(c->signal);
+    std::string name = c->signal == 0 ? "NOSIGNAL" : host::signal_name(c->signal);
     bool named = name.find_first_of("0123456789") == std::string::npos;
     sig += named ? ":" + name : ":SIGOTHER";
   }
@@ -286,7 +286,7 @@ std::string summary(const Verdict& verdict) {
           return head + ": output " + std::to_string(d.output_index) + " element " +
                  std::to_string(d.element_index) + " never written";
         } else if constexpr (std::is_same_v<T, Crash>) {
-          std::string s = head + ": " + (d.signal == 0 ? "abnormal exit" : signal_name(d.signal));
+          std::string s = head + ": " + (d.signal == 0 ? "abnormal exit" : host::signal_name(d.signal));
           if (d.callee_kind) {
             s += " in " + std::string(callee_kind_name(*d.callee_kind));
             if (!d.callee.empty()) s += " " + d.callee;
@@ -356,7 +356,7 @@ nlohmann::json to_json(const Verdict& verdict) {
           j["element_index"] = d.element_index;
         } else if constexpr (std::is_same_v<T, Crash>) {
           j["signal"] = d.signal;
-          j["signal_name"] = signal_name(d.signal);
+          j["host::signal_name"] = host::signal_name(d.signal);
           if (d.callee_kind) j["callee_kind"] = callee_kind_name(*d.callee_kind);
           j["callee"] = d.callee;
           j["stderr_tail"] = d.stderr_tail;
@@ -480,34 +480,34 @@ Verdict from_json(const nlohmann::json& j) {
   return v;
 }
 
-std::optional<Verdict> verdict_from_compile(const CompileResult& result, CompilerKind compiler) {
+std::optional<Verdict> verdict_from_compile(const host::CompileResult& result, host::CompilerKind compiler) {
   switch (result.status) {
-    case CompileStatus::kOk:
+    case host::CompileStatus::kOk:
       return std::nullopt;
-    case CompileStatus::kCompileError:
-      return Verdict{Stage::kCodegen, CompileError{std::string(compiler_kind_name(compiler)),
+    case host::CompileStatus::kCompileError:
+      return Verdict{Stage::kCodegen, CompileError{std::string(host::compiler_kind_name(compiler)),
                                                    tail(result.diagnostics, 8192), ""}};
-    case CompileStatus::kToolchainError:
+    case host::CompileStatus::kToolchainError:
       break;
   }
   return Verdict{Stage::kCodegen, ToolchainError{result.message}};
 }
 
-std::optional<Verdict> verdict_from_run(const RunResult& result, const RunLimits& limits,
+std::optional<Verdict> verdict_from_run(const host::RunResult& result, const host::RunLimits& limits,
                                         Stage stage) {
   switch (result.kind) {
-    case ExitKind::kExited:
+    case host::ExitKind::kExited:
       return std::nullopt;
-    case ExitKind::kSignaled: {
+    case host::ExitKind::kSignaled: {
       Crash c;
       c.signal = result.signal;
       c.stderr_tail = tail(result.stderr_text, 4096);
       return Verdict{stage, std::move(c)};
     }
-    case ExitKind::kTimedOut:
+    case host::ExitKind::kTimedOut:
       return Verdict{stage,
                      Timeout{static_cast<std::int64_t>(limits.timeout.count()), result.message}};
-    case ExitKind::kStartFailed:
+    case host::ExitKind::kStartFailed:
       break;
   }
   return Verdict{stage, ToolchainError{"cannot run the test program: " + result.message}};

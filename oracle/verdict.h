@@ -10,9 +10,9 @@
 #include <variant>
 
 #include "aot/pipeline.h"
+#include "host/process.h"
+#include "host/toolchain.h"
 #include "ir/error.h"
-#include "oracle/process.h"
-#include "oracle/toolchain.h"
 
 namespace aotfuzz::oracle {
 
@@ -286,11 +286,11 @@ Verdict from_json(const nlohmann::json& json);
 
 /// The verdict for a compilation that did not succeed: compile-error (stage codegen) or
 /// toolchain-error; nullopt when it succeeded.
-std::optional<Verdict> verdict_from_compile(const CompileResult& result, CompilerKind compiler);
+std::optional<Verdict> verdict_from_compile(const host::CompileResult& result, host::CompilerKind compiler);
 
 /// The verdict for a test-program run that did not exit normally: crash (a signal), timeout, or
 /// toolchain-error (it could not be started); nullopt when it exited, whatever the code.
-std::optional<Verdict> verdict_from_run(const RunResult& result, const RunLimits& limits,
+std::optional<Verdict> verdict_from_run(const host::RunResult& result, const host::RunLimits& limits,
                                         Stage stage = Stage::kRun);
 
 }  // namespace aotfuzz::oracle

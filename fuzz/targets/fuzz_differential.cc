@@ -26,12 +26,13 @@
 #include "fuzz/targets/crash_sites.h"
 #include "fuzz/targets/target_support.h"
 #include "generator/builder.h"
+#include "host/toolchain.h"
 #include "ir/structural.h"
 #include "oracle/executor.h"
 #include "oracle/runner/runner.h"
-#include "oracle/toolchain.h"
 
 namespace targets = aotfuzz::fuzz::targets;
+namespace host = aotfuzz::host;
 namespace oracle = aotfuzz::oracle;
 
 #if defined(__has_feature)
@@ -45,7 +46,7 @@ namespace oracle = aotfuzz::oracle;
 
 namespace {
 // Looked up once (a lookup runs the compiler).
-std::optional<oracle::Toolchain> toolchain;
+std::optional<host::Toolchain> toolchain;
 std::unique_ptr<oracle::BatchedExecutor> executor;
 
 // The graphs judged so far with their flags bytes, by structural hash; cleared when full, so a
@@ -81,12 +82,12 @@ extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
   oracle::runner::serve_as_runner_if_asked();
   if (oracle::runner::have_libtcc() && !oracle::runner::self_executable().empty()) {
     oracle::BatchOptions options;
-    options.compiler = oracle::CompilerKind::kTcc;
+    options.compiler = host::CompilerKind::kTcc;
     options.runner = oracle::runner::self_executable();
     options.runner_env = {std::string(oracle::runner::kServeEnv) + "=1"};
     executor = std::make_unique<oracle::BatchedExecutor>(options);
   } else {
-    toolchain = oracle::default_toolchain();
+    toolchain = host::default_toolchain();
   }
   const char* memo = std::getenv("AOTFUZZ_MEMO");
   if (memo == nullptr || std::strcmp(memo, "0") != 0) judged.emplace();

@@ -52,7 +52,7 @@ struct BatchRequest {
   std::vector<CaseRequest> cases;
 };
 
-/// How a child ended, as oracle::ExitKind.
+/// How a child ended, as host::ExitKind.
 enum class ChildEnd : std::uint8_t { kExited = 0, kSignaled = 1, kTimedOut = 2, kStartFailed = 3 };
 
 /// What one case's child did.

@@ -22,7 +22,7 @@
 namespace aotfuzz::aot {
 namespace {
 
-using oracle::CompilerKind;
+using host::CompilerKind;
 using test_support::BuildConfig;
 using test_support::compile_and_run;
 using test_support::expect_matches;
@@ -82,7 +82,7 @@ std::vector<SeedCase> seed_cases() {
 
 INSTANTIATE_TEST_SUITE_P(Codegen, SeedOnEveryCompiler, ::testing::ValuesIn(seed_cases()),
                          [](const ::testing::TestParamInfo<SeedCase>& info) {
-                           return std::string(oracle::compiler_kind_name(info.param.compiler)) +
+                           return std::string(host::compiler_kind_name(info.param.compiler)) +
                                   "_" + combo_name(info.param.api, info.param.interface);
                          });
 
@@ -301,7 +301,7 @@ def @tvmgen_default_ccompiler_main_0(%i0: Tensor[(3), float32], %i1: Tensor[(2, 
   }
   cases.push_back({CompilerKind::kClang, Api::kPacked, Interface::kPacked, 3});
   for (const auto& c : cases) {
-    SCOPED_TRACE(std::string(oracle::compiler_kind_name(c.kind)) + " " +
+    SCOPED_TRACE(std::string(host::compiler_kind_name(c.kind)) + " " +
                  combo_name(c.api, c.interface) + " seed " + std::to_string(c.seed));
     const auto inputs = reference::make_inputs(fused.main(), c.seed);
     BuildConfig config;

@@ -1,5 +1,5 @@
 // `aotfuzz bisect` (cli/cmd_bisect.cc) on a TVM history made by the test: a git repository whose
-// commits change a fake TVM package (tests/oracle/fake_tvm, plus a switch that makes its
+// commits change a fake TVM package (tests/tvm/fake_tvm, plus a switch that makes its
 // MergeCompilerRegions refuse every graph: the finding), with a dlpack submodule taken from a
 // mirror, and a fake build script (tests/cli/fake_tvm_build.sh) that copies a tree, fails on a
 // tree marked BROKEN_BUILD, and counts its calls. Each test runs in a second or two.
@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "oracle/process.h"
-#include "oracle/tempdir.h"
+#include "host/process.h"
+#include "host/tempdir.h"
 #include "tests/cli/run_aotfuzz.h"
 #include "tests/support/files.h"
 
@@ -65,10 +65,10 @@ relay.transform.MergeCompilerRegions = staticmethod(_merge)  # noqa: F821
 )PY";
 
 std::string run_ok(const std::vector<std::string>& argv, const fs::path& dir) {
-  oracle::RunLimits limits;
+  host::RunLimits limits;
   limits.working_dir = dir.string();
   limits.address_space = 0;
-  const oracle::RunResult r = oracle::run_process(argv, limits);
+  const host::RunResult r = host::run_process(argv, limits);
   EXPECT_TRUE(r.exited_ok()) << argv[0] << " " << argv[1] << ": " << r.stderr_text;
   std::string out = r.stdout_text;
   while (!out.empty() && out.back() == '\n') out.pop_back();
@@ -90,7 +90,7 @@ class FakeTvmHistory {
     const std::string dlpack = make_dlpack_mirror();
     fs::create_directories(tvm());
     git(tvm(), {"init", "-q", "-b", "main"});
-    fs::copy(test_support::source_path("tests/oracle/fake_tvm/python"), tvm() / "python",
+    fs::copy(test_support::source_path("tests/tvm/fake_tvm/python"), tvm() / "python",
              fs::copy_options::recursive);
     std::ofstream(tvm() / "python/tvm/__init__.py", std::ios::app) << kPackageTail;
     set_refuses(false);
@@ -197,7 +197,7 @@ class FakeTvmHistory {
     return git(repo, {"rev-parse", "HEAD"});
   }
 
-  oracle::TempDir dir_;
+  host::TempDir dir_;
   std::string base_;
 };
 
@@ -349,7 +349,7 @@ TEST(Bisect, AKilledRunResumesFromBisectJsonWithoutRebuildingTheRecordedSteps) {
   const fs::path record = file.parent_path() / "bisect.json";
   // The third build kills aotfuzz: two steps are recorded, the third is lost.
   const auto killed = run_aotfuzz(s.h.bisect(file, s.docs, s.h.base()), 120, s.h.env(3));
-  EXPECT_EQ(killed.kind, oracle::ExitKind::kSignaled) << killed.describe() << killed.stderr_text;
+  EXPECT_EQ(killed.kind, host::ExitKind::kSignaled) << killed.describe() << killed.stderr_text;
   EXPECT_EQ(s.h.builds(), 3);
   ASSERT_EQ(read_json(record).at("steps").size(), 2u);
 

@@ -12,14 +12,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "oracle/tempdir.h"
+#include "host/tempdir.h"
 #include "tests/cli/run_aotfuzz.h"
 
 namespace aotfuzz::cli::test {
 namespace {
 
 TEST(FuzzOutput, AClosedStdoutMovesFindingsAndTheSummaryToStderrAndKeepsTheExitCode) {
-  oracle::TempDir dir("aotfuzz-cli-test");
+  host::TempDir dir("aotfuzz-cli-test");
   const std::string findings = dir.file("findings").string();
   const Spawned r =
       spawn_aotfuzz({"fuzz", "--cases", "40", "--jobs", "1", "--seed", "1", "--inject",
@@ -39,10 +39,10 @@ TEST(FuzzOutput, AClosedStdoutMovesFindingsAndTheSummaryToStderrAndKeepsTheExitC
 
 TEST(FuzzEnvironment, ABrokenTempDirectoryIsAToolchainErrorPerCaseNeverAFinding) {
   // TMPDIR under a regular file: every case's directory fails, as on a full or broken disk.
-  oracle::TempDir dir("aotfuzz-cli-test");
+  host::TempDir dir("aotfuzz-cli-test");
   { std::ofstream(dir.file("plain")) << "not a directory\n"; }
   const std::string findings = dir.file("findings").string();
-  const oracle::RunResult r =
+  const host::RunResult r =
       run_aotfuzz({"fuzz", "--cases", "20", "--jobs", "1", "--seed", "1", "--cc", "gcc",
                    "--findings", findings},
                   300, {{"TMPDIR", (dir.file("plain") / "tmp").string()}});
@@ -62,7 +62,7 @@ TEST(FuzzEnvironment, ABrokenTempDirectoryIsAToolchainErrorPerCaseNeverAFinding)
 }
 
 TEST(FuzzOutput, QuietAndTheLogLevelSilenceTheLogButNotTheFindingsOrTheSummary) {
-  oracle::TempDir dir("aotfuzz-cli-test");
+  host::TempDir dir("aotfuzz-cli-test");
   auto campaign = [&](const std::vector<std::string>& extra) {
     std::vector<std::string> args = {"fuzz", "--cases", "40", "--jobs", "1", "--seed", "1",
                                      "--inject", "tuple-arg-first-field", "--no-reduce",
@@ -70,28 +70,28 @@ TEST(FuzzOutput, QuietAndTheLogLevelSilenceTheLogButNotTheFindingsOrTheSummary) 
     args.insert(args.end(), extra.begin(), extra.end());
     return run_aotfuzz(args);
   };
-  const oracle::RunResult loud = campaign({});
+  const host::RunResult loud = campaign({});
   EXPECT_EQ(loud.exit_code, 1) << loud.stderr_text;
   EXPECT_NE(loud.stderr_text.find("aotfuzz: new finding arity:codegen:kernel"), std::string::npos)
       << loud.stderr_text;
   for (const std::vector<std::string>& extra :
        {std::vector<std::string>{"--quiet"}, std::vector<std::string>{"--log-level", "warn"}}) {
-    const oracle::RunResult r = campaign(extra);
+    const host::RunResult r = campaign(extra);
     EXPECT_EQ(r.exit_code, 1) << extra[0] << "\n" << r.stderr_text;
     EXPECT_EQ(r.stderr_text.find("new finding"), std::string::npos) << extra[0];
     EXPECT_NE(r.stdout_text.find("finding: arity:codegen:kernel"), std::string::npos) << extra[0];
     EXPECT_NE(r.stdout_text.find("aotfuzz fuzz: seed 1, shard"), std::string::npos) << extra[0];
   }
-  const oracle::RunResult bad = run_aotfuzz({"fuzz", "--cases", "1", "--log-level", "loud"});
+  const host::RunResult bad = run_aotfuzz({"fuzz", "--cases", "1", "--log-level", "loud"});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_EQ(line_count(bad.stderr_text), 1) << bad.stderr_text;
 }
 
 TEST(FuzzInProcessFaults, APassThatCrashesIsABundledReducedFindingAndTheCampaignEnds) {
-  oracle::TempDir dir("aotfuzz-cli-test");
+  host::TempDir dir("aotfuzz-cli-test");
   const std::string findings = dir.file("findings").string();
   const std::string stats = dir.file("stats.json").string();
-  const oracle::RunResult r =
+  const host::RunResult r =
       run_aotfuzz({"fuzz", "--cases", "12", "--jobs", "2", "--seed", "5", "--debug-fault",
                    "fuse:crash", "--reduce-time", "20", "--findings", findings, "--stats", stats});
   EXPECT_EQ(r.exit_code, 1) << r.stderr_text;
@@ -108,7 +108,7 @@ TEST(FuzzInProcessFaults, APassThatCrashesIsABundledReducedFindingAndTheCampaign
   EXPECT_NE(r.stdout_text.find("copy its reduced.relay into corpus/regressions/"),
             std::string::npos)
       << r.stdout_text;
-  const oracle::RunResult listed = run_aotfuzz({"findings", findings, "--json"});
+  const host::RunResult listed = run_aotfuzz({"findings", findings, "--json"});
   const auto bundles = nlohmann::json::parse(listed.stdout_text);
   ASSERT_EQ(bundles.size(), 1u) << listed.stdout_text;
   EXPECT_EQ(bundles[0].at("hits").get<int>(), 12) << listed.stdout_text;
@@ -116,22 +116,22 @@ TEST(FuzzInProcessFaults, APassThatCrashesIsABundledReducedFindingAndTheCampaign
   ASSERT_TRUE(std::filesystem::exists(bundle / "reduced.relay")) << r.stderr_text;
   EXPECT_TRUE(std::filesystem::exists(stats));
   // The bundle's replay reproduces the crash as a verdict, in a process that survives it.
-  const oracle::RunResult replay =
+  const host::RunResult replay =
       run_aotfuzz({"run", (bundle / "reduced.relay").string(), "--debug-fault", "fuse:crash"});
   EXPECT_EQ(replay.exit_code, 1) << replay.stderr_text;
   EXPECT_NE(replay.stdout_text.find("signature: crash:fuse:SIGSEGV"), std::string::npos)
       << replay.stdout_text;
-  const oracle::RunResult check = run_aotfuzz({"replay", (bundle / "reduced.relay").string()});
+  const host::RunResult check = run_aotfuzz({"replay", (bundle / "reduced.relay").string()});
   EXPECT_EQ(check.exit_code, 0) << check.stdout_text << check.stderr_text;
 }
 
 TEST(FuzzTvm, ACampaignOnATvmThatDoesNotImportExits3WithNoBundle) {
   // Default knobs: graphs with constants and odd input names reach the driver too.
-  oracle::TempDir dir("aotfuzz-cli-test");
+  host::TempDir dir("aotfuzz-cli-test");
   const std::filesystem::path findings = dir.file("findings");
-  const oracle::RunResult r = run_aotfuzz(
+  const host::RunResult r = run_aotfuzz(
       {"fuzz", "--sut", "tvm", "--tvm-home",
-       std::string(AOTFUZZ_SOURCE_DIR) + "/tests/oracle/fake_tvm_broken", "--cases", "30",
+       std::string(AOTFUZZ_SOURCE_DIR) + "/tests/tvm/fake_tvm_broken", "--cases", "30",
        "--seed", "7", "--findings", findings.string()});
   EXPECT_EQ(r.exit_code, 3) << r.stdout_text << r.stderr_text;
   EXPECT_NE(r.stdout_text.find("0 unique signatures"), std::string::npos) << r.stdout_text;
@@ -141,10 +141,10 @@ TEST(FuzzTvm, ACampaignOnATvmThatDoesNotImportExits3WithNoBundle) {
 }
 
 TEST(FuzzInProcessFaults, APassThatWritesPastAHeapBlockIsABundledCrashFindingOfThatPass) {
-  oracle::TempDir dir("aotfuzz-cli-test");
+  host::TempDir dir("aotfuzz-cli-test");
   const std::string findings = dir.file("findings").string();
   // Under AddressSanitizer the write is a report, made an abort so that it is a crash.
-  const oracle::RunResult r = run_aotfuzz(
+  const host::RunResult r = run_aotfuzz(
       {"fuzz", "--cases", "12", "--jobs", "2", "--seed", "5", "--debug-fault", "fuse:overflow",
        "--no-reduce", "--findings", findings},
       120, {{"ASAN_OPTIONS", "abort_on_error=1:detect_leaks=0"}});
@@ -155,9 +155,9 @@ TEST(FuzzInProcessFaults, APassThatWritesPastAHeapBlockIsABundledCrashFindingOfT
 }
 
 TEST(FuzzInProcessFaults, APassThatHangsIsATimeoutFindingWithinItsBudget) {
-  oracle::TempDir dir("aotfuzz-cli-test");
+  host::TempDir dir("aotfuzz-cli-test");
   const std::string findings = dir.file("findings").string();
-  const oracle::RunResult r = run_aotfuzz(
+  const host::RunResult r = run_aotfuzz(
       {"fuzz", "--cases", "3", "--jobs", "1", "--seed", "5", "--debug-fault", "partition:hang",
        "--in-process-time", "2", "--no-reduce", "--findings", findings});
   EXPECT_EQ(r.exit_code, 1) << r.stderr_text;
@@ -167,13 +167,13 @@ TEST(FuzzInProcessFaults, APassThatHangsIsATimeoutFindingWithinItsBudget) {
 }
 
 TEST(CheckInProcessFaults, APassThatCrashesIsAFindingInTheGatesReportsNotTheGatesEnd) {
-  oracle::TempDir dir("aotfuzz-cli-test");
+  host::TempDir dir("aotfuzz-cli-test");
   std::filesystem::create_directories(dir.file("corpus"));
   std::filesystem::copy_file(std::string(AOTFUZZ_SOURCE_DIR) + "/corpus/conformance/single_op.relay",
                              dir.file("corpus") / "single_op.relay");
   const std::string junit = dir.file("junit.xml").string();
   const std::string sarif = dir.file("log.sarif").string();
-  const oracle::RunResult r = run_aotfuzz(
+  const host::RunResult r = run_aotfuzz(
       {"check", "--corpus", dir.file("corpus").string(), "--cases", "12", "--jobs", "2",
        "--shards", "2", "--debug-fault", "fuse:crash", "--findings",
        dir.file("findings").string(), "--junit", junit, "--sarif", sarif});

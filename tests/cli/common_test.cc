@@ -14,7 +14,7 @@
 #include "cli/cmd_fuzz.h"
 #include "cli/common.h"
 #include "generator/policy.h"
-#include "oracle/tempdir.h"
+#include "host/tempdir.h"
 
 namespace aotfuzz::cli {
 namespace {
@@ -124,7 +124,7 @@ TEST(NumberValidators, PositiveSecondsRefuseZeroNegativeAndNonFiniteValues) {
 
 TEST(OutputChecks, WritablePathsPassAndLeaveTheFileSystemAsItWas) {
   namespace fs = std::filesystem;
-  oracle::TempDir dir("aotfuzz-cli-test");
+  host::TempDir dir("aotfuzz-cli-test");
   const fs::path file = dir.file("stats.json");
   check_output_file(file.string(), "--stats", "fuzz");
   EXPECT_FALSE(fs::exists(file));
@@ -142,7 +142,7 @@ TEST(OutputChecks, WritablePathsPassAndLeaveTheFileSystemAsItWas) {
 }
 
 TEST(OutputChecks, UnwritablePathsAreBadInputNamingTheFlagAndTheReason) {
-  oracle::TempDir dir("aotfuzz-cli-test");
+  host::TempDir dir("aotfuzz-cli-test");
   std::ofstream(dir.file("plain")) << "x";
   const std::string under_file = (dir.file("plain") / "out").string();
   const CommandError file_error =
@@ -163,7 +163,7 @@ TEST(OutputChecks, UnwritablePathsAreBadInputNamingTheFlagAndTheReason) {
 }
 
 TEST(ReadFile, ADirectoryIsBadInputSayingSo) {
-  oracle::TempDir dir("aotfuzz-cli-test");
+  host::TempDir dir("aotfuzz-cli-test");
   const CommandError e = error_of([&] { read_file(dir.path().string()); });
   EXPECT_EQ(e.code(), kBadInput);
   EXPECT_EQ(std::string(e.what()), dir.path().string() + ": is a directory, not a Relay file");
@@ -208,7 +208,7 @@ TEST(CampaignOptions, ATvmCampaignDrawsInsideTvmsKnownLimitsUnlessAKnobSaysOther
     return campaign_options(&app, f, /*seed_given=*/false).policy;
   };
   const generator::GenPolicy defaults;
-  const std::string home = std::string(AOTFUZZ_SOURCE_DIR) + "/tests/oracle/fake_tvm";
+  const std::string home = std::string(AOTFUZZ_SOURCE_DIR) + "/tests/tvm/fake_tvm";
   const auto tvm = policy_of({home, "--tvm-home", "--no-run", "tvm", "--sut", "1", "--cases"});
   EXPECT_EQ(generator::get_knob(tvm, "min_rank"), "2");
   EXPECT_EQ(generator::get_knob(tvm, "max_rank"), "2");

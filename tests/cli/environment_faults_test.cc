@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "oracle/tempdir.h"
+#include "host/tempdir.h"
 #include "tests/cli/run_aotfuzz.h"
 
 namespace aotfuzz::cli::test {
@@ -20,18 +20,18 @@ namespace fs = std::filesystem;
 const std::string kSeed = "corpus/seed/tvm_9036_annotated.relay";
 
 TEST(EnvironmentFaults, SanitizeWithoutACompilerPicksOneWithSanitizersAndPasses) {
-  const oracle::RunResult r = run_aotfuzz({"run", kSeed, "--sanitize"});
+  const host::RunResult r = run_aotfuzz({"run", kSeed, "--sanitize"});
   EXPECT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
   EXPECT_NE(r.stdout_text.find("signature: pass:run"), std::string::npos) << r.stdout_text;
   expect_one_line_usage_error({"run", kSeed, "--sanitize", "--cc", "tcc"}, "--sanitize");
 }
 
 TEST(EnvironmentFaults, AGraphOverTheMemoryBudgetIsInvalidInputForEveryCommandBeforeAllocating) {
-  oracle::TempDir dir("aotfuzz-cli-test");
+  host::TempDir dir("aotfuzz-cli-test");
   const std::string big = dir.file("big.relay").string();
   // 1 GiB in, 1 GiB out: over the default budget, and refused before either is allocated.
   std::ofstream(big) << "def @main(%x: Tensor[(268435456), float32]) {\n  add(%x, %x)\n}\n";
-  const oracle::RunResult run = run_aotfuzz({"run", big}, 30);
+  const host::RunResult run = run_aotfuzz({"run", big}, 30);
   EXPECT_EQ(run.exit_code, 2) << run.stdout_text << run.stderr_text;
   EXPECT_NE(run.stdout_text.find("invalid-input at annotated: the graph's tensors need 2048 MiB"),
             std::string::npos)
@@ -39,15 +39,15 @@ TEST(EnvironmentFaults, AGraphOverTheMemoryBudgetIsInvalidInputForEveryCommandBe
   expect_one_line_usage_error({"compile", big, "--emit", "c"}, "memory budget");
   expect_one_line_usage_error({"compile", big, "--emit", "partitioned"}, "memory budget");
   // A budget raised by the flag lets the static stages through (nothing is allocated there).
-  const oracle::RunResult raised =
+  const host::RunResult raised =
       run_aotfuzz({"compile", big, "--emit", "partitioned", "--memory-budget", "4096"}, 30);
   EXPECT_EQ(raised.exit_code, 0) << raised.stderr_text;
 }
 
 TEST(EnvironmentFaults, KnobsForHugeTensorsGiveACampaignWithoutFindingsThatEndsOnTime) {
-  oracle::TempDir dir("aotfuzz-cli-test");
+  host::TempDir dir("aotfuzz-cli-test");
   const std::string stats = dir.file("stats.json").string();
-  const oracle::RunResult r = run_aotfuzz(
+  const host::RunResult r = run_aotfuzz(
       {"fuzz", "--cases", "6", "--seed", "1", "--jobs", "1", "--findings",
        dir.file("findings").string(), "--stats", stats, "--knob", "min_rank=3", "--knob",
        "max_rank=3", "--knob", "min_dim=1024", "--knob", "max_dim=1024", "--knob",
@@ -68,7 +68,7 @@ class UnwritableOutput : public ::testing::Test {
   std::string under_file(const std::string& name) const {
     return (dir_.file("plain") / name).string();
   }
-  oracle::TempDir dir_{"aotfuzz-cli-test"};
+  host::TempDir dir_{"aotfuzz-cli-test"};
 };
 
 TEST_F(UnwritableOutput, FuzzStatsAndFindingsFailBeforeTheCampaignStarts) {

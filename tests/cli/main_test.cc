@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "oracle/tempdir.h"
+#include "host/tempdir.h"
 #include "tests/cli/run_aotfuzz.h"
 #include "tests/support/files.h"
 
@@ -71,7 +71,7 @@ TEST(CommandLine, ModuleNamesThatCannotBeCIdentifiersAreRefusedUpFront) {
   for (const auto& l : lines) expect_one_line_usage_error(l.args, l.mentions);
   // The longest accepted name and the empty one (TVM's bare "tvmgen" prefix) still run.
   for (const std::string& name : {std::string(64, 'm'), std::string()}) {
-    const oracle::RunResult r = run_aotfuzz({"run", kSeed, "--mod-name", name}, 60);
+    const host::RunResult r = run_aotfuzz({"run", kSeed, "--mod-name", name}, 60);
     EXPECT_EQ(r.exit_code, 0) << name.size() << ": " << r.stdout_text << r.stderr_text;
   }
 }
@@ -89,7 +89,7 @@ TEST(CommandLine, SeedsPastTwoToTheSixtyFourOrNegativeAreRefusedNotSaturated) {
 }
 
 TEST(CommandLine, TheLargestSeedIsAcceptedAndSeedsAreReadInDecimal) {
-  oracle::RunResult r = run_aotfuzz({"gen", "--seed", "18446744073709551615"});
+  host::RunResult r = run_aotfuzz({"gen", "--seed", "18446744073709551615"});
   EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
   EXPECT_EQ(r.stdout_text.rfind("// aotfuzz gen --seed 18446744073709551615\n", 0), 0u);
   // strtoull in base 0 would read 010 as 8.
@@ -132,8 +132,8 @@ TEST(CommandLine, UnknownOptionsAndMissingArgumentsAreOneLineForEveryCommand) {
 }
 
 TEST(CommandLine, AGoodFlagPairHalfStillWorks) {
-  const oracle::RunResult on = run_aotfuzz({"compile", kSeed, "--merge", "--emit", "merged"});
-  const oracle::RunResult off = run_aotfuzz({"compile", kSeed, "--no-merge", "--emit", "merged"});
+  const host::RunResult on = run_aotfuzz({"compile", kSeed, "--merge", "--emit", "merged"});
+  const host::RunResult off = run_aotfuzz({"compile", kSeed, "--no-merge", "--emit", "merged"});
   EXPECT_EQ(on.exit_code, 0) << on.stderr_text;
   EXPECT_EQ(off.exit_code, 0) << off.stderr_text;
   // Merging changes the merged stage of the seed graph (that is TVM issue #9036's trigger).
@@ -141,22 +141,22 @@ TEST(CommandLine, AGoodFlagPairHalfStillWorks) {
 }
 
 TEST(CommandLine, VersionPrintsTheProjectVersion) {
-  const oracle::RunResult r = run_aotfuzz({"--version"});
+  const host::RunResult r = run_aotfuzz({"--version"});
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.stdout_text.rfind(std::string("aotfuzz ") + AOTFUZZ_VERSION + " (commit ", 0), 0u)
       << r.stdout_text;
 }
 
 TEST(CommandLine, HelpCommandPrintsWhatDashDashHelpPrints) {
-  const oracle::RunResult help = run_aotfuzz({"help"});
-  const oracle::RunResult dashes = run_aotfuzz({"--help"});
+  const host::RunResult help = run_aotfuzz({"help"});
+  const host::RunResult dashes = run_aotfuzz({"--help"});
   EXPECT_EQ(help.exit_code, 0) << help.stderr_text;
   EXPECT_EQ(dashes.exit_code, 0);
   EXPECT_NE(help.stdout_text.find("fuzz"), std::string::npos) << help.stdout_text;
   EXPECT_EQ(help.stdout_text, dashes.stdout_text);
 
-  const oracle::RunResult fuzz_help = run_aotfuzz({"help", "fuzz"});
-  const oracle::RunResult fuzz_dashes = run_aotfuzz({"fuzz", "--help"});
+  const host::RunResult fuzz_help = run_aotfuzz({"help", "fuzz"});
+  const host::RunResult fuzz_dashes = run_aotfuzz({"fuzz", "--help"});
   EXPECT_EQ(fuzz_help.exit_code, 0) << fuzz_help.stderr_text;
   EXPECT_NE(fuzz_help.stdout_text.find("--reduce-time"), std::string::npos);
   EXPECT_EQ(fuzz_help.stdout_text, fuzz_dashes.stdout_text);
@@ -250,8 +250,8 @@ TEST(HelpAndDocs, CheckStatesItsOwnDefaultsAndTakesACaseBudget) {
 }
 
 TEST(Check, ACaseBudgetSplitsTheFirstCasesAmongTheShardsWithoutATimeLimit) {
-  oracle::TempDir dir("aotfuzz-cli-test");
-  const oracle::RunResult r =
+  host::TempDir dir("aotfuzz-cli-test");
+  const host::RunResult r =
       run_aotfuzz({"check", "--corpus", "corpus/seed", "--cases", "5", "--shards", "2", "--jobs",
                    "1", "--findings", dir.file("findings").string()});
   EXPECT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
@@ -269,7 +269,7 @@ TEST(CommandLine, ShowDotRefusesPipelineFlagsItWouldIgnore) {
 }
 
 TEST(CommandLine, RunKeepKeepsTheCOfAVerdictSettledBeforeCompiling) {
-  const oracle::RunResult r =
+  const host::RunResult r =
       run_aotfuzz({"run", kSeed, "--inject", "tuple-arg-first-field", "--keep"});
   EXPECT_EQ(r.exit_code, 1) << r.stderr_text;
   EXPECT_NE(r.stdout_text.find("arity:codegen:kernel"), std::string::npos) << r.stdout_text;
@@ -281,7 +281,7 @@ TEST(CommandLine, RunKeepKeepsTheCOfAVerdictSettledBeforeCompiling) {
 }
 
 TEST(CommandLine, RunJsonPrintsOneJsonObjectWithTheReplayCommandInside) {
-  const oracle::RunResult r =
+  const host::RunResult r =
       run_aotfuzz({"run", kSeed, "--inject", "tuple-arg-first-field", "--json"});
   ASSERT_EQ(r.exit_code, 1) << r.stdout_text << r.stderr_text;
   nlohmann::json j;
@@ -294,11 +294,11 @@ TEST(CommandLine, RunJsonPrintsOneJsonObjectWithTheReplayCommandInside) {
 }
 
 TEST(CommandLine, AReplayLineSplitAsAShellWouldNamesAPathWithSpacesAndQuotes) {
-  oracle::TempDir dir("aotfuzz-cli-test");
+  host::TempDir dir("aotfuzz-cli-test");
   fs::create_directories(dir.path() / "a b'c");
   const fs::path file = dir.path() / "a b'c" / "-seed.relay";
   fs::copy_file(fs::path(AOTFUZZ_SOURCE_DIR) / kSeed, file);
-  const oracle::RunResult r =
+  const host::RunResult r =
       run_aotfuzz({"run", file.string(), "--inject", "tuple-arg-first-field", "--json"});
   ASSERT_EQ(r.exit_code, 1) << r.stdout_text << r.stderr_text;
   const std::string replay = nlohmann::json::parse(r.stdout_text).value("replay", "");
@@ -316,7 +316,7 @@ TEST(CommandLine, AReplayLineSplitAsAShellWouldNamesAPathWithSpacesAndQuotes) {
 }
 
 TEST(CommandLine, RunJsonOfAnUnreadableFileIsAnInvalidInputObject) {
-  const oracle::RunResult r = run_aotfuzz({"run", "corpus", "--json"});
+  const host::RunResult r = run_aotfuzz({"run", "corpus", "--json"});
   EXPECT_EQ(r.exit_code, 2);
   nlohmann::json j;
   ASSERT_NO_THROW(j = nlohmann::json::parse(r.stdout_text)) << r.stdout_text;
@@ -327,7 +327,7 @@ TEST(CommandLine, RunJsonOfAnUnreadableFileIsAnInvalidInputObject) {
 TEST(CommandLine, FmtDashReadsTheModuleFromStandardInput) {
   const Spawned piped =
       spawn_aotfuzz({"fmt", "-"}, std::string(AOTFUZZ_SOURCE_DIR) + "/" + kSeed, false);
-  const oracle::RunResult named = run_aotfuzz({"fmt", kSeed});
+  const host::RunResult named = run_aotfuzz({"fmt", kSeed});
   ASSERT_EQ(named.exit_code, 0) << named.stderr_text;
   EXPECT_TRUE(WIFEXITED(piped.status) && WEXITSTATUS(piped.status) == 0) << piped.err;
   EXPECT_NE(piped.out.find("@main"), std::string::npos);
@@ -335,7 +335,7 @@ TEST(CommandLine, FmtDashReadsTheModuleFromStandardInput) {
 }
 
 TEST(CommandLine, FmtDashNamesStandardInputInParseErrors) {
-  oracle::TempDir dir("aotfuzz-cli-test");
+  host::TempDir dir("aotfuzz-cli-test");
   const fs::path bad = dir.file("bad.relay");
   std::ofstream(bad) << "def @main(%x: Tensor[(2), float32]) { %y }\n";
   const Spawned r = spawn_aotfuzz({"fmt", "-"}, bad.string(), false);
@@ -344,7 +344,7 @@ TEST(CommandLine, FmtDashNamesStandardInputInParseErrors) {
 }
 
 TEST(CommandLine, AGateWithNothingToCheckIsBadInput) {
-  oracle::TempDir dir("aotfuzz-cli-test");
+  host::TempDir dir("aotfuzz-cli-test");
   fs::create_directories(dir.file("empty"));
   std::ofstream(dir.file("empty") / "notes.txt") << "not a graph\n";
   const std::string empty = dir.file("empty").string();
@@ -353,19 +353,19 @@ TEST(CommandLine, AGateWithNothingToCheckIsBadInput) {
 }
 
 TEST(CommandLine, AMalformedReplayHeaderIsBadInputNamingTheFileOnce) {
-  oracle::TempDir dir("aotfuzz-cli-test");
+  host::TempDir dir("aotfuzz-cli-test");
   const fs::path bad = dir.file("bad.relay");
   std::ofstream(bad) << "// replay: --merge pass\n"
                      << "def @main(%x: Tensor[(2), float32]) { add(%x, %x) }\n";
   expect_one_line_usage_error({"replay", bad.string()}, bad.string() + ":1:");
-  const oracle::RunResult r = run_aotfuzz({"replay", bad.string()});
+  const host::RunResult r = run_aotfuzz({"replay", bad.string()});
   const std::string& err = r.stderr_text;
   EXPECT_EQ(err.find(bad.string()), err.rfind(bad.string())) << err;
 }
 
 TEST(CommandLine, RunWithoutFlagsUsesTheFilesFirstFindingLine) {
   const std::string file = "corpus/regressions/tuple-arg-first-field.relay";
-  const oracle::RunResult r = run_aotfuzz({"run", file});
+  const host::RunResult r = run_aotfuzz({"run", file});
   EXPECT_EQ(r.exit_code, 1) << r.stdout_text << r.stderr_text;
   EXPECT_NE(r.stdout_text.find("signature: arity:codegen:kernel"), std::string::npos)
       << r.stdout_text;
@@ -376,8 +376,8 @@ TEST(CommandLine, RunWithoutFlagsUsesTheFilesFirstFindingLine) {
 }
 
 TEST(CommandLine, CompileWritesAModuleStageIntoTheOutDirectory) {
-  oracle::TempDir dir("aotfuzz-cli-test");
-  const oracle::RunResult r =
+  host::TempDir dir("aotfuzz-cli-test");
+  const host::RunResult r =
       run_aotfuzz({"compile", kSeed, "--emit", "fused", "--out", dir.file("out").string()});
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   EXPECT_EQ(r.stdout_text, "");
@@ -386,21 +386,21 @@ TEST(CommandLine, CompileWritesAModuleStageIntoTheOutDirectory) {
 }
 
 TEST(CommandLine, FindingsAndReportRefuseADirectoryNoCampaignWrote) {
-  oracle::TempDir dir("aotfuzz-cli-test");
+  host::TempDir dir("aotfuzz-cli-test");
   std::ofstream(dir.file("notes.txt")) << "nothing here\n";
   expect_one_line_usage_error({"findings", dir.path().string()}, "not a findings directory");
   expect_one_line_usage_error({"report", dir.path().string()}, "not a findings directory");
 }
 
 TEST(CommandLine, VersionNamesTheCommitAndTheBuild) {
-  const oracle::RunResult r = run_aotfuzz({"--version"});
+  const host::RunResult r = run_aotfuzz({"--version"});
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.stdout_text.find("(commit "), std::string::npos) << r.stdout_text;
   EXPECT_NE(r.stdout_text.find(" build)"), std::string::npos) << r.stdout_text;
 }
 
 TEST(CommandLine, BugsAlignsItsColumnsAndHasAJsonForm) {
-  const oracle::RunResult table = run_aotfuzz({"bugs"});
+  const host::RunResult table = run_aotfuzz({"bugs"});
   ASSERT_EQ(table.exit_code, 0);
   std::istringstream lines(table.stdout_text);
   std::string line;
@@ -421,8 +421,8 @@ TEST(CommandLine, GenListsKnobDefaultsAndWritesCountFiles) {
   EXPECT_NE(knobs.find("default"), std::string::npos) << knobs;
   EXPECT_NE(knobs.find("max_ops"), std::string::npos) << knobs;
   EXPECT_NE(knobs.find(" 12 "), std::string::npos) << knobs;
-  oracle::TempDir dir("aotfuzz-cli-test");
-  const oracle::RunResult r = run_aotfuzz(
+  host::TempDir dir("aotfuzz-cli-test");
+  const host::RunResult r = run_aotfuzz(
       {"gen", "--seed", "5", "--count", "3", "--out-dir", dir.file("graphs").string()});
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   for (int seed : {5, 6, 7}) {
@@ -433,7 +433,7 @@ TEST(CommandLine, GenListsKnobDefaultsAndWritesCountFiles) {
 }
 
 TEST(CommandLine, ErrorsNameTheirCommandOneWayAndARepeatedOptionTakesTheLast) {
-  const oracle::RunResult twice =
+  const host::RunResult twice =
       run_aotfuzz({"run", kSeed, "--api", "unpacked", "--api", "packed", "--no-run"});
   EXPECT_EQ(twice.exit_code, 0) << twice.stderr_text;
   expect_one_line_usage_error({"replay", "no/such/dir"}, "aotfuzz replay: no/such/dir");
@@ -441,13 +441,13 @@ TEST(CommandLine, ErrorsNameTheirCommandOneWayAndARepeatedOptionTakesTheLast) {
 }
 
 TEST(CommandLine, TheCampaignHeaderNamesTheCompilerItResolved) {
-  oracle::TempDir dir("aotfuzz-cli-test");
-  const oracle::RunResult r = run_aotfuzz(
+  host::TempDir dir("aotfuzz-cli-test");
+  const host::RunResult r = run_aotfuzz(
       {"fuzz", "--cases", "2", "--no-reduce", "--findings", dir.file("f").string()});
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   EXPECT_EQ(r.stdout_text.find("compiler default"), std::string::npos) << r.stdout_text;
   EXPECT_NE(r.stdout_text.find("(the default here)"), std::string::npos) << r.stdout_text;
-  const oracle::RunResult gcc = run_aotfuzz({"fuzz", "--cases", "2", "--no-reduce", "--cc", "gcc",
+  const host::RunResult gcc = run_aotfuzz({"fuzz", "--cases", "2", "--no-reduce", "--cc", "gcc",
                                              "--findings", dir.file("g").string()});
   EXPECT_NE(gcc.stdout_text.find("compiler gcc,"), std::string::npos) << gcc.stdout_text;
 }
@@ -467,7 +467,7 @@ TEST(HelpAndDocs, FuzzSaysWhichOptionsItDrawsAndWhereFindingsGo) {
 
 TEST(CommandLine, FmtOfADirectorySaysItIsADirectory) {
   expect_one_line_usage_error({"fmt", "corpus"}, "corpus: is a directory");
-  const oracle::RunResult r = run_aotfuzz({"fmt", "corpus"});
+  const host::RunResult r = run_aotfuzz({"fmt", "corpus"});
   EXPECT_EQ(r.stderr_text.find("@main"), std::string::npos) << r.stderr_text;
 }
 

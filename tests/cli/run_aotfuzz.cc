@@ -13,20 +13,20 @@
 #include <sstream>
 #include <thread>
 
-#include "oracle/tempdir.h"
+#include "host/tempdir.h"
 
 namespace aotfuzz::cli::test {
 
-oracle::RunResult run_aotfuzz(const std::vector<std::string>& args, int timeout_s,
+host::RunResult run_aotfuzz(const std::vector<std::string>& args, int timeout_s,
                               const std::map<std::string, std::string>& env) {
   std::vector<std::string> argv = {AOTFUZZ_BINARY};
   argv.insert(argv.end(), args.begin(), args.end());
-  oracle::RunLimits limits;
+  host::RunLimits limits;
   limits.timeout = std::chrono::seconds(timeout_s);
   limits.address_space = 0;  // the harness with its threads, not a generated test program
   limits.working_dir = AOTFUZZ_SOURCE_DIR;
   for (const auto& [name, value] : env) limits.env[name] = value;
-  return oracle::run_process(argv, limits);
+  return host::run_process(argv, limits);
 }
 
 namespace {
@@ -42,7 +42,7 @@ std::string slurp(const std::filesystem::path& path) {
 
 Spawned spawn_aotfuzz(const std::vector<std::string>& args, const std::string& stdin_file,
                       bool closed_stdout) {
-  oracle::TempDir dir("aotfuzz-cli-test");
+  host::TempDir dir("aotfuzz-cli-test");
   const std::string out_path = (dir.path() / "stdout").string();
   const std::string err_path = (dir.path() / "stderr").string();
   const std::string in_path = stdin_file.empty() ? "/dev/null" : stdin_file;
@@ -99,8 +99,8 @@ void expect_one_line_usage_error(const std::vector<std::string>& args,
   for (const auto& a : args) shown += " " + a;
   SCOPED_TRACE("aotfuzz" + shown);
   // A refused flag returns at once; a budget flag that slipped through would run for a while.
-  const oracle::RunResult r = run_aotfuzz(args, 30);
-  EXPECT_EQ(r.kind, oracle::ExitKind::kExited) << r.describe();
+  const host::RunResult r = run_aotfuzz(args, 30);
+  EXPECT_EQ(r.kind, host::ExitKind::kExited) << r.describe();
   EXPECT_EQ(r.exit_code, 2) << r.stderr_text;
   EXPECT_EQ(r.stdout_text, "");
   EXPECT_EQ(line_count(r.stderr_text), 1) << r.stderr_text;

@@ -6,14 +6,14 @@
 #include <string>
 #include <vector>
 
-#include "oracle/process.h"
+#include "host/process.h"
 
 namespace aotfuzz::cli::test {
 
 /// Runs aotfuzz with `args` in the source tree (so corpus paths are relative), stdin empty,
 /// stdout and stderr captured, killed after `timeout_s` seconds; `env` adds to (or replaces
 /// variables of) the minimal environment it gets.
-oracle::RunResult run_aotfuzz(const std::vector<std::string>& args, int timeout_s = 120,
+host::RunResult run_aotfuzz(const std::vector<std::string>& args, int timeout_s = 120,
                               const std::map<std::string, std::string>& env = {});
 
 /// How a process started by spawn_aotfuzz ended, and what it wrote.

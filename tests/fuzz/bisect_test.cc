@@ -7,7 +7,7 @@
 
 #include <stdexcept>
 
-#include "oracle/tempdir.h"
+#include "host/tempdir.h"
 
 namespace aotfuzz::fuzz {
 namespace {
@@ -115,7 +115,7 @@ TEST(PrNumber, IsTheLastParenthesisedHashNumberOfTheSubject) {
 }
 
 TEST(BisectRecord, OutcomesAreReusedForTheSameSetupAndRefusedForAnother) {
-  oracle::TempDir dir("aotfuzz-bisect-record");
+  host::TempDir dir("aotfuzz-bisect-record");
   const auto record = dir.file("bisect.json");
   const auto setup = bisect_setup("g.relay", "graph", "sut-error:merge", "--sut tvm", {}, true);
   EXPECT_TRUE(load_bisect_steps(record, setup).empty()) << "no record yet: no steps";

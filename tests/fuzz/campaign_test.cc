@@ -19,10 +19,10 @@
 #include "fuzz/crash_journal.h"
 #include "fuzz/replay.h"
 #include "fuzz/status_files.h"
+#include "host/tempdir.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "ir/structural.h"
-#include "oracle/tempdir.h"
 #include "tests/support/files.h"
 
 namespace aotfuzz::fuzz {
@@ -221,7 +221,7 @@ TEST(Campaign, StatsJsonCountsVerdictsStagesThroughputAndFeatures) {
 }
 
 TEST(Campaign, FindingIsBundledAtomicallyAndAResumedCampaignAddsNoDuplicate) {
-  oracle::TempDir dir("aotfuzz-campaign-test");
+  host::TempDir dir("aotfuzz-campaign-test");
   const fs::path findings = dir.file("findings");
   CampaignOptions o = with_9036_bug(in_process(1, 60));
   o.findings_dir = findings;
@@ -276,7 +276,7 @@ TEST(Campaign, FindingIsBundledAtomicallyAndAResumedCampaignAddsNoDuplicate) {
 }
 
 TEST(Campaign, AFindingsDirectoryReplacedByAFileMidCampaignLosesNoFinding) {
-  oracle::TempDir dir("aotfuzz-campaign-test");
+  host::TempDir dir("aotfuzz-campaign-test");
   const fs::path findings = dir.file("findings");
   CampaignOptions o = with_9036_bug(in_process(1, 300));
   o.base.aot.bugs.enable(aot::Bug::kSwappedOutputOrder);
@@ -309,7 +309,7 @@ TEST(Campaign, AFindingsDirectoryReplacedByAFileMidCampaignLosesNoFinding) {
 }
 
 TEST(Campaign, AFindingIsOnDiskBeforeItsReductionAndTheNextCampaignFinishesIt) {
-  oracle::TempDir dir("aotfuzz-campaign-test");
+  host::TempDir dir("aotfuzz-campaign-test");
   const fs::path findings = dir.file("findings");
   const fs::path bundle = findings / "arity_codegen_kernel";
   CampaignOptions o = with_9036_bug(in_process(1, 60));
@@ -372,7 +372,7 @@ TEST(Campaign, AFindingCountsForTheSupervisorFromTheMomentItIsAnnounced) {
   // A supervised child can be killed right after announcing a finding (another worker's case
   // overran its budget); with no time left, its restart judges nothing, and only the journal's
   // count makes the campaign exit 1.
-  oracle::TempDir dir("aotfuzz-campaign-test");
+  host::TempDir dir("aotfuzz-campaign-test");
   CampaignOptions o = with_9036_bug(in_process(1, 60));
   o.findings_dir = dir.file("findings");
   auto journal = std::make_unique<CrashJournal>();
@@ -395,7 +395,7 @@ TEST(Campaign, AFindingCountsForTheSupervisorFromTheMomentItIsAnnounced) {
 }
 
 TEST(Bundles, LeftoversOfKilledCampaignsAreNeitherBundlesNorKept) {
-  oracle::TempDir dir("aotfuzz-bundle-test");
+  host::TempDir dir("aotfuzz-bundle-test");
   const fs::path findings = dir.path();
   // A campaign killed while writing leaves only its temporary directory behind.
   fs::create_directories(findings / ".tmp-999999999-abc123");
@@ -422,7 +422,7 @@ TEST(Bundles, DirectoryNamesKeepOnlySafeCharacters) {
 TEST(Campaign, FindingsDoNotDependOnTheNumberOfJobs) {
   std::map<std::string, std::pair<std::uint64_t, std::string>> by_jobs[2];
   for (int run = 0; run < 2; ++run) {
-    oracle::TempDir dir("aotfuzz-campaign-test");
+    host::TempDir dir("aotfuzz-campaign-test");
     CampaignOptions o = with_9036_bug(in_process(21, 40));
     o.base.aot.bugs.enable(aot::Bug::kSwappedOutputOrder);
     o.jobs = run == 0 ? 1 : 3;

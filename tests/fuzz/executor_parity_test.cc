@@ -36,12 +36,12 @@ void expect_same_counts(const aot::BugSet& bugs, const std::string& what) {
 }
 
 TEST(ExecutorParity, BatchedCampaignHasTheSingleCaseSignatureCountsWithNothingInjected) {
-  ASSERT_TRUE(oracle::batched_execution_available(oracle::CompilerKind::kTcc));
+  ASSERT_TRUE(oracle::batched_execution_available(host::CompilerKind::kTcc));
   expect_same_counts(aot::BugSet(), "nothing injected");
 }
 
 TEST(ExecutorParity, BatchedCampaignHasTheSingleCaseSignatureCountsWithEachBugInjected) {
-  ASSERT_TRUE(oracle::batched_execution_available(oracle::CompilerKind::kTcc));
+  ASSERT_TRUE(oracle::batched_execution_available(host::CompilerKind::kTcc));
   for (const auto& row : aot::bug_table()) {
     aot::BugSet bugs;
     bugs.enable(row.bug);

@@ -10,7 +10,7 @@
 #include <regex>
 #include <set>
 
-#include "oracle/tempdir.h"
+#include "host/tempdir.h"
 #include "tests/support/files.h"
 
 namespace aotfuzz::fuzz {
@@ -76,7 +76,7 @@ TEST(PlotData, RowsReadBackAsTheyWereWrittenAndMalformedLinesAreSkipped) {
 }
 
 TEST(CampaignRecords, EachCampaignKeepsOneRecordThatItsLatestUpdateReplaces) {
-  oracle::TempDir dir("aotfuzz-report-test");
+  host::TempDir dir("aotfuzz-report-test");
   {
     StatusFiles first(dir.path());
     first.update(snapshot(1'000'000, 5, 100));
@@ -94,7 +94,7 @@ TEST(CampaignRecords, EachCampaignKeepsOneRecordThatItsLatestUpdateReplaces) {
 }
 
 TEST(HtmlReport, APageShowsEveryCampaignBundleAndVerdictAndLoadsNothing) {
-  oracle::TempDir dir("aotfuzz-report-test");
+  host::TempDir dir("aotfuzz-report-test");
   {
     StatusFiles a(dir.path());
     a.update(snapshot(1'000'000, 5, 100));
@@ -145,7 +145,7 @@ std::string plot_svg(const std::string& page, const std::string& id) {
 }
 
 TEST(HtmlReport, EachLegendEntryHasItsSeriesColourWhichTheStyleSheetCannotOverride) {
-  oracle::TempDir dir("aotfuzz-report-test");
+  host::TempDir dir("aotfuzz-report-test");
   {
     StatusFiles a(dir.path());
     a.update(snapshot(1'000'000, 0, 0));
@@ -190,7 +190,7 @@ TEST(HtmlReport, EachLegendEntryHasItsSeriesColourWhichTheStyleSheetCannotOverri
 }
 
 TEST(HtmlReport, UniqueFindingsAreStepsCountedOnceAcrossTheCampaignsOfTheDirectory) {
-  oracle::TempDir dir("aotfuzz-report-test");
+  host::TempDir dir("aotfuzz-report-test");
   auto row = [](std::time_t start, double elapsed, std::size_t unique) {
     StatusSnapshot s = snapshot(start, elapsed, 100 + 10 * static_cast<std::uint64_t>(elapsed));
     s.progress.unique_signatures = unique;
@@ -287,7 +287,7 @@ TEST(HtmlReport, AFindingFirstSeenOutsideEveryCampaignCountsFromTheCampaignBefor
 }
 
 TEST(HtmlReport, APictureThatCouldRunCodeIsLeftOut) {
-  oracle::TempDir dir("aotfuzz-report-test");
+  host::TempDir dir("aotfuzz-report-test");
   write_bundle(dir.path() / "a", "mismatch:codegen",
                "<svg xmlns=\"http://www.w3.org/2000/svg\"><script>alert(1)</script></svg>");
   write_bundle(dir.path() / "b", "mismatch:run",
@@ -302,7 +302,7 @@ TEST(HtmlReport, APictureThatCouldRunCodeIsLeftOut) {
 }
 
 TEST(HtmlReport, AnEmptyDirectoryGivesAPageSayingSo) {
-  oracle::TempDir dir("aotfuzz-report-test");
+  host::TempDir dir("aotfuzz-report-test");
   const std::string page = render_report(load_report_input(dir.path()));
   EXPECT_NE(page.find("No plot_data"), std::string::npos);
   EXPECT_NE(page.find("No bundles"), std::string::npos);

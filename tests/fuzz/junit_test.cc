@@ -7,7 +7,7 @@
 
 #include "fuzz/junit.h"
 #include "fuzz/junit_suites.h"
-#include "oracle/tempdir.h"
+#include "host/tempdir.h"
 #include "tests/support/processes.h"
 
 namespace aotfuzz::fuzz {
@@ -31,7 +31,7 @@ TEST(JUnit, ReportIsWellFormedXmlWithTheRightTotals) {
   fuzz.name = "fuzz";
   fuzz.cases.push_back({"fuzz", "fuzz shard 0/1 (seed 9036)", 60, false, "", "", "summary"});
   const std::string xml = junit_xml({replay, fuzz});
-  oracle::TempDir dir("aotfuzz-junit-test");
+  host::TempDir dir("aotfuzz-junit-test");
   const std::string path = dir.file("report.xml").string();
   std::ofstream(path) << xml;
   auto r = test_support::python(

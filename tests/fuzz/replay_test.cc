@@ -5,8 +5,8 @@
 
 #include "fuzz/junit_suites.h"
 #include "fuzz/replay.h"
+#include "host/tempdir.h"
 #include "oracle/oracle.h"
-#include "oracle/tempdir.h"
 #include "tests/support/files.h"
 
 namespace aotfuzz::fuzz {
@@ -20,7 +20,7 @@ def @main(%x: Tensor[(3), float32]) {
 }
 )";
 
-std::string write_temp(const oracle::TempDir& dir, const std::string& name,
+std::string write_temp(const host::TempDir& dir, const std::string& name,
                        const std::string& text) {
   const std::string path = dir.file(name).string();
   std::ofstream(path, std::ios::binary) << text;
@@ -81,7 +81,7 @@ TEST(SignatureMatching, AcceptsEqualityAndPrefixesEndingAtAColon) {
 }
 
 TEST(Replay, FileWithoutReplayLinesMustPassWithAndWithoutMerge) {
-  oracle::TempDir dir("aotfuzz-replay-test");
+  host::TempDir dir("aotfuzz-replay-test");
   auto r = replay_file(write_temp(dir, "plain.relay", std::string("// origin: test\n") + kGraph));
   EXPECT_TRUE(r.ok()) << r.failure_text();
   ASSERT_EQ(r.runs.size(), 2u);
@@ -91,7 +91,7 @@ TEST(Replay, FileWithoutReplayLinesMustPassWithAndWithoutMerge) {
 }
 
 TEST(Replay, UnmetExpectationFailsAndSaysHowToReplayIt) {
-  oracle::TempDir dir("aotfuzz-replay-test");
+  host::TempDir dir("aotfuzz-replay-test");
   const std::string path = write_temp(
       dir, "wrong.relay", std::string("// replay: --no-merge => mismatch:codegen\n") + kGraph);
   auto r = replay_file(path);
@@ -104,7 +104,7 @@ TEST(Replay, UnmetExpectationFailsAndSaysHowToReplayIt) {
 }
 
 TEST(Replay, InjectedBugLineAndFixedPipelineLineBothHold) {
-  oracle::TempDir dir("aotfuzz-replay-test");
+  host::TempDir dir("aotfuzz-replay-test");
   const std::string text =
       "// replay: --merge --inject tuple-arg-first-field => arity:codegen:kernel\n"
       "// replay: --merge => pass\n" +
@@ -143,7 +143,7 @@ TEST(Replay, TextThatDoesNotParseIsJudgedAsInvalidInput) {
 }
 
 TEST(Replay, CollectsRelayFilesOfDirectoriesSortedAndRejectsMissingPaths) {
-  oracle::TempDir dir("aotfuzz-replay-test");
+  host::TempDir dir("aotfuzz-replay-test");
   std::filesystem::create_directory(dir.file("sub"));
   write_temp(dir, "sub/b.relay", kGraph);
   write_temp(dir, "a.relay", kGraph);

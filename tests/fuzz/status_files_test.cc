@@ -11,7 +11,7 @@
 #include "fuzz/bundle.h"
 #include "fuzz/campaign.h"
 #include "fuzz/findings_list.h"
-#include "oracle/tempdir.h"
+#include "host/tempdir.h"
 #include "tests/support/files.h"
 
 namespace aotfuzz::fuzz {
@@ -55,7 +55,7 @@ TEST(StatusFiles, FuzzerStatsHoldsTheKeysAMonitorReads) {
 }
 
 TEST(StatusFiles, PlotDataKeepsTheRowsOfEarlierCampaignsAndAddsOnePerUpdate) {
-  oracle::TempDir dir("aotfuzz-status-test");
+  host::TempDir dir("aotfuzz-status-test");
   {
     StatusFiles first(dir.path());
     first.update(snapshot(10));
@@ -83,7 +83,7 @@ TEST(StatusFiles, PlotDataKeepsTheRowsOfEarlierCampaignsAndAddsOnePerUpdate) {
 }
 
 TEST(StatusFiles, SeenRecordsAddUpAcrossCampaigns) {
-  oracle::TempDir dir("aotfuzz-status-test");
+  host::TempDir dir("aotfuzz-status-test");
   EXPECT_EQ(read_seen(dir.path()).hits, 0u);
   record_seen(dir.path(), 7, 100);
   record_seen(dir.path(), 2, 250);
@@ -95,7 +95,7 @@ TEST(StatusFiles, SeenRecordsAddUpAcrossCampaigns) {
 }
 
 TEST(StatusFiles, ACampaignRecordingAsItGoesCountsItselfOnce) {
-  oracle::TempDir dir("aotfuzz-status-test");
+  host::TempDir dir("aotfuzz-status-test");
   record_seen(dir.path(), 3, 100, /*new_campaign=*/true);
   record_seen(dir.path(), 4, 105, /*new_campaign=*/false);
   const SeenRecord r = read_seen(dir.path());
@@ -106,7 +106,7 @@ TEST(StatusFiles, ACampaignRecordingAsItGoesCountsItselfOnce) {
 }
 
 TEST(StatusFiles, ACampaignWritesItsStatusFilesAndEachBundleCountsItsHits) {
-  oracle::TempDir dir("aotfuzz-status-test");
+  host::TempDir dir("aotfuzz-status-test");
   CampaignOptions o;
   o.seed = 3;
   o.max_cases = 40;
@@ -144,7 +144,7 @@ TEST(StatusFiles, ACampaignWritesItsStatusFilesAndEachBundleCountsItsHits) {
 }
 
 TEST(FindingsList, ARerunMarksABundleThatNoLongerReproducesAsFixed) {
-  oracle::TempDir dir("aotfuzz-findings-test");
+  host::TempDir dir("aotfuzz-findings-test");
   auto make = [&](const std::string& name, const std::string& expectation) {
     fs::create_directories(dir.path() / name);
     std::ofstream(dir.path() / name / "verdict.json")

@@ -1,4 +1,4 @@
-// Triage across TVM builds (fuzz/triage.h), on the fake TVM packages of tests/oracle: a bundle's
+// Triage across TVM builds (fuzz/triage.h), on the fake TVM packages of tests/tvm: a bundle's
 // first finding line replayed on each build gives one cell per build and the range of builds it
 // reproduces on, recorded in its verdict.json.
 #include "fuzz/triage.h"
@@ -11,7 +11,7 @@
 
 #include "fuzz/bundle.h"
 #include "fuzz/html_report.h"
-#include "oracle/tempdir.h"
+#include "host/tempdir.h"
 #include "tests/support/files.h"
 
 namespace aotfuzz::fuzz {
@@ -35,11 +35,11 @@ fs::path write_bundle(const fs::path& dir, const std::string& signature, const s
 }
 
 TriageBuild fake(const std::string& label, const std::string& package) {
-  return {label, test_support::source_path("tests/oracle/" + package)};
+  return {label, test_support::source_path("tests/tvm/" + package)};
 }
 
 TEST(Triage, EachBuildIsACellAndTheRangeIsWhereTheSignatureReproduces) {
-  oracle::TempDir dir("aotfuzz-triage-test");
+  host::TempDir dir("aotfuzz-triage-test");
   // The fake v0.8 TVM answers this module name as a TVM without LLVM does (a toolchain error);
   // the fake v0.18 raises a TVM error at build, the bundle's signature.
   write_bundle(dir.file("sut-error_codegen_TVMError"), "sut-error:codegen:TVMError",

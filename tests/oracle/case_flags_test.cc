@@ -7,10 +7,13 @@
 #include <cstdint>
 
 #include "aot/bugs.h"
+#include "host/shell_words.h"
 #include "oracle/oracle.h"
 
 namespace aotfuzz::oracle {
 namespace {
+
+using host::shell_quote;
 
 TEST(CaseFlags, QuotedWordsSplitAsAPosixShellSplitsThem) {
   EXPECT_EQ(split_flags("--mod-name '' --tvm-home '/a b/c'  x\\ y \"q\\\"r\""),
@@ -50,7 +53,7 @@ TEST(CaseFlags, ReplayFlagsOfAnyOptionsParseBackToTheSameOptions) {
     o.aot.mod_name = bits & 4 ? "m1" : "default";
     o.input_seed = static_cast<std::uint64_t>(bits) + 1;
     if (bits & 1) o.aot.bugs.enable(aot::Bug::kSwappedOutputOrder);
-    if (bits & 8) o.compiler = CompilerKind::kGcc;
+    if (bits & 8) o.compiler = host::CompilerKind::kGcc;
     const std::string flags = replay_flags(o);
     CaseOptions back = parse_case_flags(flags);
     EXPECT_EQ(replay_flags(back), flags);
@@ -66,7 +69,7 @@ TEST(CaseFlags, RejectsWhatTheRunCommandRejects) {
   EXPECT_THROW(parse_case_flags("--api fast"), FlagError);
   EXPECT_THROW(parse_case_flags("--sanitize --cc tcc"), FlagError);  // tcc cannot
   // Without --cc, as on the command line: gcc, else clang.
-  EXPECT_EQ(parse_case_flags("--sanitize").compiler, sanitizing_compiler());
+  EXPECT_EQ(parse_case_flags("--sanitize").compiler, host::sanitizing_compiler());
   EXPECT_THROW(parse_case_flags("--debug-fault fuse:explode"), FlagError);
   EXPECT_EQ(parse_case_flags("--debug-fault fuse:crash").aot.debug_fault_pass, "fuse");
   EXPECT_THROW(parse_case_flags("--in-process-time 0"), FlagError);

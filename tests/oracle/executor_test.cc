@@ -16,6 +16,8 @@
 #include <thread>
 
 #include "generator/builder.h"
+#include "host/tempdir.h"
+#include "host/toolchain.h"
 #include "ir/parser.h"
 #include "ir/rng.h"
 #include "oracle/case_flow.h"
@@ -23,8 +25,6 @@
 #include "oracle/harness.h"
 #include "oracle/oracle.h"
 #include "oracle/runner/runner.h"
-#include "oracle/tempdir.h"
-#include "oracle/toolchain.h"
 
 namespace aotfuzz::oracle {
 namespace {
@@ -81,7 +81,7 @@ std::vector<RawResult> run_batched(std::vector<Case>& cases, BatchOptions option
   return executor.run(prepared);
 }
 
-bool batched_tcc_available() { return batched_execution_available(CompilerKind::kTcc); }
+bool batched_tcc_available() { return batched_execution_available(host::CompilerKind::kTcc); }
 
 void expect_five_fault_verdicts(const BatchOptions& options) {
   std::vector<Case> cases;
@@ -178,7 +178,7 @@ TEST(BatchedExecutor, ACaseSeesZerosAroundItsBuffersWhateverRanBeforeItInTheSame
 // neither stalls the batch nor outlives the batch: its verdict comes in its time limit, the
 // other cases pass, and its child is gone once the batch is done.
 void expect_a_forking_case_is_contained(const BatchOptions& options) {
-  TempDir dir("aotfuzz-fork-test");
+  host::TempDir dir("aotfuzz-fork-test");
   const std::string pid_file = dir.file("grandchild.pid").string();
   std::vector<Case> cases;
   cases.push_back(prepared_seed_case());
@@ -242,15 +242,15 @@ TEST(SingleProgramExecutor, AFileSystemThatRefusesWritesIsAToolchainErrorNotAFin
 }
 
 TEST(SingleProgramExecutor, ASanitizedCasePassesUnderTheDefaultBudgetAndAMemoryHogIsStopped) {
-  for (CompilerKind cc : {CompilerKind::kGcc, CompilerKind::kClang}) {
-    if (!find_toolchain(cc)) GTEST_FAIL() << compiler_kind_name(cc) << " is not installed";
+  for (host::CompilerKind cc : {host::CompilerKind::kGcc, host::CompilerKind::kClang}) {
+    if (!host::find_toolchain(cc)) GTEST_FAIL() << host::compiler_kind_name(cc) << " is not installed";
     // The default limits: a sanitizer runtime cannot start under an address-space limit, so the
     // budget is watched as resident memory instead.
     CaseOptions options;
     options.compiler = cc;
     options.sanitize = true;
     const CaseResult ok = run_case(seed_graph(), options);
-    EXPECT_EQ(ok.verdict.kind(), VerdictKind::kPass) << compiler_kind_name(cc) << ": "
+    EXPECT_EQ(ok.verdict.kind(), VerdictKind::kPass) << host::compiler_kind_name(cc) << ": "
                                                       << summary(ok.verdict);
     Case hungry = with_fault("for (;;) { char* p = malloc(1 << 20); if (p == NULL) abort(); "
                              "memset(p, 1, 1 << 20); }");
@@ -335,7 +335,7 @@ TEST(BatchedExecutor, AStopRequestAbandonsTheBatchInFlightAndNoCaseIsJudged) {
 TEST(BatchedExecutor, LibtccTakesItsFilesFromTheDirectoryAotfuzzTccDirNames) {
   if (!batched_tcc_available()) GTEST_FAIL() << "libtcc or aotfuzz-runner missing";
   namespace fs = std::filesystem;
-  TempDir dir("aotfuzz-tcc-dir-test");
+  host::TempDir dir("aotfuzz-tcc-dir-test");
   std::vector<Case> cases;
   cases.push_back(prepared_seed_case());
   // Empty: tcc's own headers (stddef.h, stdarg.h) are not found, so nothing compiles; a header
@@ -420,7 +420,7 @@ TEST(Harness, AnExecutorThatGoesOnAfterAFailedWorkspaceAllocationIsAFinding) {
 // tcc accepts an unused parameter silently; the warnings oracle has gcc check the case too.
 TEST(WarningsOracle, AnUnusedVariableIsACompileErrorOnlyInTheCasesThatAskForTheCheck) {
   if (!batched_tcc_available()) GTEST_FAIL() << "libtcc or aotfuzz-runner missing";
-  ASSERT_TRUE(find_toolchain(CompilerKind::kGcc) || find_toolchain(CompilerKind::kClang))
+  ASSERT_TRUE(host::find_toolchain(host::CompilerKind::kGcc) || host::find_toolchain(host::CompilerKind::kClang))
       << "the warnings oracle needs gcc or clang";
   std::vector<Case> cases;
   cases.push_back(with_fault("int aotfuzz_unused_local;"));
@@ -546,7 +546,7 @@ TEST(BatchedExecutor, ACaseThatDoesNotCompileAgainstTheSharedRuntimeIsJudgedOnTh
 }
 
 TEST(BatchedExecutor, GccBuildsTheBatchAsASharedObjectWithTheSameVerdicts) {
-  if (!find_toolchain(CompilerKind::kGcc) || runner_path().empty()) {
+  if (!host::find_toolchain(host::CompilerKind::kGcc) || runner_path().empty()) {
     GTEST_FAIL() << "gcc or aotfuzz-runner missing";
   }
   std::vector<Case> cases;
@@ -554,7 +554,7 @@ TEST(BatchedExecutor, GccBuildsTheBatchAsASharedObjectWithTheSameVerdicts) {
   cases.push_back(with_fault("*(volatile int*)0 = 1;"));
   cases.push_back(prepared_seed_case());
   BatchOptions options;
-  options.compiler = CompilerKind::kGcc;
+  options.compiler = host::CompilerKind::kGcc;
   const auto raws = run_batched(cases, options);
   EXPECT_EQ(judge(cases[0], raws[0]).kind(), VerdictKind::kPass);
   EXPECT_EQ(judge(cases[1], raws[1]).kind(), VerdictKind::kCrash);
@@ -587,16 +587,16 @@ TEST(BatchProgram, TheSharedRuntimesCasePreludeAgreesWithTheSystemHeaders) {
                            "int aotfuzz_harness_run_case(const struct aotfuzz_harness_case* c, "
                            "const uint8_t* const* input_data) { (void)c; (void)input_data; "
                            "return 0; }\nint main(void) { return 0; }\n";
-  TempDir dir("aotfuzz-prelude-test");
+  host::TempDir dir("aotfuzz-prelude-test");
   std::ofstream(dir.file("prelude.c")) << unit;
   int checked = 0;
-  for (CompilerKind kind : {CompilerKind::kGcc, CompilerKind::kTcc}) {
-    const auto tc = find_toolchain(kind);
+  for (host::CompilerKind kind : {host::CompilerKind::kGcc, host::CompilerKind::kTcc}) {
+    const auto tc = host::find_toolchain(kind);
     if (!tc) continue;
-    CompileOptions o;
+    host::CompileOptions o;
     o.defines = {"AOTFUZZ_TRACE"};
     const auto r = compile(*tc, {dir.file("prelude.c").string()}, dir.file("p").string(), o);
-    EXPECT_TRUE(r.ok()) << compiler_kind_name(kind) << ": " << r.diagnostics;
+    EXPECT_TRUE(r.ok()) << host::compiler_kind_name(kind) << ": " << r.diagnostics;
     ++checked;
   }
   EXPECT_GE(checked, 1) << "neither gcc nor tcc found";

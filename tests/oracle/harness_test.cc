@@ -5,9 +5,9 @@
 
 #include <fstream>
 
+#include "host/process.h"
+#include "host/tempdir.h"
 #include "oracle/harness.h"
-#include "oracle/process.h"
-#include "oracle/tempdir.h"
 #include "reference/inputs.h"
 #include "tests/support/codegen_run.h"
 #include "tests/support/modules.h"
@@ -118,7 +118,7 @@ TEST(Harness, WorkspaceUndersizedBugWritesPastTheWorkspaceIntoItsGuardPage) {
   Options o;
   o.bugs.enable(Bug::kWorkspaceUndersized);
   const auto r = compile_and_run(fused, o, inputs);
-  EXPECT_EQ(r.run.kind, ExitKind::kSignaled) << r.run.describe();
+  EXPECT_EQ(r.run.kind, host::ExitKind::kSignaled) << r.run.describe();
   ASSERT_TRUE(r.parsed.out_of_bounds.has_value()) << r.run.stdout_text;
   EXPECT_EQ(*r.parsed.out_of_bounds, (std::pair<std::string, int>{"workspace", 0}));
 }
@@ -141,7 +141,7 @@ TEST(Harness, Bug9036WritesIntoAnInputAndTheHarnessReportsItClobbered) {
   o.bugs.enable(Bug::kTupleArgFirstFieldOnly);
   const auto r = compile_and_run(fused, o, inputs);
   // The kernel's output slot is the stale third slot of the external call: input w1.
-  EXPECT_EQ(r.run.kind, ExitKind::kExited);
+  EXPECT_EQ(r.run.kind, host::ExitKind::kExited);
   EXPECT_EQ(r.run.exit_code, kInputClobberedExit);
   ASSERT_TRUE(r.parsed.clobbered_input.has_value()) << r.run.stdout_text;
   EXPECT_EQ(r.parsed.clobbered_input->first, 2);
@@ -269,13 +269,13 @@ test_support::RunOutcome run_fake_model(const std::string& fake_body) {
       "  %0 = fn (%p0: Tensor[(4), float32], Primitive=1) { add(%p0, %p0) };\n"
       "  %0(%x)\n}\n");
   test_support::RunOutcome out;
-  const auto& tc = test_support::toolchain_of(CompilerKind::kTcc);
+  const auto& tc = test_support::toolchain_of(host::CompilerKind::kTcc);
   if (!tc) {
     ADD_FAILURE() << "tcc not found";
     return out;
   }
   out.sources = aot::generate_c(m, {});
-  TempDir dir("aotfuzz-harness-test");
+  host::TempDir dir("aotfuzz-harness-test");
   for (const auto& [name, content] : out.sources.files) {
     if (name != aot::lib_file_name({})) std::ofstream(dir.file(name)) << content;
   }
@@ -290,7 +290,7 @@ test_support::RunOutcome run_fake_model(const std::string& fake_body) {
       << fake_body << "\n}\n";
   const auto inputs = reference::make_inputs(m.main(), 1);
   std::ofstream(dir.file("main.c")) << harness_c(m, {}, inputs);
-  CompileOptions copts;
+  host::CompileOptions copts;
   copts.include_dirs = {dir.path().string()};
   out.compiled = compile(*tc, {dir.file("main.c").string(), dir.file("fake.c").string()},
                          dir.file("model").string(), copts);
@@ -298,7 +298,7 @@ test_support::RunOutcome run_fake_model(const std::string& fake_body) {
     ADD_FAILURE() << out.compiled.diagnostics;
     return out;
   }
-  out.run = run_process({dir.file("model").string()});
+  out.run = host::run_process({dir.file("model").string()});
   out.parsed = parse_harness_output(out.run.stdout_text);
   return out;
 }
@@ -313,7 +313,7 @@ TEST(Harness, AWriteIntoAnInputIsReportedWithItsElement) {
 TEST(Harness, AWritePastTheEndOfAnOutputHitsItsGuardPage) {
   const auto r =
       run_fake_model("  int i; for (i = 0; i <= 4; ++i) out[i] = in[i < 4 ? i : 0]; return 0;");
-  EXPECT_EQ(r.run.kind, ExitKind::kSignaled) << r.run.describe();
+  EXPECT_EQ(r.run.kind, host::ExitKind::kSignaled) << r.run.describe();
   EXPECT_EQ(r.run.signal, SIGSEGV);
   ASSERT_TRUE(r.parsed.out_of_bounds.has_value()) << r.run.stdout_text;
   EXPECT_EQ(*r.parsed.out_of_bounds, (std::pair<std::string, int>{"output", 0}));

@@ -8,9 +8,10 @@
 
 #include "aot/codegen.h"
 #include "aot/executor_program.h"
+#include "host/toolchain.h"
 #include "oracle/case_flow.h"
+#include "oracle/oracle.h"
 #include "oracle/plan_interpreter.h"
-#include "oracle/toolchain.h"
 #include "reference/inputs.h"
 #include "reference/interpreter.h"
 #include "tests/support/modules.h"
@@ -32,7 +33,7 @@ oracle::CaseOptions case_with(std::optional<aot::Bug> bug, bool merge = true,
 }
 
 TEST(PlanInterpreter, GivesTheCompiledProgramsVerdictAndOutputsOnGeneratedGraphs) {
-  if (!oracle::default_toolchain()) GTEST_SKIP() << "no C compiler";
+  if (!host::default_toolchain()) GTEST_SKIP() << "no C compiler";
   const std::vector<std::optional<aot::Bug>> bugs = {std::nullopt,
                                                      aot::Bug::kTupleArgFirstFieldOnly,
                                                      aot::Bug::kStaleUnpackedArg,

@@ -6,9 +6,9 @@
 #include <sstream>
 
 #include "aot/runtime_header.h"
-#include "oracle/process.h"
-#include "oracle/tempdir.h"
-#include "oracle/toolchain.h"
+#include "host/process.h"
+#include "host/tempdir.h"
+#include "host/toolchain.h"
 #include "tests/support/files.h"
 #include "tests/support/processes.h"
 
@@ -85,62 +85,62 @@ int main(int argc, char** argv) {
 }
 )";
 
-class RuntimeHeader : public ::testing::TestWithParam<CompilerKind> {
+class RuntimeHeader : public ::testing::TestWithParam<host::CompilerKind> {
  protected:
   // Compiles kUser against the written header with -pedantic -Werror; returns the executable.
   std::string build(bool trace) {
     const auto& tc = toolchain_of(GetParam());
     aot::write_runtime_header(dir_.path());
     write_file(dir_.file("user.c"), kUser);
-    CompileOptions options;
+    host::CompileOptions options;
     options.include_dirs.push_back(dir_.path().string());
-    if (GetParam() != CompilerKind::kTcc) options.extra_flags = {"-pedantic", "-pedantic-errors"};
+    if (GetParam() != host::CompilerKind::kTcc) options.extra_flags = {"-pedantic", "-pedantic-errors"};
     if (trace) options.defines.push_back("AOTFUZZ_TRACE");
     std::string exe = dir_.file(trace ? "user_trace" : "user").string();
-    CompileResult r = compile(*tc, {dir_.file("user.c").string()}, exe, options);
-    EXPECT_EQ(r.status, CompileStatus::kOk) << r.message << "\n" << r.diagnostics;
+    host::CompileResult r = compile(*tc, {dir_.file("user.c").string()}, exe, options);
+    EXPECT_EQ(r.status, host::CompileStatus::kOk) << r.message << "\n" << r.diagnostics;
     EXPECT_EQ(r.diagnostics, "") << "the header must compile without any warning";
     return exe;
   }
   void SetUp() override {
     if (!toolchain_of(GetParam())) {
-      GTEST_SKIP() << compiler_kind_name(GetParam()) << " is not installed on this machine";
+      GTEST_SKIP() << host::compiler_kind_name(GetParam()) << " is not installed on this machine";
     }
   }
-  TempDir dir_{"aotfuzz-test-header"};
+  host::TempDir dir_{"aotfuzz-test-header"};
 };
 
 TEST_P(RuntimeHeader, CompilesWarningFreeAndMatchesTvmValues) {
   std::string exe = build(false);
-  RunResult r = run_process({exe});
+  host::RunResult r = host::run_process({exe});
   EXPECT_TRUE(r.exited_ok()) << r.describe() << "\n" << r.stderr_text;
   EXPECT_EQ(r.stdout_text, "") << "without AOTFUZZ_TRACE nothing is traced";
 }
 
 TEST_P(RuntimeHeader, TraceRecordsEveryCallWithItsArgumentCount) {
   std::string exe = build(true);
-  RunResult r = run_process({exe});
+  host::RunResult r = host::run_process({exe});
   EXPECT_TRUE(r.exited_ok()) << r.describe() << "\n" << r.stderr_text;
   EXPECT_EQ(r.stdout_text, "add_one 1\nadd_one 2\n");
 }
 
 TEST_P(RuntimeHeader, TraceSurvivesACrash) {
   std::string exe = build(true);
-  RunResult r = run_process({exe, "crash"});
-  EXPECT_EQ(r.kind, ExitKind::kSignaled) << r.describe();
+  host::RunResult r = host::run_process({exe, "crash"});
+  EXPECT_EQ(r.kind, host::ExitKind::kSignaled) << r.describe();
   EXPECT_EQ(r.signal, SIGSEGV);
   EXPECT_EQ(r.stdout_text, "add_one 1\nadd_one 2\nadd_one 1\n");
 }
 
 INSTANTIATE_TEST_SUITE_P(AllCompilers, RuntimeHeader,
-                         ::testing::Values(CompilerKind::kTcc, CompilerKind::kGcc,
-                                           CompilerKind::kClang),
+                         ::testing::Values(host::CompilerKind::kTcc, host::CompilerKind::kGcc,
+                                           host::CompilerKind::kClang),
                          [](const auto& info) {
-                           return std::string(compiler_kind_name(info.param));
+                           return std::string(host::compiler_kind_name(info.param));
                          });
 
 TEST(RuntimeHeaderText, IsWrittenVerbatimUnderItsIncludeName) {
-  TempDir dir("aotfuzz-test-header-text");
+  host::TempDir dir("aotfuzz-test-header-text");
   auto path = aot::write_runtime_header(dir.path());
   EXPECT_EQ(path, dir.path() / "aotfuzz_runtime.h");
   std::ifstream in(path, std::ios::binary);
@@ -151,7 +151,7 @@ TEST(RuntimeHeaderText, IsWrittenVerbatimUnderItsIncludeName) {
 }
 
 TEST(RuntimeHeaderText, WritingIntoAMissingDirectoryThrows) {
-  TempDir dir("aotfuzz-test-header-text");
+  host::TempDir dir("aotfuzz-test-header-text");
   EXPECT_THROW(aot::write_runtime_header(dir.path() / "no" / "such" / "dir"),
                std::filesystem::filesystem_error);
 }

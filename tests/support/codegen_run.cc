@@ -4,7 +4,7 @@
 
 #include <fstream>
 
-#include "oracle/tempdir.h"
+#include "host/tempdir.h"
 #include "reference/interpreter.h"
 #include "tests/support/processes.h"
 
@@ -16,28 +16,28 @@ RunOutcome build_and_run(const ir::Module& fused, const aot::Options& options,
   const auto& tc = toolchain_of(config.kind);
   if (!tc) {
     out.compiled.message = std::string("compiler ") +
-                           std::string(oracle::compiler_kind_name(config.kind)) + " not found";
+                           std::string(host::compiler_kind_name(config.kind)) + " not found";
     return out;
   }
   out.sources = aot::generate_c(fused, options);
-  oracle::TempDir dir("aotfuzz-codegen-test");
+  host::TempDir dir("aotfuzz-codegen-test");
   for (const auto& [name, content] : out.sources.files) {
     std::ofstream(dir.file(name), std::ios::binary) << content;
   }
   std::ofstream(dir.file("main.c"), std::ios::binary) << oracle::harness_c(fused, options, inputs);
-  oracle::CompileOptions copts;
+  host::CompileOptions copts;
   copts.include_dirs = {dir.path().string()};
   copts.defines = {"AOTFUZZ_TRACE"};
   copts.extra_flags = config.extra_flags;
   copts.sanitize = config.sanitize;
   const std::string exe = dir.file("model").string();
-  out.compiled = oracle::compile(
+  out.compiled = host::compile(
       *tc, {dir.file("main.c").string(), dir.file(aot::lib_file_name(options)).string()}, exe,
       copts);
   if (!out.compiled.ok()) return out;
-  oracle::RunLimits limits;
+  host::RunLimits limits;
   if (config.sanitize) limits.address_space = 0;
-  out.run = oracle::run_process({exe}, limits);
+  out.run = host::run_process({exe}, limits);
   out.parsed = oracle::parse_harness_output(out.run.stdout_text);
   return out;
 }
@@ -46,7 +46,7 @@ RunOutcome compile_and_run(const ir::Module& fused, const aot::Options& options,
                            const std::vector<reference::Value>& inputs, const BuildConfig& config) {
   RunOutcome out = build_and_run(fused, options, inputs, config);
   if (!out.compiled.ok()) {
-    ADD_FAILURE() << "compile failed (" << oracle::compiler_kind_name(config.kind)
+    ADD_FAILURE() << "compile failed (" << host::compiler_kind_name(config.kind)
                   << "): " << out.compiled.message << "\n"
                   << out.compiled.diagnostics;
   }

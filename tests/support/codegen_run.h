@@ -5,10 +5,10 @@
 #include <vector>
 
 #include "aot/codegen.h"
+#include "host/process.h"
+#include "host/toolchain.h"
 #include "ir/module.h"
 #include "oracle/harness.h"
-#include "oracle/process.h"
-#include "oracle/toolchain.h"
 #include "reference/value.h"
 
 namespace aotfuzz::test_support {
@@ -16,14 +16,14 @@ namespace aotfuzz::test_support {
 /// What one compile-and-run did.
 struct RunOutcome {
   aot::CSources sources;
-  oracle::CompileResult compiled;
-  oracle::RunResult run;
+  host::CompileResult compiled;
+  host::RunResult run;
   oracle::ParsedRun parsed;
 };
 
 /// How to build the test program.
 struct BuildConfig {
-  oracle::CompilerKind kind = oracle::CompilerKind::kTcc;
+  host::CompilerKind kind = host::CompilerKind::kTcc;
   std::vector<std::string> extra_flags;
   bool sanitize = false;  ///< ASan + UBSan (gcc, clang)
 };

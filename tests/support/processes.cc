@@ -133,50 +133,50 @@ int main(int argc, char** argv) {
 
 }  // namespace
 
-const std::optional<oracle::Toolchain>& toolchain_of(oracle::CompilerKind kind) {
-  static const std::optional<oracle::Toolchain> kTcc =
-      oracle::find_toolchain(oracle::CompilerKind::kTcc);
-  static const std::optional<oracle::Toolchain> kGcc =
-      oracle::find_toolchain(oracle::CompilerKind::kGcc);
-  static const std::optional<oracle::Toolchain> kClang =
-      oracle::find_toolchain(oracle::CompilerKind::kClang);
+const std::optional<host::Toolchain>& toolchain_of(host::CompilerKind kind) {
+  static const std::optional<host::Toolchain> kTcc =
+      host::find_toolchain(host::CompilerKind::kTcc);
+  static const std::optional<host::Toolchain> kGcc =
+      host::find_toolchain(host::CompilerKind::kGcc);
+  static const std::optional<host::Toolchain> kClang =
+      host::find_toolchain(host::CompilerKind::kClang);
   switch (kind) {
-    case oracle::CompilerKind::kTcc:
+    case host::CompilerKind::kTcc:
       return kTcc;
-    case oracle::CompilerKind::kGcc:
+    case host::CompilerKind::kGcc:
       return kGcc;
-    case oracle::CompilerKind::kClang:
+    case host::CompilerKind::kClang:
       break;
   }
   return kClang;
 }
 
-oracle::RunResult python(const std::vector<std::string>& args) {
-  auto exe = oracle::find_in_path("python3");
+host::RunResult python(const std::vector<std::string>& args) {
+  auto exe = host::find_in_path("python3");
   if (!exe) {
-    oracle::RunResult r;
+    host::RunResult r;
     r.message = "python3 is not installed (scripts/setup.sh installs it)";
     return r;
   }
   std::vector<std::string> argv{*exe};
   argv.insert(argv.end(), args.begin(), args.end());
-  oracle::RunLimits limits;
+  host::RunLimits limits;
   limits.timeout = std::chrono::seconds(60);
   limits.address_space = 0;
-  return oracle::run_process(argv, limits);
+  return host::run_process(argv, limits);
 }
 
 const std::string& child_program() {
-  static oracle::TempDir dir("aotfuzz-test-child");
+  static host::TempDir dir("aotfuzz-test-child");
   static std::string exe = [] {
-    auto tc = oracle::default_toolchain();
+    auto tc = host::default_toolchain();
     if (!tc) {
       ADD_FAILURE() << "no C compiler for the child program";
       return std::string();
     }
     std::ofstream(dir.file("child.c")) << kChildSource;
     std::string out = dir.file("child").string();
-    oracle::CompileResult r = oracle::compile(*tc, {dir.file("child.c").string()}, out);
+    host::CompileResult r = host::compile(*tc, {dir.file("child.c").string()}, out);
     if (!r.ok()) {
       ADD_FAILURE() << "cannot build the child program: " << r.message << "\n" << r.diagnostics;
       return std::string();

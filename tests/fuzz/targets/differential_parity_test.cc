@@ -44,7 +44,7 @@ std::vector<std::string> seeds_and_random_inputs(int random) {
 
 // Inputs [from, to) of the seeds followed by a thousand random ones, judged both ways.
 void expect_parity(std::size_t from, std::size_t to) {
-  if (!oracle::batched_execution_available(oracle::CompilerKind::kTcc)) {
+  if (!oracle::batched_execution_available(host::CompilerKind::kTcc)) {
     GTEST_FAIL() << "libtcc or aotfuzz-runner missing";
   }
   const auto inputs = seeds_and_random_inputs(1000);
@@ -57,7 +57,7 @@ void expect_parity(std::size_t from, std::size_t to) {
     const auto annotated = generator::decode(fuzz_policy(), data + 1, input.size() - 1);
     oracle::CaseOptions options = case_options(data[0]);
     const oracle::CaseResult fast = differential_verdict(annotated, options, executor);
-    options.compiler = oracle::CompilerKind::kTcc;
+    options.compiler = host::CompilerKind::kTcc;
     const oracle::CaseResult alone = oracle::run_case(annotated, options);
     ASSERT_EQ(oracle::signature(fast.verdict), oracle::signature(alone.verdict))
         << oracle::summary(fast.verdict) << "\nrun_case: " << oracle::summary(alone.verdict)

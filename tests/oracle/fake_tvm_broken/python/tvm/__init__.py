@@ -1,3 +1,0 @@
-# A TVM installation whose import fails, as one with a libtvm.so of another build does
-# (tests/oracle/tvm_driver_test.cc).
-raise ImportError("fake TVM: cannot load libtvm.so")

@@ -1,0 +1,320 @@
+// The TVM case flow's pure parts (tuple-parameter flattening, the driver's graph form, diffs)
+// and its failure paths against a fake TVM package (tests/tvm/fake_tvm), which
+// any machine with python3 can run: TVM errors, crashes and hangs become sut-error, sut-crash and
+// timeout verdicts; a TVM that does not import is a toolchain error.
+#include <gtest/gtest.h>
+
+#include "ir/printer.h"
+#include "ir/verify.h"
+#include "oracle/case_flow.h"
+#include "oracle/module_diff.h"
+#include "oracle/oracle.h"
+#include "tvm/case_flow.h"
+#include "tvm/driver.h"
+#include "tvm/system.h"
+#include "tests/support/files.h"
+#include "tests/support/modules.h"
+
+namespace aotfuzz::tvm {
+namespace {
+
+using oracle::CaseOptions;
+using oracle::CaseResult;
+using oracle::Fidelity;
+using oracle::SutCrash;
+using oracle::SutError;
+using oracle::ToolchainError;
+using oracle::VerdictKind;
+using oracle::is_finding;
+using oracle::print_by_name;
+using oracle::print_by_name_and_key;
+using oracle::run_case;
+using oracle::signature;
+using oracle::summary;
+using oracle::unified_diff;
+
+
+const char* kTupleParamGraph =
+    R"(def @main(%p: (Tensor[(2), float32], Tensor[(2), float32]), %x: Tensor[(2), float32]) {
+  %0 = annotation.compiler_begin(%p, compiler="ccompiler");
+  %1 = %0.1;
+  %2 = annotation.compiler_begin(%x, compiler="ccompiler");
+  %3 = add(%1, %2);
+  annotation.compiler_end(%3, compiler="ccompiler")
+})";
+
+TEST(FlattenTupleParams, ReplacesATupleParameterByOneTensorParameterPerField) {
+  const ir::Module m = test_support::parse_verified(kTupleParamGraph);
+  const ir::Module flat = flatten_tuple_params(m);
+  ir::verify(flat);
+  const auto& params = flat.main()->params();
+  ASSERT_EQ(params.size(), 3u);
+  EXPECT_EQ(params[0]->name(), "p_0");
+  EXPECT_EQ(params[1]->name(), "p_1");
+  EXPECT_EQ(params[2]->name(), "x");
+  for (const auto& p : params) EXPECT_TRUE(p->type()->is_tensor());
+  EXPECT_TRUE(ir::type_equal(flat.main()->ret_type(), m.main()->ret_type()));
+}
+
+TEST(FlattenTupleParams, LeavesAGraphOfTensorParametersAsItIs) {
+  const ir::Module m = test_support::seed_9036();
+  EXPECT_EQ(ir::print_module(flatten_tuple_params(m)), ir::print_module(m));
+}
+
+TEST(TvmGraphJson, ListsParametersFirstThenEveryNodeOnceInPostOrder) {
+  const ir::Module m = test_support::seed_9036();
+  const auto j = tvm_graph_json(m.main());
+  const auto& params = j.at("params");
+  ASSERT_EQ(params.size(), m.main()->params().size());
+  EXPECT_EQ(params[0].at("name"), m.main()->params()[0]->name());
+  EXPECT_EQ(params[0].at("dtype"), "float32");
+  const auto& nodes = j.at("nodes");
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    EXPECT_EQ(nodes[i].at("kind"), "param");
+    EXPECT_EQ(nodes[i].at("index"), i);
+  }
+  int begins = 0;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const auto& n = nodes[i];
+    if (n.at("kind") == "call") {
+      for (const auto& a : n.at("args")) EXPECT_LT(a.get<std::size_t>(), i) << "node " << i;
+      if (n.at("op") == "annotation.compiler_begin") {
+        ++begins;
+        EXPECT_EQ(n.at("compiler"), "ccompiler");
+      }
+    }
+  }
+  EXPECT_GT(begins, 0);
+  EXPECT_EQ(j.at("result").get<std::size_t>(), nodes.size() - 1);
+}
+
+TEST(TvmGraphJson, RefusesTupleParameters) {
+  EXPECT_THROW(tvm_graph_json(test_support::parse_verified(kTupleParamGraph).main()), ir::Error);
+}
+
+TEST(UnifiedDiff, IsEmptyForEqualTextsAndShowsRemovedAndAddedLinesOtherwise) {
+  EXPECT_EQ(unified_diff("a\nb\n", "a\nb\n", "x", "y"), "");
+  const std::string d = unified_diff("a\nb\nc\n", "a\nB\nc\n", "ours", "theirs");
+  EXPECT_NE(d.find("--- ours"), std::string::npos) << d;
+  EXPECT_NE(d.find("+++ theirs"), std::string::npos) << d;
+  EXPECT_NE(d.find("\n-b"), std::string::npos) << d;
+  EXPECT_NE(d.find("\n+B"), std::string::npos) << d;
+}
+
+TEST(ModuleDiff, TheComparisonWithTvmIgnoresTheOrderOfAFunctionsAttributes) {
+  // TVM keeps attributes in a Map: v0.8 prints Inline first, v0.18 Compiler first.
+  const char* v08 = R"(def @main(%x: Tensor[(2), float32]) { @f(%x) }
+def @f(%a: Tensor[(2), float32], Inline=1, Compiler="ccompiler", global_symbol="f", Primitive=1) -> Tensor[(2), float32] { add(%a, %a) })";
+  const char* v18 = R"(def @main(%x: Tensor[(2), float32]) { @f(%x) }
+def @f(%a: Tensor[(2), float32], Compiler="ccompiler", Primitive=1, Inline=1, global_symbol="f") -> Tensor[(2), float32] { add(%a, %a) })";
+  const ir::Module a = test_support::parse_verified(v08);
+  const ir::Module b = test_support::parse_verified(v18);
+  EXPECT_NE(print_by_name(a), print_by_name(b));
+  EXPECT_EQ(print_by_name_and_key(a), print_by_name_and_key(b));
+}
+
+// --- the driver and the case flow against the fake TVM ---
+
+CaseOptions tvm_options(const std::string& home, const std::string& mod_name) {
+  CaseOptions o;
+  o.sut = make_tvm_system({"tvm", test_support::source_path(home).string(), ""});
+  o.aot.mod_name = mod_name;
+  o.limits.timeout = std::chrono::milliseconds(5'000);
+  return o;
+}
+
+TEST(TvmCase, ATvmErrorInItsBuildIsASutErrorAtCodegen) {
+  const CaseResult r =
+      run_case(test_support::seed_9036(), tvm_options("tests/tvm/fake_tvm", "my_mod"));
+  ASSERT_EQ(r.verdict.kind(), VerdictKind::kSutError) << summary(r.verdict);
+  // The fake's errors name no TVM source file: the bucket is the exception's class.
+  EXPECT_EQ(signature(r.verdict), "sut-error:codegen:TVMError");
+  EXPECT_NE(std::get<SutError>(r.verdict.detail).message.find("fake TVM builds nothing"),
+            std::string::npos);
+  EXPECT_TRUE(is_finding(r.verdict));
+}
+
+TEST(TvmCase, ATvmErrorInMergeCompilerRegionsIsASutErrorAtMerge) {
+  const ir::Module m =
+      test_support::parse_verified(R"(def @main(%raise_merge: Tensor[(2), float32]) {
+  %0 = annotation.compiler_begin(%raise_merge, compiler="ccompiler");
+  %1 = add(%0, %0);
+  annotation.compiler_end(%1, compiler="ccompiler")
+})");
+  const CaseResult r = run_case(m, tvm_options("tests/tvm/fake_tvm", "my_mod"));
+  // The fake raises an ICHECK: its condition is part of the signature.
+  EXPECT_EQ(signature(r.verdict), "sut-error:merge:TVMError:fake-MergeCompilerRegions-refuses")
+      << summary(r.verdict);
+}
+
+TEST(TvmCase, ACrashOfTvmIsASutCrashAtTheStepItAnnounced) {
+  const CaseResult r =
+      run_case(test_support::seed_9036(), tvm_options("tests/tvm/fake_tvm", "crash_build"));
+  ASSERT_EQ(r.verdict.kind(), VerdictKind::kSutCrash) << summary(r.verdict);
+  EXPECT_EQ(signature(r.verdict), "sut-crash:codegen");
+  EXPECT_NE(std::get<SutCrash>(r.verdict.detail).message.find("SIGABRT"), std::string::npos)
+      << std::get<SutCrash>(r.verdict.detail).message;
+}
+
+TEST(TvmCase, APartitionedModuleUnlikeTheBuiltinOneIsAFidelityVerdictWithADiff) {
+  // The fake TVM partitions every graph into `def @main() { () }`.
+  CaseOptions o = tvm_options("tests/tvm/fake_tvm", "my_mod");
+  o.in_process_only = true;
+  const CaseResult r = run_case(test_support::seed_9036(), o);
+  ASSERT_EQ(r.verdict.kind(), VerdictKind::kFidelity) << summary(r.verdict);
+  EXPECT_EQ(signature(r.verdict), "fidelity:partition");
+  const std::string& diff = std::get<Fidelity>(r.verdict.detail).diff;
+  EXPECT_NE(diff.find("--- builtin/partitioned"), std::string::npos) << diff;
+  EXPECT_NE(diff.find("+def @main()"), std::string::npos) << diff;
+  EXPECT_NE(diff.find("-def @tvmgen_my_mod_ccompiler_main_0"), std::string::npos) << diff;
+}
+
+TEST(TvmDriver, AHungRequestTimesOutAndTheNextRequestGetsAFreshDriver) {
+  TvmDriverOptions o;
+  o.home = test_support::source_path("tests/tvm/fake_tvm").string();
+  o.request_timeout = std::chrono::milliseconds(1'500);
+  TvmDriver driver(o);
+  nlohmann::json request = {{"graph", tvm_graph_json(test_support::seed_9036().main())},
+                            {"merge", true},
+                            {"mod_name", "hang_build"},
+                            {"api", "packed"},
+                            {"interface", "packed"}};
+  const TvmBuild hung = driver.build(request);
+  EXPECT_EQ(hung.status, TvmBuild::Status::kTimedOut) << hung.message;
+  EXPECT_EQ(hung.stage, "build");
+  request["mod_name"] = "my_mod";
+  const TvmBuild next = driver.build(request);
+  EXPECT_EQ(next.status, TvmBuild::Status::kTvmError) << next.message;
+  EXPECT_EQ(driver.starts(), 2);
+}
+
+TEST(TvmDriver, ServesManyRequestsFromOneProcess) {
+  TvmDriverOptions o;
+  o.home = test_support::source_path("tests/tvm/fake_tvm").string();
+  TvmDriver driver(o);
+  const nlohmann::json request = {{"graph", tvm_graph_json(test_support::seed_9036().main())},
+                                  {"merge", false},
+                                  {"mod_name", "my_mod"},
+                                  {"api", "packed"},
+                                  {"interface", "packed"}};
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(driver.build(request).status, TvmBuild::Status::kTvmError);
+  EXPECT_EQ(driver.starts(), 1);
+  EXPECT_EQ(driver.tvm_version(), "0.0.fake");
+}
+
+TEST(TvmCase, ATvmThatDoesNotImportIsAToolchainErrorNotAFinding) {
+  const CaseResult r =
+      run_case(test_support::seed_9036(), tvm_options("tests/tvm/fake_tvm_broken", "my_mod"));
+  ASSERT_EQ(r.verdict.kind(), VerdictKind::kToolchainError) << summary(r.verdict);
+  EXPECT_NE(summary(r.verdict).find("cannot load libtvm.so"), std::string::npos)
+      << summary(r.verdict);
+  EXPECT_FALSE(is_finding(r.verdict));
+}
+
+TEST(TvmCase, ATvmWithoutTheLlvmItNeedsIsAToolchainErrorNotAFinding) {
+  const CaseResult r =
+      run_case(test_support::seed_9036(), tvm_options("tests/tvm/fake_tvm", "no_llvm"));
+  ASSERT_EQ(r.verdict.kind(), VerdictKind::kToolchainError) << summary(r.verdict);
+  EXPECT_NE(summary(r.verdict).find("no LLVM codegen"), std::string::npos) << summary(r.verdict);
+  EXPECT_FALSE(is_finding(r.verdict));
+}
+
+TEST(TvmGraphJson, CarriesAConstantWithItsShapeTypeAndElements) {
+  const ir::Module m = test_support::parse_verified(R"(def @main(%x: Tensor[(2), int32]) {
+  %0 = annotation.compiler_begin(%x, compiler="ccompiler");
+  %1 = const(Tensor[(2), int32], [3, -4]);
+  %2 = annotation.compiler_begin(%1, compiler="ccompiler");
+  %3 = add(%0, %2);
+  annotation.compiler_end(%3, compiler="ccompiler")
+})");
+  const nlohmann::json g = tvm_graph_json(m.main());
+  bool found = false;
+  for (const auto& node : g.at("nodes")) {
+    if (node.at("kind") != "const") continue;
+    found = true;
+    EXPECT_EQ(node.at("dtype"), "int32");
+    EXPECT_EQ(node.at("shape"), nlohmann::json::array({2}));
+    EXPECT_EQ(node.at("values"), nlohmann::json::array({3, -4}));
+  }
+  EXPECT_TRUE(found) << g.dump();
+}
+
+TEST(TvmDriverText, ConstantPlaceholdersReadBackAsConstants) {
+  const nlohmann::json constants = nlohmann::json::parse(
+      R"([{"shape": [2], "dtype": "int32", "values": [3, -4]},
+          {"shape": [], "dtype": "float32", "values": [1]}])");
+  const std::string text = with_constants(
+      "def @main(%x: Tensor[(2), int32]) {\n  free_var %aotfuzz_const_0;\n"
+      "  %0 = add(%x, %aotfuzz_const_0);\n"
+      "  %1 = %aotfuzz_const_1;\n  %aotfuzz_const_10\n}",
+      constants);
+  EXPECT_NE(text.find("add(%x, const(Tensor[(2), int32], [3, -4]))"), std::string::npos) << text;
+  EXPECT_NE(text.find("const(float32, [1])"), std::string::npos) << text;
+  // TVM's declaration of the free variable goes with it.
+  EXPECT_EQ(text.find("free_var"), std::string::npos) << text;
+  // No constant 10: the placeholder stays (and the text then does not read back).
+  EXPECT_NE(text.find("%aotfuzz_const_10"), std::string::npos) << text;
+}
+
+TEST(TvmDriverText, MainsPlaceholderParametersGetTheGraphsNamesBackQuotedWhereNeeded) {
+  const ir::Module sent = test_support::parse_verified(R"(def @main(%"x3:-1": Tensor[(2), float32], %y: Tensor[(2), float32]) {
+  add(%"x3:-1", %y)
+})");
+  const ir::Module back = test_support::parse_verified(
+      R"(def @main(%aotfuzz_param_0: Tensor[(2), float32], %aotfuzz_param_1: Tensor[(2), float32]) {
+  add(%aotfuzz_param_0, %aotfuzz_param_1)
+})");
+  const ir::Module named = with_main_params_named(back, sent.main()->params());
+  EXPECT_EQ(ir::print_module(named), ir::print_module(sent));
+}
+
+TEST(TvmDriverApi, AReleaseWithTheExecutorApiIsBuiltWithExecutorAndRuntimeObjects) {
+  // v0.9 to v0.18: relay.build(..., executor=Executor("aot", {...}), runtime=Runtime("crt")).
+  CaseOptions o = tvm_options("tests/tvm/fake_tvm_v018", "my_mod");
+  o.aot.api = aot::Options::Api::kUnpacked;
+  const CaseResult r = run_case(test_support::seed_9036(), o);
+  ASSERT_EQ(r.verdict.kind(), VerdictKind::kSutError) << summary(r.verdict);
+  const std::string& message = std::get<SutError>(r.verdict.detail).message;
+  EXPECT_NE(message.find("target=c executor=Executor(aot"), std::string::npos) << message;
+  EXPECT_NE(message.find("('unpacked-api', True)"), std::string::npos) << message;
+  EXPECT_NE(message.find("('link-params', True)"), std::string::npos) << message;
+  EXPECT_NE(message.find("runtime=Runtime(crt)"), std::string::npos) << message;
+}
+
+TEST(TvmDriverApi, AReleaseBeforeItIsBuiltWithTheTargetStringOptions) {
+  // v0.8: "c -runtime=c --link-params --executor=aot ..." (the fake raises at build).
+  TvmDriverOptions d;
+  d.home = test_support::source_path("tests/tvm/fake_tvm").string();
+  TvmDriver driver(d);
+  const nlohmann::json request = {{"graph", tvm_graph_json(test_support::seed_9036().main())},
+                                  {"merge", false},
+                                  {"mod_name", "my_mod"},
+                                  {"api", "packed"},
+                                  {"interface", "packed"}};
+  EXPECT_EQ(driver.build(request).status, TvmBuild::Status::kTvmError);
+  EXPECT_EQ(driver.api(), "target-string");
+  TvmDriverOptions d18;
+  d18.home = test_support::source_path("tests/tvm/fake_tvm_v018").string();
+  TvmDriver driver18(d18);
+  EXPECT_EQ(driver18.build(request).status, TvmBuild::Status::kTvmError);
+  EXPECT_EQ(driver18.api(), "executor");
+}
+
+TEST(TvmDriverApi, ATvmWithoutRelayIsAToolchainErrorNamingTheSupportedReleases) {
+  const CaseResult r =
+      run_case(test_support::seed_9036(), tvm_options("tests/tvm/fake_tvm_norelay", "my_mod"));
+  ASSERT_EQ(r.verdict.kind(), VerdictKind::kToolchainError) << summary(r.verdict);
+  const std::string& why = std::get<ToolchainError>(r.verdict.detail).message;
+  EXPECT_NE(why.find("has no Relay"), std::string::npos) << why;
+  EXPECT_NE(why.find("v0.8.0 to v0.18.0"), std::string::npos) << why;
+  EXPECT_FALSE(is_finding(r.verdict));
+}
+
+TEST(TvmHome, IsCheckedForTvmsPythonPackageAndLibrary) {
+  EXPECT_FALSE(tvm_home_problem(test_support::source_path("tests/tvm/fake_tvm").string()));
+  EXPECT_TRUE(tvm_home_problem(test_support::source_path("tests/oracle").string()));
+  EXPECT_TRUE(tvm_home_problem("/nonexistent/tvm"));
+}
+
+}  // namespace
+}  // namespace aotfuzz::tvm

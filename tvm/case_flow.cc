@@ -1,0 +1,389 @@
+// prepare_tvm_case: TVM compiles, the builtin pipeline supplies expectations, one judge.
+#include "tvm/case_flow.h"
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+#include "aot/codegen.h"
+#include "ir/error.h"
+#include "ir/parser.h"
+#include "ir/printer.h"
+#include "ir/traversal.h"
+#include "ir/verify.h"
+#include "oracle/case_flow.h"
+#include "oracle/harness.h"
+#include "oracle/module_diff.h"
+#include "oracle/stages.h"
+#include "oracle/static_arity.h"
+#include "tvm/driver.h"
+
+namespace aotfuzz::tvm {
+
+using oracle::Arity;
+using oracle::ArityEvidence;
+using oracle::CaseOptions;
+using oracle::CaseResult;
+using oracle::Fidelity;
+using oracle::InvalidInput;
+using oracle::Pass;
+using oracle::PreparedCase;
+using oracle::Stage;
+using oracle::SutCrash;
+using oracle::SutError;
+using oracle::Timeout;
+using oracle::ToolchainError;
+using oracle::Verdict;
+using oracle::VerdictKind;
+using oracle::callee_kind_of;
+using oracle::case_limits;
+using oracle::definition_arity;
+using oracle::harness_code_c;
+using oracle::harness_inputs;
+using oracle::harness_inputs_c;
+using oracle::kExecutorSuffixes;
+using oracle::packed_definition_arity;
+using oracle::print_by_name_and_key;
+using oracle::reference_and_stages;
+using oracle::static_arity;
+using oracle::summary;
+using oracle::tvm_error_site;
+using oracle::tvm_harness_main_c;
+using oracle::unified_diff;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::chrono::microseconds since(Clock::time_point t0) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0);
+}
+
+// Builds the (possibly nested) tuple of `type` from consecutive parameters.
+ir::Expr tuple_of(const ir::Type& type, std::vector<ir::Var>::const_iterator& next) {
+  if (type->is_tensor()) return *next++;
+  std::vector<ir::Expr> fields;
+  for (const auto& f : type->fields()) fields.push_back(tuple_of(f, next));
+  return ir::TupleNode::make(std::move(fields));
+}
+
+// The builtin pipeline's stage a step of TVM's corresponds to.
+Stage stage_of_tvm_step(const std::string& step) {
+  if (step == "merge") return Stage::kMerge;
+  if (step == "partition") return Stage::kPartition;
+  return Stage::kCodegen;
+}
+
+std::string api_name(const aot::Options& o) {
+  return o.api == aot::Options::Api::kUnpacked ? "unpacked" : "packed";
+}
+
+std::string interface_name(const aot::Options& o) {
+  return o.interface == aot::Options::Interface::kC ? "c" : "packed";
+}
+
+std::string first_lines(const std::string& text, std::size_t n) {
+  std::size_t end = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    end = text.find('\n', end);
+    if (end == std::string::npos) return text;
+    ++end;
+  }
+  return text.substr(0, end) + "...";
+}
+
+// What each external function of TVM's partitioned module takes: its flattened parameters plus
+// its flattened results.
+std::map<std::string, int> external_arities(const std::optional<ir::Module>& tvm_partitioned) {
+  std::map<std::string, int> out;
+  if (!tvm_partitioned) return out;
+  for (const auto& [name, fn] : tvm_partitioned->functions()) {
+    if (name == "main") continue;
+    std::size_t n = ir::flat_count(fn->ret_type());
+    for (const auto& p : fn->params()) n += ir::flat_count(p->type());
+    out[name] = static_cast<int>(n);
+  }
+  return out;
+}
+
+}  // namespace
+
+ir::Module flatten_tuple_params(const ir::Module& annotated) {
+  const ir::Function& main = annotated.main();
+  bool any = false;
+  for (const auto& p : main->params()) any = any || !p->type()->is_tensor();
+  if (!any) return annotated;
+  std::vector<ir::Var> params;
+  std::unordered_map<const ir::ExprNode*, ir::Expr> replace;
+  for (const auto& p : main->params()) {
+    if (p->type()->is_tensor()) {
+      params.push_back(p);
+      continue;
+    }
+    const auto tensors = ir::flatten_tensors(p->type());
+    std::vector<ir::Var> fields;
+    for (std::size_t k = 0; k < tensors.size(); ++k) {
+      fields.push_back(ir::VarNode::make(p->name() + "_" + std::to_string(k), tensors[k]));
+    }
+    auto it = fields.cbegin();
+    replace[p.get()] = tuple_of(p->type(), it);
+    params.insert(params.end(), fields.begin(), fields.end());
+  }
+  ir::Module out;
+  for (const auto& [name, fn] : annotated.functions()) {
+    if (name != "main") {
+      out.add(name, fn);
+      continue;
+    }
+    out.add(name, ir::FunctionNode::make(params, ir::substitute(main->body(), replace),
+                                         main->attrs(), main->ret_type()));
+  }
+  return out;
+}
+
+ir::Module with_main_params_named(const ir::Module& module, const std::vector<ir::Var>& names) {
+  const ir::Function& main = module.main();
+  // A @main that lost or gained parameters is TVM's answer as it is: the diff shows it.
+  if (main->params().size() != names.size()) return module;
+  std::vector<ir::Var> params;
+  std::unordered_map<const ir::ExprNode*, ir::Expr> replace;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    params.push_back(ir::VarNode::make(names[i]->name(), main->params()[i]->type()));
+    replace[main->params()[i].get()] = params.back();
+  }
+  ir::Module out;
+  for (const auto& [name, fn] : module.functions()) {
+    out.add(name, name != "main" ? fn
+                                 : ir::FunctionNode::make(params,
+                                                          ir::substitute(main->body(), replace),
+                                                          main->attrs(), main->ret_type()));
+  }
+  return out;
+}
+
+bool needs_llvm(const std::string& tvm_message) {
+  return tvm_message.find("target.build.llvm is not enabled") != std::string::npos;
+}
+
+nlohmann::json tvm_graph_json(const ir::Function& main) {
+  nlohmann::json params = nlohmann::json::array();
+  nlohmann::json nodes = nlohmann::json::array();
+  std::unordered_map<const ir::ExprNode*, int> index;
+  for (std::size_t i = 0; i < main->params().size(); ++i) {
+    const auto& p = main->params()[i];
+    if (!p->type()->is_tensor()) {
+      throw ir::Error("TVM's driver takes tensor parameters only, not %" + p->name() + ": " +
+                      ir::type_to_string(p->type()));
+    }
+    params.push_back({{"name", p->name()},
+                      {"shape", p->type()->shape()},
+                      {"dtype", std::string(ir::dtype_name(p->type()->dtype()))}});
+    index[p.get()] = static_cast<int>(nodes.size());
+    nodes.push_back({{"kind", "param"}, {"index", i}});
+  }
+  for (const auto& node : ir::post_order(main->body())) {
+    if (index.count(node.get())) continue;
+    auto at = [&](const ir::Expr& e) { return index.at(e.get()); };
+    nlohmann::json j;
+    if (const auto* call = ir::as<ir::CallNode>(node); call != nullptr && call->op()) {
+      j = {{"kind", "call"}, {"op", std::string(ir::op_name(*call->op()))}};
+      nlohmann::json args = nlohmann::json::array();
+      for (const auto& a : call->args()) args.push_back(at(a));
+      j["args"] = args;
+      if (ir::is_annotation(*call->op())) {
+        j["compiler"] = ir::annotation_target(node.get()).value_or("");
+      }
+    } else if (const auto* tup = ir::as<ir::TupleNode>(node)) {
+      nlohmann::json fields = nlohmann::json::array();
+      for (const auto& f : tup->fields()) fields.push_back(at(f));
+      j = {{"kind", "tuple"}, {"fields", fields}};
+    } else if (const auto* tgi = ir::as<ir::TupleGetItemNode>(node)) {
+      j = {{"kind", "get"}, {"tuple", at(tgi->tuple())}, {"index", tgi->index()}};
+    } else if (const auto* c = ir::as<ir::ConstantNode>(node)) {
+      j = {{"kind", "const"},
+           {"shape", c->type()->shape()},
+           {"dtype", std::string(ir::dtype_name(c->type()->dtype()))},
+           {"values", c->values()}};
+    } else {
+      throw ir::Error("TVM's driver takes annotated graphs of ops, constants, tuples and "
+                      "TupleGetItems, not " +
+                      ir::describe(*node));
+    }
+    index[node.get()] = static_cast<int>(nodes.size());
+    nodes.push_back(std::move(j));
+  }
+  return {{"params", params}, {"nodes", nodes}, {"result", index.at(main->body().get())}};
+}
+
+
+std::optional<PreparedCase> prepare_tvm_case(const ir::Module& original, const CaseOptions& options,
+                                             CaseResult& r, TvmDriver& driver) {
+  const auto t0 = Clock::now();
+  // 1-2. The reference, and the builtin pipeline on the same (tensor-parameter) graph.
+  ir::Module annotated;
+  try {
+    ir::verify(original);
+    annotated = flatten_tuple_params(original);
+  } catch (const ir::Error& e) {
+    r.verdict = {Stage::kAnnotated, InvalidInput{e.what()}};
+    return std::nullopt;
+  }
+  if (annotated.size() != 1) {
+    r.verdict = {Stage::kAnnotated,
+                 InvalidInput{"the TVM driver builds @main alone; this module has " +
+                              std::to_string(annotated.size()) + " global functions"}};
+    return std::nullopt;
+  }
+  CaseOptions builtin = options;
+  builtin.sut = nullptr;
+  const bool builtin_ok = reference_and_stages(annotated, builtin, nullptr, r);
+  if (!builtin_ok && r.verdict.kind() == VerdictKind::kInvalidInput &&
+      r.verdict.stage == Stage::kAnnotated) {
+    return std::nullopt;
+  }
+  // A refusal of a builtin pass (merge-unsafe graph); a pipeline error or stage mismatch is a bug
+  // of the builtin pipeline, which only weakens the expectations taken from it.
+  std::optional<Verdict> builtin_refusal;
+  if (!builtin_ok && r.verdict.kind() == VerdictKind::kInvalidInput) builtin_refusal = r.verdict;
+
+  // 3. TVM.
+  nlohmann::json request;
+  try {
+    request = {{"graph", tvm_graph_json(annotated.main())}, {"merge", options.aot.merge},
+               {"mod_name", options.aot.mod_name},          {"api", api_name(options.aot)},
+               {"interface", interface_name(options.aot)},  {"build", !options.in_process_only}};
+  } catch (const ir::Error& e) {
+    r.verdict = {Stage::kAnnotated, InvalidInput{e.what()}};
+    return std::nullopt;
+  }
+  const TvmBuild tvm = driver.build(request);
+  r.pipeline_time = since(t0);
+  if (tvm.status == TvmBuild::Status::kUnavailable) {
+    r.verdict = {Stage::kAnnotated, ToolchainError{tvm.message}};
+    return std::nullopt;
+  }
+  if (tvm.status == TvmBuild::Status::kTvmError && needs_llvm(tvm.message)) {
+    // TVM folds constant subexpressions by compiling them for the host with LLVM: a TVM built
+    // without it cannot, which says nothing about the flow under test.
+    r.verdict = {Stage::kAnnotated,
+                 ToolchainError{"this TVM has no LLVM codegen, which it needs for this graph "
+                                "(constant folding on the host): " + first_lines(tvm.message, 1)}};
+    return std::nullopt;
+  }
+  if (tvm.status != TvmBuild::Status::kOk) {
+    const Stage stage = stage_of_tvm_step(tvm.stage);
+    if (builtin_refusal) {
+      r.verdict = {builtin_refusal->stage,
+                   InvalidInput{summary(*builtin_refusal) + "; TVM fails on it too at " +
+                                tvm.stage + ": " + first_lines(tvm.message, 3)}};
+    } else if (tvm.status == TvmBuild::Status::kTvmError) {
+      r.verdict = {stage, SutError{tvm.message, tvm_error_site(tvm.where, tvm.message)}};
+    } else if (tvm.status == TvmBuild::Status::kCrashed) {
+      r.verdict = {stage, SutCrash{tvm.message}};
+    } else {
+      r.verdict = {stage, Timeout{0, "TVM at " + tvm.stage + ": " + tvm.message}};
+    }
+    return std::nullopt;
+  }
+  r.verdict = {Stage::kRun, Pass{}};
+
+  // Stage localisation: TVM's partitioned module against the builtin pipeline's.
+  std::optional<Verdict> fidelity;
+  std::optional<ir::Module> tvm_partitioned;
+  try {
+    tvm_partitioned = with_main_params_named(
+        ir::parse_module(tvm.partitioned, "tvm-partitioned.relay"), annotated.main()->params());
+  } catch (const ir::Error& e) {
+    fidelity = Verdict{Stage::kPartition,
+                       Fidelity{std::string("TVM's partitioned module does not parse here: ") +
+                                e.what() + "\n" + tvm.partitioned}};
+  }
+  if (builtin_refusal) {
+    fidelity = Verdict{builtin_refusal->stage, Fidelity{"the builtin pipeline refuses the graph (" +
+                                                        summary(*builtin_refusal) +
+                                                        "); TVM compiles it:\n" + tvm.partitioned}};
+  } else if (tvm_partitioned && r.stages &&
+             (!r.stages->failed || *r.stages->failed > Stage::kPartition)) {
+    const std::string ours = print_by_name_and_key(r.stages->at(Stage::kPartition));
+    const std::string theirs = print_by_name_and_key(*tvm_partitioned);
+    std::string diff = unified_diff(ours, theirs, "builtin/partitioned", "tvm/partitioned");
+    if (!diff.empty()) fidelity = Verdict{Stage::kPartition, Fidelity{std::move(diff)}};
+  }
+
+  if (options.in_process_only) {
+    r.verdict = fidelity.value_or(Verdict{Stage::kPartition, Pass{}});
+    return std::nullopt;
+  }
+
+  // Static arity of TVM's executor.
+  const std::string prefix = aot::symbol_prefix(options.aot);
+  const std::string* executor_c = nullptr;
+  for (const auto& [name, text] : tvm.files) {
+    if (name.size() < 2 || name.compare(name.size() - 2, 2, ".c") != 0) continue;
+    for (std::string_view suffix : kExecutorSuffixes) {
+      if (text.find("int32_t " + prefix + std::string(suffix) + "(") != std::string::npos) {
+        executor_c = &text;
+      }
+    }
+  }
+  if (executor_c != nullptr) {
+    try {
+      // What each callee takes, as TVM itself says it: the arguments its C definition reads
+      // (packed) or declares (direct), else its type in TVM's partitioned module.
+      const auto typed = external_arities(tvm_partitioned);
+      for (const auto& site : static_arity(*executor_c, options.aot.mod_name)) {
+        std::optional<int> takes;
+        for (const auto& [name, text] : tvm.files) {
+          takes = site.packed ? packed_definition_arity(text, site.callee)
+                              : definition_arity(text, site.callee);
+          if (takes) break;
+        }
+        if (!takes) {
+          if (auto it = typed.find(site.callee); it != typed.end()) takes = it->second;
+        }
+        if (takes && *takes != site.num_args) {
+          r.verdict = {Stage::kCodegen,
+                       Arity{site.callee, callee_kind_of(site.callee, options.aot.mod_name), *takes,
+                             site.num_args, ArityEvidence::kStatic}};
+          for (const auto& f : tvm.files) r.files.push_back(f);
+          return std::nullopt;
+        }
+      }
+    } catch (const ir::Error&) {
+      // TVM's executor text is not the shape the reader knows: no static check, the run decides.
+      r.verdict = {Stage::kRun, Pass{}};
+    }
+  }
+
+  // 4. TVM's C under the harness.
+  PreparedCase c;
+  c.mod_name = options.aot.mod_name;
+  c.header_name = prefix + ".h";
+  c.sources = tvm.files;
+  try {
+    c.inputs = harness_inputs(annotated, r.inputs);
+    c.harness_case = harness_code_c(annotated, options.aot, c.inputs);
+  } catch (const ir::Error& e) {
+    r.verdict = {Stage::kRun, ToolchainError{std::string("harness: ") + e.what()}};
+    return std::nullopt;
+  }
+  c.main_c =
+      tvm_harness_main_c(options.aot, c.header_name, harness_inputs_c(c.inputs) + c.harness_case);
+  const std::string crt = driver.crt_dir();
+  if (!crt.empty()) c.include_dirs.push_back(crt + "/include");
+  c.defines.clear();
+  c.warnings_as_errors = false;
+  c.diagnostic_in_signature = true;
+  c.instead_of_pass = fidelity;
+  c.limits = case_limits(annotated, options);
+  // TVM's own AoT tests build with gcc.
+  c.compiler = options.compiler.value_or(host::CompilerKind::kGcc);
+  c.toolchain = options.toolchain;
+  if (c.toolchain && c.toolchain->kind != *c.compiler) c.toolchain.reset();
+  c.sanitize = options.sanitize;
+  c.keep_files = options.keep_files;
+  r.files = c.program_files();
+  return c;
+}
+
+}  // namespace aotfuzz::tvm

@@ -1,0 +1,106 @@
+// The client of the TVM driver (tvm/driver.py): one long-lived Python process that
+// imports Apache TVM once and then compiles one annotated graph per request with TVM's own API
+// (MergeCompilerRegions, PartitionGraph, relay.build for the AoT executor and the `c` target),
+// answering with the partitioned module's text and the generated C.
+//
+// The process gets an argument vector (no shell), its own process group, an address-space limit,
+// and a deadline per request; one that dies, hangs or answers garbage is killed and restarted
+// on the next request. A request it died on is reported as a crash of TVM at the stage it had
+// announced, one it hung on as a timeout.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace aotfuzz::tvm {
+
+/// Where TVM is and how its driver runs.
+struct TvmDriverOptions {
+  /// A TVM tree with `python/tvm` and a build in `build/` (libtvm.so, standalone_crt/), as
+  /// scripts/tvm/build.sh leaves it.
+  std::string home;
+  /// The Python interpreter: $AOTFUZZ_TVM_PYTHON, else /usr/bin/python3 (Debian's, which has the
+  /// packages build.sh installs), else python3 from PATH.
+  std::string python;
+  /// Deadline of the import (TVM takes seconds) and of each request.
+  std::chrono::milliseconds startup_timeout{180'000};
+  std::chrono::milliseconds request_timeout{120'000};
+  /// RLIMIT_AS of the driver process; 0 leaves it unchanged.
+  std::uint64_t address_space = std::uint64_t{8} << 30;
+};
+
+/// What TVM made of one request.
+struct TvmBuild {
+  enum class Status {
+    kOk,           ///< partitioned text and files are set
+    kTvmError,     ///< TVM raised (message; stage)
+    kCrashed,      ///< the driver died during the request (message: how, and its stderr's end)
+    kTimedOut,     ///< no answer before the deadline; the driver was killed
+    kUnavailable,  ///< the driver could not be started or TVM does not import (message)
+  };
+  Status status = Status::kUnavailable;
+  /// The step TVM was in: "merge", "partition", "build" or "export".
+  std::string stage;
+  /// kTvmError: the error's last line first, then TVM's whole text; otherwise what happened.
+  std::string message;
+  /// kTvmError: the stem of the TVM source file that raised (from its `File "...", line N`), or
+  /// the Python exception's class; a stable bucket for signatures.
+  std::string where;
+  std::string partitioned;
+  /// Generated C sources and headers by file name, then the CRT's crt_backend_api.c and
+  /// crt_config.h.
+  std::vector<std::pair<std::string, std::string>> files;
+  /// The whole request as seen from here (graph in, files out).
+  std::chrono::microseconds elapsed{0};
+  /// kOk: TVM's own time as the driver measured it: building the graph and the passes up to
+  /// PartitionGraph, relay.build, and the Model Library Format export.
+  std::chrono::microseconds partition_time{0}, build_time{0}, export_time{0};
+};
+
+/// The TVM home named by $AOTFUZZ_TVM_HOME, if set and not empty.
+std::optional<std::string> tvm_home_from_env();
+
+/// Why `home` cannot be a TVM home (no python/tvm, no build/libtvm.so), or nullopt when it looks
+/// like one.
+std::optional<std::string> tvm_home_problem(const std::string& home);
+
+class TvmDriver {
+ public:
+  explicit TvmDriver(TvmDriverOptions options);
+  ~TvmDriver();
+  TvmDriver(const TvmDriver&) = delete;
+  TvmDriver& operator=(const TvmDriver&) = delete;
+
+  /// Compiles one graph (the request object of driver.py's protocol). Starts the driver on first
+  /// use. Thread-safe: concurrent calls are served one after the other.
+  TvmBuild build(const nlohmann::json& request);
+
+  /// The standalone CRT directory of this TVM build (known once the driver has started).
+  std::string crt_dir();
+  /// TVM's version string (known once the driver has started).
+  std::string tvm_version();
+  /// How the driver builds with this TVM: "target-string" (v0.8's relay.build options in the
+  /// target) or "executor" (Executor and Runtime objects, v0.9 on); known once it has started.
+  std::string api();
+  /// Driver processes started so far.
+  int starts() const;
+
+  class Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+/// `text` (the driver's printing of a module) with each `%aotfuzz_const_<k>` placeholder written
+/// as the k-th of `constants` ({"shape", "dtype", "values"}) in the text form's
+/// `const(Tensor[(shape), dtype], [values])`; a placeholder without a constant stays as it is.
+std::string with_constants(const std::string& text, const nlohmann::json& constants);
+
+}  // namespace aotfuzz::tvm

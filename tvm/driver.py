@@ -1,0 +1,307 @@
+# The TVM driver of `aotfuzz --sut tvm`: a long-lived worker that builds annotated graphs with
+# Apache TVM's own Python API and returns what TVM made of them.
+#
+# Started by aotfuzz (tvm/driver.cc) as `python3 -c <this file> TVM_HOME`, one per campaign
+# worker: importing TVM takes seconds, a case should take a fraction of that. The protocol is one
+# JSON object per line on stdin and stdout:
+#   -> {"ready": true, "tvm_version": ..., "crt_dir": ...}                 once, after the import
+#   <- {"graph": GRAPH, "merge": bool, "mod_name": str, "api": "packed"|"unpacked",
+#       "interface": "packed"|"c", "build": bool (default true; false: stop after partitioning)}
+#   -> {"ok": true, "partitioned": TEXT, "constants": [CONST, ...], "files": [[NAME, TEXT], ...],
+#       "times": {...}}
+#   -> {"ok": false, "stage": "merge"|"partition"|"build"|"export", "error": TEXT}
+# and, before each step after the first, {"progress": STEP}, so that a crash of TVM is attributed
+# to the step it happened in.
+# GRAPH (oracle/tvm_graph.h): {"params": [{"name", "shape", "dtype"}], "nodes": [...],
+# "result": i}; a node refers to earlier nodes by index; CONST is {"shape", "dtype", "values"}.
+# TEXT is TVM's own printing of the partitioned module with @main's parameters renamed
+# %aotfuzz_param_<i> (in order) and each constant replaced by a free %aotfuzz_const_<k> (the k-th
+# CONST): TVM prints a parameter name that is no identifier bare (`%x3:-1`) and a constant tensor
+# as a reference into a metadata table, neither of which reads back. `files` are the C sources
+# and headers of TVM's Model Library Format export (codegen/host/src/*.c,
+# codegen/host/include/*.h) and the standalone CRT's crt_backend_api.c and crt_config.h that
+# TVM's own AoT tests link with.
+#
+# Anything TVM prints goes to stderr: stdout carries the protocol only.
+import json
+import os
+import re
+import sys
+import tarfile
+import tempfile
+import time
+import traceback
+
+proto = os.fdopen(os.dup(1), "w")
+os.dup2(2, 1)
+
+
+def send(obj):
+    proto.write(json.dumps(obj) + "\n")
+    proto.flush()
+
+
+home = sys.argv[1]
+sys.path.insert(0, os.path.join(home, "python"))
+os.environ.setdefault("TVM_LIBRARY_PATH", os.path.join(home, "build"))
+SUPPORTED = "aotfuzz drives TVM's Relay releases v0.8.0 to v0.18.0"
+
+
+def unsupported(why):
+    send({"ready": False, "error": "%s: %s" % (why, SUPPORTED)})
+    sys.exit(3)
+
+
+try:
+    import tvm
+except Exception as e:  # a broken installation: aotfuzz reports a toolchain error with this
+    send({"ready": False, "error": "%s: %s\n%s" % (type(e).__name__, e, traceback.format_exc(limit=3))})
+    sys.exit(3)
+try:
+    from tvm import relay
+
+    relay.transform.PartitionGraph
+except (ImportError, AttributeError):
+    unsupported("this TVM %s has no Relay (removed after v0.19.0)" % getattr(tvm, "__version__", "?"))
+try:
+    from tvm.micro import export_model_library_format, get_standalone_crt_dir
+except ImportError:
+    unsupported(
+        "this TVM %s has no microTVM C runtime to export and link AoT C (removed in v0.19.0)"
+        % getattr(tvm, "__version__", "?")
+    )
+try:
+    from tvm.relay.op.annotation import compiler_begin, compiler_end
+    import numpy
+except Exception as e:
+    send({"ready": False, "error": "%s: %s\n%s" % (type(e).__name__, e, traceback.format_exc(limit=3))})
+    sys.exit(3)
+if tvm.get_global_func("relay.build_module._AOTExecutorCodegen", allow_missing=True) is None:
+    unsupported("this TVM %s has no AoT executor codegen (older than v0.8)" % tvm.__version__)
+
+# What this TVM offers, probed rather than read from its version string (forks and snapshots
+# between releases carry version strings that say little):
+#  - executor_api: relay.build(..., executor=Executor("aot", {...}), runtime=Runtime("crt"))
+#    (PR #9352, v0.9.0); before it, options in the target string ("c -runtime=c
+#    --executor=aot --link-params ..."), removed in v0.10.0 (PR #12416).
+#  - usmp: the unified static memory planner's switch (v0.9.0; on by default for the C runtime
+#    from v0.12.0, PR #14107). Switched off, as in v0.8, where intermediates live in the
+#    workspace the platform allocates: the harness provides that platform.
+try:
+    import inspect
+
+    EXECUTOR_API = "executor" in inspect.signature(relay.build).parameters
+except (TypeError, ValueError):
+    EXECUTOR_API = False
+try:
+    USMP_KEY = "tir.usmp.enable" in tvm.transform.PassContext.list_configs()
+except Exception:
+    USMP_KEY = False
+
+OPS = {"add": relay.add, "subtract": relay.subtract, "multiply": relay.multiply}
+
+
+def build_function(graph):
+    params = [
+        relay.var(p["name"], shape=tuple(p["shape"]), dtype=p["dtype"]) for p in graph["params"]
+    ]
+    values = []
+    for node in graph["nodes"]:
+        kind = node["kind"]
+        if kind == "param":
+            value = params[node["index"]]
+        elif kind == "const":
+            data = numpy.array(node["values"], dtype=node["dtype"]).reshape(node["shape"])
+            value = relay.const(data, dtype=node["dtype"])
+        elif kind == "call" and node["op"] in OPS:
+            value = OPS[node["op"]](values[node["args"][0]], values[node["args"][1]])
+        elif kind == "call" and node["op"] == "annotation.compiler_begin":
+            value = compiler_begin(values[node["args"][0]], node["compiler"])
+        elif kind == "call" and node["op"] == "annotation.compiler_end":
+            value = compiler_end(values[node["args"][0]], node["compiler"])
+        elif kind == "tuple":
+            value = relay.Tuple([values[i] for i in node["fields"]])
+        elif kind == "get":
+            value = relay.TupleGetItem(values[node["tuple"]], node["index"])
+        else:
+            raise ValueError("unknown node %r" % (node,))
+        values.append(value)
+    return relay.Function(params, values[graph["result"]])
+
+
+class _Placeholders(relay.ExprMutator):
+    """Replaces each constant by a free variable named after its index in `constants`."""
+
+    def __init__(self):
+        super().__init__()
+        self.constants = []
+
+    def visit_constant(self, const):
+        data = const.data.numpy()
+        k = len(self.constants)
+        self.constants.append(
+            {
+                "shape": list(data.shape),
+                "dtype": str(data.dtype),
+                "values": [int(v) for v in data.flatten().tolist()],
+            }
+        )
+        # No type annotation: TVM's printer would write it after the variable's first use.
+        return relay.var("aotfuzz_const_%d" % k)
+
+
+def printable(mod):
+    """TVM's text of `mod` in the form described at the top, and the constants it stands for."""
+    placeholders = _Placeholders()
+    functions = {}
+    for gv, func in sorted(mod.functions.items(), key=lambda item: item[0].name_hint):
+        if gv.name_hint == "main":
+            params = [
+                relay.var("aotfuzz_param_%d" % i, type_annotation=p.type_annotation)
+                for i, p in enumerate(func.params)
+            ]
+            body = relay.bind(func.body, dict(zip(func.params, params)))
+            func = relay.Function(params, body, func.ret_type, func.type_params, func.attrs)
+        functions[gv] = placeholders.visit(func)
+    return tvm.IRModule(functions).astext(show_meta_data=False), placeholders.constants
+
+
+def crt_config_path(crt):
+    """The C runtime's configuration header TVM's own AoT tests compile with: a template in the
+    standalone CRT up to v0.11, a file configured at build time from v0.12 (PR #13955)."""
+    old = os.path.join(crt, "template", "crt_config-template.h")
+    if os.path.exists(old):
+        return old
+    projects = tvm.micro.get_microtvm_template_projects("crt")
+    return os.path.join(projects, "crt_config", "crt_config.h")
+
+
+def crt_files():
+    crt = get_standalone_crt_dir()
+    out = []
+    for path, name in (
+        (crt_config_path(crt), "crt_config.h"),
+        (os.path.join(crt, "src/runtime/crt/common/crt_backend_api.c"), "crt_backend_api.c"),
+    ):
+        with open(path) as f:
+            out.append([name, f.read()])
+    return out
+
+
+def build(mod, request):
+    """relay.build for the C target with the AoT executor, as this release's AoT tests call it."""
+    unpacked = request["api"] == "unpacked"
+    config = {"tir.disable_vectorize": True}
+    if not EXECUTOR_API:
+        target = (
+            "c -runtime=c --link-params --executor=aot --workspace-byte-alignment=8 "
+            "--interface-api=%s --unpacked-api=%d" % (request["interface"], int(unpacked))
+        )
+        with tvm.transform.PassContext(opt_level=3, config=config):
+            return relay.build(mod, target, target_host=target, mod_name=request["mod_name"])
+    from tvm.relay.backend import Executor, Runtime
+
+    executor = Executor(
+        "aot",
+        {
+            "interface-api": request["interface"],
+            "unpacked-api": bool(unpacked),
+            "link-params": True,
+            "workspace-byte-alignment": 8,
+        },
+    )
+    if USMP_KEY:
+        config["tir.usmp.enable"] = False
+    with tvm.transform.PassContext(opt_level=3, config=config):
+        return relay.build(
+            mod, target="c", executor=executor, runtime=Runtime("crt"), mod_name=request["mod_name"]
+        )
+
+
+def mlf_files(factory):
+    """The C files of TVM's Model Library Format export, as a user of TVM would get them."""
+    out = []
+    with tempfile.TemporaryDirectory(prefix="aotfuzz-tvm-") as tmp:
+        tar_path = os.path.join(tmp, "model.tar")
+        export_model_library_format(factory, tar_path)
+        with tarfile.open(tar_path) as tar:
+            for member in sorted(tar.getmembers(), key=lambda m: m.name):
+                name = member.name.lstrip("./")
+                if not member.isfile():
+                    continue
+                if name.startswith("codegen/host/src/") and name.endswith(".c"):
+                    pass
+                elif name.startswith("codegen/host/include/") and name.endswith(".h"):
+                    pass
+                else:
+                    continue
+                out.append([os.path.basename(name), tar.extractfile(member).read().decode()])
+    return out
+
+
+def describe_error(e):
+    """The error's last line first (TVM puts its backtrace before the message), the TVM source
+    file that raised it as `where` (its stem: a stable bucket across cases), then the full text."""
+    text = str(e).strip() or traceback.format_exc(limit=4)
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    last = lines[-1] if lines else type(e).__name__
+    if not last.startswith(type(e).__name__) and ":" not in last.split(" ")[0]:
+        last = "%s: %s" % (type(e).__name__, last)
+    places = re.findall(r'File "([^"]+)", line (\d+)', text)
+    where = os.path.splitext(os.path.basename(places[-1][0]))[0] if places else type(e).__name__
+    at = " (%s:%s)" % places[-1] if places else ""
+    return {"error": last + at + "\n\n" + text[-8000:], "where": re.sub(r"[^A-Za-z0-9_-]", "_", where)}
+
+
+def handle(request):
+    times = {}
+    stage = "merge"
+    try:
+        t0 = time.perf_counter()
+        mod = tvm.IRModule.from_expr(build_function(request["graph"]))
+        mod = relay.transform.InferType()(mod)
+        if request["merge"]:
+            mod = relay.transform.MergeCompilerRegions()(mod)
+        stage = "partition"
+        send({"progress": stage})
+        mod = relay.transform.PartitionGraph(request["mod_name"])(mod)
+        mod = relay.transform.InferType()(mod)
+        partitioned, constants = printable(mod)
+        times["partition_s"] = time.perf_counter() - t0
+        shown = {"partitioned": partitioned, "constants": constants}
+        if not request.get("build", True):
+            return {"ok": True, **shown, "files": [], "times": times}
+
+        stage = "build"
+        send({"progress": stage})
+        t1 = time.perf_counter()
+        factory = build(mod, request)
+        times["build_s"] = time.perf_counter() - t1
+
+        stage = "export"
+        send({"progress": stage})
+        t2 = time.perf_counter()
+        files = mlf_files(factory) + crt_files()
+        times["export_s"] = time.perf_counter() - t2
+        return {"ok": True, **shown, "files": files, "times": times}
+    except Exception as e:  # TVMError, or Python errors of TVM's own frontend
+        return {"ok": False, "stage": stage, **describe_error(e)}
+
+
+try:
+    CRT_DIR = get_standalone_crt_dir()
+except Exception as e:  # a build without USE_MICRO
+    send({"ready": False, "error": "this TVM has no standalone C runtime (build it with USE_MICRO ON): %s" % e})
+    sys.exit(3)
+send(
+    {
+        "ready": True,
+        "tvm_version": tvm.__version__,
+        "crt_dir": CRT_DIR,
+        "api": "executor" if EXECUTOR_API else "target-string",
+    }
+)
+for line in sys.stdin:
+    if not line.strip():
+        continue
+    send(handle(json.loads(line)))
