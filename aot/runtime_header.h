@@ -9,10 +9,10 @@ namespace aotfuzz::aot {
 /// The header's file name, as generated code includes it.
 inline constexpr std::string_view kRuntimeHeaderName = "aotfuzz_runtime.h";
 
-/// The text of aotfuzz_runtime.h: our own C99 subset of TVM's C runtime interface (TVMValue,
-/// DLDevice, DLDataType, DLTensor, TVM's argument type codes, the packed-function signature
-/// TVMBackendPackedCFunc), the workspace functions the application provides
-/// (TVMBackendAllocWorkspace, TVMBackendFreeWorkspace), the call-trace hook
+/// The text of aotfuzz_runtime.h (aot/c/aotfuzz_runtime.h): our own C99 subset of TVM's C runtime
+/// interface (TVMValue, DLDevice, DLDataType, DLTensor, TVM's argument type codes, the
+/// packed-function signature TVMBackendPackedCFunc), the workspace functions the application
+/// provides (TVMBackendAllocWorkspace, TVMBackendFreeWorkspace), the call-trace hook
 /// AOTFUZZ_TRACE_CALL(name, num_args) and the harness's other instrumentation (fault points,
 /// descriptor poison, argument-check reports; AOTFUZZ_DEFINE_FAULTS defines their state).
 ///

@@ -106,13 +106,14 @@ std::string harness_inputs_stub_c(std::size_t num_inputs);
 std::string harness_code_c(const ir::Module& module, const aot::Options& options,
                            const std::vector<HarnessInput>& inputs);
 
-/// main.c of a program around TVM's generated C (`--sut tvm`): the same runtime and checks over
-/// TVM's own runtime headers (the standalone CRT's include directory), the platform functions
-/// TVM's CRT leaves to the application (workspace from the heap, filled with 0xCD so that reading
-/// storage nobody wrote shows), `#include "<header_name>"` for the c interface or the packed
-/// entry point's prototype, the case and `int main(void)`. No call trace: TVM's C has none.
-std::string tvm_harness_main_c(const aot::Options& options, const std::string& header_name,
-                               const std::string& case_part);
+/// main.c of a program around another system's generated C (TVM's, tvm/harness.h): `title` (a
+/// comment line), the prologue, `preamble` (that system's runtime headers and the platform layer
+/// it leaves to the application), the same runtime and checks as the builtin pipeline's
+/// programs, `run_declaration` (what declares the entry point the case calls), the case and
+/// `int main(void)`. No call trace: such C has none.
+std::string foreign_harness_main_c(const std::string& title, const std::string& preamble,
+                                   const std::string& run_declaration,
+                                   const std::string& case_part);
 
 /// One traced call.
 struct TraceCall {

@@ -17,6 +17,7 @@
 #include "oracle/stages.h"
 #include "oracle/static_arity.h"
 #include "tvm/driver.h"
+#include "tvm/harness.h"
 
 namespace aotfuzz::tvm {
 
@@ -48,7 +49,6 @@ using oracle::reference_and_stages;
 using oracle::static_arity;
 using oracle::summary;
 using oracle::tvm_error_site;
-using oracle::tvm_harness_main_c;
 using oracle::unified_diff;
 
 namespace {

@@ -23,7 +23,7 @@
 #include "ir/expr.h"
 #include "ir/printer.h"
 #include "ir/type.h"
-#include "tvm/driver_source.h"
+#include "tvm/driver_py.h"
 
 namespace aotfuzz::tvm {
 namespace {
@@ -254,7 +254,7 @@ class TvmDriver::Impl {
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
     posix_spawnattr_setpgroup(&attr, 0);
 
-    std::vector<std::string> args = {opt_.python, "-c", kTvmDriverSource, opt_.home};
+    std::vector<std::string> args = {opt_.python, "-c", std::string(kTvmDriverSource), opt_.home};
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
