@@ -1,5 +1,5 @@
-// The flag strings of replay lines, parsed back into case options: the inverse of replay_flags
-// (oracle.h). Replay lines, campaign records and the probe child (in_process_probe.h) carry a
+// The flag strings of replay lines: replay_flags prints a case's options, parse_case_flags
+// reads them back. Replay lines, campaign records and the probe child (in_process_probe.h) carry a
 // case's options this way, so one parser serves them all.
 #pragma once
 
@@ -24,6 +24,9 @@ class FlagError : public ir::Error {
 /// Splits a flag string into POSIX shell words (quotes as shell_quote writes them); throws
 /// FlagError on an unterminated quote.
 std::vector<std::string> split_flags(std::string_view flags);
+
+/// The flags that reproduce `options` on the command line (`--no-merge --api unpacked ...`).
+std::string replay_flags(const CaseOptions& options);
 
 /// Makes the system a replay line names (systems::make_system); throws std::invalid_argument with
 /// one line for a name it does not know.

@@ -16,7 +16,7 @@
 #include "host/process.h"
 #include "ir/printer.h"
 #include "oracle/case_flow.h"
-#include "oracle/oracle.h"
+#include "oracle/case_flags.h"
 #include "oracle/sut.h"
 
 extern char** environ;

@@ -8,6 +8,7 @@
 
 #include "ir/module.h"
 #include "oracle/case.h"
+#include "oracle/case_flags.h"
 
 namespace aotfuzz::oracle {
 
@@ -18,8 +19,5 @@ CaseResult run_case(const ir::Module& annotated, const CaseOptions& options);
 /// The same case on a system without the bug: the builtin pipeline without injected bugs, or the
 /// fixed TVM build (SystemUnderTest::fixed_case); nullopt when there is none to compare with.
 std::optional<CaseOptions> fixed_options(const CaseOptions& options);
-
-/// The flags that reproduce `options` on the command line (`--no-merge --api unpacked ...`).
-std::string replay_flags(const CaseOptions& options);
 
 }  // namespace aotfuzz::oracle

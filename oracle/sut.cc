@@ -1,47 +1,9 @@
-// The builtin pipeline as a system under test, and what every system shares.
+// What every system under test shares.
 #include "oracle/sut.h"
 
 #include "host/shell_words.h"
-#include "oracle/case_flow.h"
 
 namespace aotfuzz::oracle {
-namespace {
-
-class BuiltinSystem final : public SystemUnderTest {
- public:
-  const SutSpec& spec() const override { return spec_; }
-
-  std::optional<PreparedCase> prepare(const ir::Module& annotated, const CaseOptions& options,
-                                      CaseResult& r, const CaseReference* reference,
-                                      const StageMark* mark) const override {
-    return prepare_builtin_case(annotated, options, r, reference, mark);
-  }
-
-  bool prepares_in_process() const override { return true; }
-  bool batches_programs() const override { return true; }
-
-  // The pipeline without the bugs the options inject: a finding of an injected bug must pass
-  // there, as a finding of TVM must pass on its fixed build.
-  std::optional<CaseOptions> fixed_case(const CaseOptions& options) const override {
-    if (!options.aot.bugs.any()) return std::nullopt;
-    CaseOptions fixed = options;
-    fixed.aot.bugs = aot::BugSet();
-    return fixed;
-  }
-
-  std::shared_ptr<const SystemUnderTest> for_worker() const override { return builtin_system(); }
-
- private:
-  SutSpec spec_;
-};
-
-}  // namespace
-
-const std::shared_ptr<const SystemUnderTest>& builtin_system() {
-  // Stateless and immutable: one instance serves every case of the process.
-  static const std::shared_ptr<const SystemUnderTest> builtin = std::make_shared<BuiltinSystem>();
-  return builtin;
-}
 
 const SystemUnderTest& system_of(const CaseOptions& options) {
   return options.sut ? *options.sut : *builtin_system();
@@ -53,5 +15,4 @@ std::string sut_replay_flags(const SutSpec& spec) {
   if (!spec.home.empty()) f += " --tvm-home " + host::shell_quote(spec.home);
   return f;
 }
-
 }  // namespace aotfuzz::oracle
