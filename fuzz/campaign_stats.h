@@ -1,4 +1,5 @@
-// A campaign's statistics: its counters and the progress snapshot drawn from them.
+// A campaign's statistics: its counters, the one aggregation that adds them up, what a judged
+// case adds to them, and the progress snapshot drawn from them.
 #pragma once
 
 #include <array>
@@ -8,11 +9,14 @@
 #include <utility>
 #include <vector>
 
+#include "ir/module.h"
+#include "oracle/oracle.h"
 #include "oracle/verdict.h"
 
 namespace aotfuzz::fuzz {
 
-/// Counters of a campaign (all cases of this run).
+/// Counters of a campaign (all cases of this run). Every member is a std::uint64_t count summed
+/// over cases: operator+= adds them all as one array, so a new member must be one too.
 struct CampaignStats {
   std::uint64_t cases = 0;
   std::uint64_t generator_errors = 0;
@@ -48,7 +52,16 @@ struct CampaignStats {
   /// them (judging and counting, the runner's pipes and forks, confirming findings, reductions,
   /// idle workers at the end). The one definition the summary, --stats and fuzzer_stats share.
   std::vector<std::pair<std::string, double>> phase_seconds(double worker_seconds) const;
+  /// Adds every counter of `other`.
+  CampaignStats& operator+=(const CampaignStats& other);
 };
+
+/// What one judged case adds to the counters: the case, its verdict, its graph's features (none
+/// when generator::graph_stats refuses the graph), the pipeline options it was drawn, its phase
+/// times (`generation_us`: its generation), and a finding case when `finding`.
+CampaignStats case_stats(const ir::Module& module, const oracle::CaseOptions& options,
+                         const oracle::CaseResult& result, std::uint64_t generation_us,
+                         bool finding);
 
 /// A snapshot for the progress line.
 struct Progress {
@@ -62,5 +75,10 @@ struct Progress {
   /// Seconds into the campaign of its last new unique finding; negative when none yet.
   double last_new_finding_s = -1;
 };
+
+/// The progress of a campaign `elapsed_s` seconds in, with these counters, `unique_signatures`
+/// (new and known) and its last new finding (negative: none yet).
+Progress progress_of(const CampaignStats& stats, double elapsed_s, std::size_t unique_signatures,
+                     double last_new_finding_s);
 
 }  // namespace aotfuzz::fuzz
