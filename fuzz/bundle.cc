@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 #include <system_error>
+#include <utility>
 
 #include "fuzz/replay.h"
 #include "host/process.h"
@@ -92,12 +93,10 @@ std::string replay_command(const std::string& relay_path, const oracle::CaseOpti
   return "aotfuzz run " + host::shell_quote_path(relay_path) + " " + oracle::replay_flags(options);
 }
 
-BundleWriteResult write_bundle(const fs::path& findings_dir, const Bundle& b, bool replace) {
-  BundleWriteResult result;
-  result.dir = findings_dir / bundle_dir_name(b.signature);
-  fs::create_directories(findings_dir);
-  if (!replace && fs::exists(result.dir)) return result;
+namespace {
 
+// A private directory beside the bundles, where a bundle is built before it is moved into place.
+fs::path make_temp_dir(const fs::path& findings_dir) {
   std::string templ =
       (findings_dir / (std::string(kTempPrefix) + std::to_string(::getpid()) + "-XXXXXX")).string();
   std::vector<char> buf(templ.begin(), templ.end());
@@ -105,90 +104,101 @@ BundleWriteResult write_bundle(const fs::path& findings_dir, const Bundle& b, bo
   if (::mkdtemp(buf.data()) == nullptr) {
     throw std::system_error(errno, std::generic_category(), "mkdtemp(" + templ + ")");
   }
-  const fs::path tmp(buf.data());
-  try {
-    const std::string flags = oracle::replay_flags(b.options);
-    const std::string reduced_rel = (result.dir / "reduced.relay").string();
-    const std::string command = replay_command(reduced_rel, b.options);
+  return fs::path(buf.data());
+}
 
-    std::vector<std::string> header = b.header;
-    header.push_back("finding: " + b.signature);
-    std::vector<std::string> original_header = header;
-    original_header.push_back("verdict: " + oracle::summary(b.original_verdict));
-    original_header.push_back(
-        format_replay_line(flags, oracle::signature(b.original_verdict)).substr(3));
-    std::vector<std::string> reduced_header = header;
-    reduced_header.insert(reduced_header.end(), b.reduced_header.begin(), b.reduced_header.end());
-    reduced_header.push_back("verdict: " + oracle::summary(b.reduced_result.verdict));
-    reduced_header.push_back(
-        format_replay_line(flags, oracle::signature(b.reduced_result.verdict)).substr(3));
-    for (const auto& [f, sig] : b.extra_replays) {
-      reduced_header.push_back(format_replay_line(f, sig).substr(3));
-    }
-    write_text(tmp / "original.relay", relay_with_header(b.original, original_header));
-    write_text(tmp / "reduced.relay", relay_with_header(b.reduced, reduced_header));
-
-    nlohmann::json j;
-    j["signature"] = b.signature;
-    j["verdict"] = oracle::to_json(b.reduced_result.verdict);
-    j["original_verdict"] = oracle::to_json(b.original_verdict);
-    j["flags"] = flags;
-    j["replay"] = command;
-    j["info"] = b.info;
-    write_text(tmp / "verdict.json", j.dump(2) + "\n");
-
-    std::vector<std::string> names;
-    for (const auto& p : b.reduced.main()->params()) names.push_back(p->name());
-    const auto& r = b.reduced_result;
-    write_text(tmp / "inputs.txt", values_text("input", r.inputs, names));
-    write_text(tmp / "expected.txt", values_text("output", r.expected));
-    write_text(tmp / "actual.txt", r.actual.empty()
-                                       ? std::string("(the program did not produce outputs: " +
-                                                     oracle::summary(r.verdict) + ")\n")
-                                       : values_text("output", r.actual));
-    fs::create_directory(tmp / "c");
-    for (const auto& [name, text] : r.files) write_text(tmp / "c" / name, text);
-    if (const auto* structure = std::get_if<oracle::Structure>(&r.verdict.detail)) {
-      // The two modules in full next to their diff: what the pipeline made of the stage's
-      // input, and what TVM v0.8's rules make of it.
-      write_text(tmp / "structure.diff", structure->diff);
-      const oracle::Stage stage = r.verdict.stage;
-      // At codegen the two sides disagree on refusing the input; there is no stage module.
-      const auto& stage_names = aot::module_stage_names();
-      const bool has_module = static_cast<std::size_t>(stage) < stage_names.size();
-      const std::string module_name(has_module ? stage_names[static_cast<std::size_t>(stage)]
-                                               : "");
-      if (has_module && r.stages && r.stages->failed != stage) {
-        write_text(tmp / ("pipeline-" + module_name + ".relay"),
-                   oracle::print_by_name(r.stages->at(stage)));
-      }
-      if (has_module && r.stages) {
-        if (auto want = oracle::reference_stage_module(stage, *r.stages, b.options.aot)) {
-          write_text(tmp / ("tvm-rules-" + module_name + ".relay"), oracle::print_by_name(*want));
-        }
-      }
-    }
-
-    write_text(tmp / "original.dot", ir::to_dot(b.original));
-    const std::string dot = ir::to_dot(b.reduced);
-    write_text(tmp / "reduced.dot", dot);
-    if (auto dot_exe = host::find_in_path("dot")) {
-      host::RunLimits limits;
-      limits.timeout = std::chrono::seconds(20);
-      auto run = host::run_process(
-          {*dot_exe, "-Tsvg", "-o", (tmp / "reduced.svg").string(), (tmp / "reduced.dot").string()},
-          limits);
-      if (!run.exited_ok()) {
-        std::error_code ignored;
-        fs::remove(tmp / "reduced.svg", ignored);
-      }
-    }
-    write_text(tmp / "replay.txt", command + "\n");
-  } catch (...) {
-    std::error_code ignored;
-    fs::remove_all(tmp, ignored);
-    throw;
+// original.relay and reduced.relay, each with its header: the bundle's lines, the finding, its
+// verdict and replay lines.
+void write_relay_files(const fs::path& tmp, const Bundle& b, const std::string& flags) {
+  std::vector<std::string> header = b.header;
+  header.push_back("finding: " + b.signature);
+  std::vector<std::string> original_header = header;
+  original_header.push_back("verdict: " + oracle::summary(b.original_verdict));
+  original_header.push_back(
+      format_replay_line(flags, oracle::signature(b.original_verdict)).substr(3));
+  std::vector<std::string> reduced_header = header;
+  reduced_header.insert(reduced_header.end(), b.reduced_header.begin(), b.reduced_header.end());
+  reduced_header.push_back("verdict: " + oracle::summary(b.reduced_result.verdict));
+  reduced_header.push_back(
+      format_replay_line(flags, oracle::signature(b.reduced_result.verdict)).substr(3));
+  for (const auto& [f, sig] : b.extra_replays) {
+    reduced_header.push_back(format_replay_line(f, sig).substr(3));
   }
+  write_text(tmp / "original.relay", relay_with_header(b.original, original_header));
+  write_text(tmp / "reduced.relay", relay_with_header(b.reduced, reduced_header));
+}
+
+void write_verdict_json(const fs::path& tmp, const Bundle& b, const std::string& flags,
+                        const std::string& command) {
+  nlohmann::json j;
+  j["signature"] = b.signature;
+  j["verdict"] = oracle::to_json(b.reduced_result.verdict);
+  j["original_verdict"] = oracle::to_json(b.original_verdict);
+  j["flags"] = flags;
+  j["replay"] = command;
+  j["info"] = b.info;
+  write_text(tmp / "verdict.json", j.dump(2) + "\n");
+}
+
+// What the reduced graph's run had: inputs.txt, expected.txt, actual.txt and the C files.
+void write_run(const fs::path& tmp, const Bundle& b) {
+  std::vector<std::string> names;
+  for (const auto& p : b.reduced.main()->params()) names.push_back(p->name());
+  const auto& r = b.reduced_result;
+  write_text(tmp / "inputs.txt", values_text("input", r.inputs, names));
+  write_text(tmp / "expected.txt", values_text("output", r.expected));
+  write_text(tmp / "actual.txt", r.actual.empty()
+                                     ? std::string("(the program did not produce outputs: " +
+                                                   oracle::summary(r.verdict) + ")\n")
+                                     : values_text("output", r.actual));
+  fs::create_directory(tmp / "c");
+  for (const auto& [name, text] : r.files) write_text(tmp / "c" / name, text);
+}
+
+// A structure finding's diff, with the two modules in full next to it: what the pipeline made of
+// the stage's input, and what TVM v0.8's rules make of it.
+void write_structure_modules(const fs::path& tmp, const Bundle& b) {
+  const auto& r = b.reduced_result;
+  const auto* structure = std::get_if<oracle::Structure>(&r.verdict.detail);
+  if (structure == nullptr) return;
+  write_text(tmp / "structure.diff", structure->diff);
+  const oracle::Stage stage = r.verdict.stage;
+  // At codegen the two sides disagree on refusing the input; there is no stage module.
+  const auto& stage_names = aot::module_stage_names();
+  const bool has_module = static_cast<std::size_t>(stage) < stage_names.size();
+  const std::string module_name(has_module ? stage_names[static_cast<std::size_t>(stage)] : "");
+  if (has_module && r.stages && r.stages->failed != stage) {
+    write_text(tmp / ("pipeline-" + module_name + ".relay"),
+               oracle::print_by_name(r.stages->at(stage)));
+  }
+  if (has_module && r.stages) {
+    if (auto want = oracle::reference_stage_module(stage, *r.stages, b.options.aot)) {
+      write_text(tmp / ("tvm-rules-" + module_name + ".relay"), oracle::print_by_name(*want));
+    }
+  }
+}
+
+// original.dot, reduced.dot and, when Graphviz is installed, reduced.svg.
+void write_pictures(const fs::path& tmp, const Bundle& b) {
+  write_text(tmp / "original.dot", ir::to_dot(b.original));
+  const std::string dot = ir::to_dot(b.reduced);
+  write_text(tmp / "reduced.dot", dot);
+  if (auto dot_exe = host::find_in_path("dot")) {
+    host::RunLimits limits;
+    limits.timeout = std::chrono::seconds(20);
+    auto run = host::run_process(
+        {*dot_exe, "-Tsvg", "-o", (tmp / "reduced.svg").string(), (tmp / "reduced.dot").string()},
+        limits);
+    if (!run.exited_ok()) {
+      std::error_code ignored;
+      fs::remove(tmp / "reduced.svg", ignored);
+    }
+  }
+}
+
+// Moves the bundle built in `tmp` to `result.dir`: swapped for the bundle there with `replace`,
+// else left out when another campaign got there first.
+BundleWriteResult move_into_place(const fs::path& tmp, BundleWriteResult result, bool replace) {
   std::error_code ec;
   // mkdtemp made it private; a bundle is meant to be read (CI artifacts, other users).
   fs::permissions(tmp,
@@ -219,6 +229,31 @@ BundleWriteResult write_bundle(const fs::path& findings_dir, const Bundle& b, bo
   }
   result.written = true;
   return result;
+}
+
+}  // namespace
+
+BundleWriteResult write_bundle(const fs::path& findings_dir, const Bundle& b, bool replace) {
+  BundleWriteResult result;
+  result.dir = findings_dir / bundle_dir_name(b.signature);
+  fs::create_directories(findings_dir);
+  if (!replace && fs::exists(result.dir)) return result;
+  const fs::path tmp = make_temp_dir(findings_dir);
+  try {
+    const std::string flags = oracle::replay_flags(b.options);
+    const std::string command = replay_command((result.dir / "reduced.relay").string(), b.options);
+    write_relay_files(tmp, b, flags);
+    write_verdict_json(tmp, b, flags, command);
+    write_run(tmp, b);
+    write_structure_modules(tmp, b);
+    write_pictures(tmp, b);
+    write_text(tmp / "replay.txt", command + "\n");
+  } catch (...) {
+    std::error_code ignored;
+    fs::remove_all(tmp, ignored);
+    throw;
+  }
+  return move_into_place(tmp, std::move(result), replace);
 }
 
 std::vector<fs::path> incomplete_bundles(const fs::path& findings_dir) {

@@ -1,8 +1,9 @@
 // The cases of a campaign: every case a pure function of (seed, index) and the options, so any
 // case can be regenerated alone (replay lines, shards, resumed campaigns).
+#include "fuzz/campaign_cases.h"
+
 #include <charconv>
 
-#include "fuzz/campaign.h"
 #include "generator/builder.h"
 #include "ir/rng.h"
 

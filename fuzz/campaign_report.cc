@@ -20,12 +20,6 @@ nlohmann::json to_json(const ModuleSize& s) {
   return {{"ops", s.ops}, {"inputs", s.inputs}, {"annotations", s.annotations}, {"nodes", s.nodes}};
 }
 
-std::uint64_t CampaignStats::count(oracle::VerdictKind kind) const {
-  std::uint64_t n = 0;
-  for (auto v : verdicts[static_cast<int>(kind)]) n += v;
-  return n;
-}
-
 int CampaignResult::exit_code() const {
   if (!findings.empty() || !known_seen.empty()) return 1;
   // Stopped before its budget (Ctrl-C, SIGTERM): a script must not take it for a clean run.
@@ -37,22 +31,6 @@ int CampaignResult::exit_code() const {
     return 3;
   }
   return 0;
-}
-
-std::vector<std::pair<std::string, double>> CampaignStats::phase_seconds(
-    double worker_seconds) const {
-  std::vector<std::pair<std::string, double>> out{
-      {"generation", static_cast<double>(generation_us) / 1e6},
-      {"passes", static_cast<double>(passes_us) / 1e6},
-      {"codegen", static_cast<double>(codegen_us) / 1e6},
-      {"compile", static_cast<double>(compile_us) / 1e6},
-      {"run", static_cast<double>(run_us) / 1e6},
-      {"waiting", static_cast<double>(waiting_us) / 1e6},
-  };
-  double known = 0;
-  for (const auto& [name, secs] : out) known += secs;
-  out.emplace_back("other", std::max(0.0, worker_seconds - known));
-  return out;
 }
 
 namespace {

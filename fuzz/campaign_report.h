@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "fuzz/campaign.h"
+#include "fuzz/campaign_types.h"
 #include "fuzz/reducer.h"
 
 namespace aotfuzz::fuzz {

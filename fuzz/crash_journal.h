@@ -16,7 +16,7 @@
 #include <functional>
 #include <string>
 
-#include "fuzz/campaign.h"
+#include "fuzz/campaign_types.h"
 
 namespace aotfuzz::fuzz {
 

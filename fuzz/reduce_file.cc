@@ -2,7 +2,7 @@
 #include "fuzz/reduce_file.h"
 
 #include "fuzz/bundle.h"
-#include "fuzz/campaign.h"
+#include "fuzz/finding_ledger.h"
 #include "oracle/verdict.h"
 
 namespace aotfuzz::fuzz {
@@ -60,13 +60,8 @@ ReductionPlan plan_reduction(const ReduceFileRequest& request) {
 
 ReducedFile reduce_file(const ReduceFileRequest& request, const ReductionPlan& plan) {
   ReducedFile out;
-  // With injected bugs, candidates must also pass without them (a repro of the injected bug).
-  out.result =
-      reduce(request.module, finding_predicate(plan.options, plan.signature), request.reduce);
-  if (out.result.steps == 0 && !out.result.minimal && oracle::fixed_options(plan.options)) {
-    out.result =
-        reduce(request.module, same_signature(plan.options, plan.signature), request.reduce);
-  }
+  // A campaign's rule, so that a file reduces to the repro its campaign's bundle would hold.
+  out.result = reduce_finding(request.module, plan.options, plan.signature, request.reduce).result;
   if (out.result.evaluated == 1 && out.result.steps == 0 && !out.result.minimal) {
     throw ReduceFileError("reduce: " + request.file + " does not give " + plan.signature);
   }

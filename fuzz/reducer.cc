@@ -1,15 +1,15 @@
-// The graph-aware reducer: candidate steps per pass, a verdict cache keyed by structural hash, and
+// The graph-aware reducer: candidate steps per pass, a verdict cache keyed by graph structure, and
 // batches of candidates evaluated on several threads with a deterministic choice.
 #include "fuzz/reducer.h"
 
 #include <algorithm>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "fuzz/verdict_cache.h"
 #include "ir/error.h"
 #include "ir/regions.h"
 #include "ir/structural.h"
@@ -410,6 +410,174 @@ std::optional<ir::Module> materialize(const CandidateFn& fn) {
   }
 }
 
+// One run of reduce(): the module reduced so far, the verdicts of the candidates so far, and the
+// figures it reports.
+class Reduction {
+ public:
+  Reduction(const Predicate& keep, const ReduceOptions& options)
+      : keep_(keep),
+        options_(options),
+        t0_(Clock::now()),
+        jobs_(static_cast<std::size_t>(std::max(1, options.jobs))) {}
+
+  ReduceResult run(const ir::Module& module) {
+    result_.module = module;
+    result_.before = result_.after = module_size(module);
+    ++result_.evaluated;
+    if (!interesting(module)) return finish();
+    cache_.insert(module, ir::structural_hash(module), true);
+    current_ = module;
+    current_cx_ = complexity(current_);
+    const std::vector<ReductionPass> passes = passes_to_run();
+    for (bool changed = true; changed && !cut_;) {
+      changed = false;
+      for (ReductionPass pass : passes) {
+        if (reduce_with(pass)) changed = true;
+        if (cut_) break;
+      }
+    }
+    result_.minimal = !cut_;
+    return finish();
+  }
+
+ private:
+  // A candidate of a batch: its position in its pass's list, and its verdict once known.
+  struct Candidate {
+    ir::Module module;
+    std::size_t hash;
+    std::size_t pos;
+    std::optional<bool> verdict;
+  };
+
+  std::vector<ReductionPass> passes_to_run() const {
+    std::vector<ReductionPass> passes = options_.passes;
+    if (passes.empty()) {
+      for (const auto& row : reduction_pass_table()) passes.push_back(row.pass);
+    }
+    return passes;
+  }
+
+  bool interesting(const ir::Module& m) const {
+    try {
+      return keep_(m);
+    } catch (...) {
+      return false;
+    }
+  }
+
+  bool should_stop() const {
+    if (options_.stop != nullptr && options_.stop->load()) return true;
+    return options_.time_limit.count() > 0 && Clock::now() - t0_ >= options_.time_limit;
+  }
+
+  // Takes steps of `pass`, each its first candidate (in candidate order) that is kept, going on
+  // near where the last one was found, until none is or the reduction is cut short. Whether it
+  // took one.
+  bool reduce_with(ReductionPass pass) {
+    bool stepped = false;
+    std::size_t resume = 0;
+    while (!cut_) {
+      std::vector<CandidateFn> fns;
+      reduction_pass_table().at(static_cast<std::size_t>(pass)).enumerate(current_, fns);
+      std::optional<Candidate> kept = first_kept(fns, std::min(resume, fns.size()));
+      if (!kept) break;
+      resume = kept->pos;
+      accept(pass, std::move(kept->module));
+      stepped = true;
+    }
+    return stepped;
+  }
+
+  // The first candidate from `idx` on that is kept, judged a batch at a time; nullopt when none
+  // is, or when the reduction is cut short first (cut_).
+  std::optional<Candidate> first_kept(const std::vector<CandidateFn>& fns, std::size_t idx) {
+    while (idx < fns.size()) {
+      if (should_stop()) {
+        cut_ = true;
+        return std::nullopt;
+      }
+      std::vector<Candidate> batch = next_batch(fns, idx);
+      judge(batch);
+      for (auto& c : batch) {
+        if (*c.verdict) return std::move(c);
+      }
+    }
+    return std::nullopt;
+  }
+
+  // The candidates from `idx` on, in order, up to `jobs` the cache cannot answer, or fewer ending
+  // at one the cache says is kept. Left out: candidates that do not apply, do not lower
+  // complexity(), or that the cache says are not kept. Advances `idx` past them.
+  std::vector<Candidate> next_batch(const std::vector<CandidateFn>& fns, std::size_t& idx) {
+    std::vector<Candidate> batch;
+    std::size_t pending = 0;
+    while (idx < fns.size() && pending < jobs_) {
+      const std::size_t pos = idx++;
+      auto c = materialize(fns[pos]);
+      if (!c || !(complexity(*c) < current_cx_)) {
+        ++result_.rejected;
+        continue;
+      }
+      const std::size_t hash = ir::structural_hash(*c);
+      if (const std::optional<bool> known = cache_.find(*c, hash)) {
+        ++result_.cache_hits;
+        if (!*known) continue;
+        batch.push_back({std::move(*c), hash, pos, true});
+        break;
+      }
+      batch.push_back({std::move(*c), hash, pos, std::nullopt});
+      ++pending;
+    }
+    return batch;
+  }
+
+  // Judges the candidates of `batch` the cache could not answer, in parallel: a thread each but
+  // the first, which this thread judges.
+  void judge(std::vector<Candidate>& batch) {
+    std::vector<Candidate*> todo;
+    for (auto& c : batch) {
+      if (!c.verdict) todo.push_back(&c);
+    }
+    std::vector<char> answers(todo.size(), 0);
+    std::vector<std::thread> threads;
+    for (std::size_t t = 1; t < todo.size(); ++t) {
+      threads.emplace_back([&, t] { answers[t] = interesting(todo[t]->module) ? 1 : 0; });
+    }
+    if (!todo.empty()) answers[0] = interesting(todo[0]->module) ? 1 : 0;
+    for (auto& th : threads) th.join();
+    for (std::size_t t = 0; t < todo.size(); ++t) {
+      todo[t]->verdict = answers[t] != 0;
+      cache_.insert(todo[t]->module, todo[t]->hash, answers[t] != 0);
+    }
+    result_.evaluated += todo.size();
+  }
+
+  void accept(ReductionPass pass, ir::Module m) {
+    current_ = std::move(m);
+    current_cx_ = complexity(current_);
+    result_.module = current_;
+    ++result_.steps;
+    ++result_.steps_per_pass[std::string(reduction_pass_table()[static_cast<unsigned>(pass)].name)];
+    if (options_.on_step) options_.on_step(pass, current_);
+  }
+
+  ReduceResult finish() {
+    result_.after = module_size(result_.module);
+    result_.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0_);
+    return std::move(result_);
+  }
+
+  const Predicate& keep_;
+  const ReduceOptions& options_;
+  const Clock::time_point t0_;
+  const std::size_t jobs_;
+  VerdictCache cache_;
+  ir::Module current_;
+  Complexity current_cx_{};
+  bool cut_ = false;
+  ReduceResult result_;
+};
+
 }  // namespace
 
 const std::vector<ReductionPassInfo>& reduction_pass_table() {
@@ -474,127 +642,7 @@ std::vector<ir::Module> reduction_candidates(const ir::Module& module, Reduction
 }
 
 ReduceResult reduce(const ir::Module& module, const Predicate& keep, const ReduceOptions& options) {
-  const auto t0 = Clock::now();
-  ReduceResult result;
-  result.module = module;
-  result.before = result.after = module_size(module);
-  const std::size_t jobs = static_cast<std::size_t>(std::max(1, options.jobs));
-  auto eval = [&keep](const ir::Module& m) {
-    try {
-      return keep(m);
-    } catch (...) {
-      return false;
-    }
-  };
-  auto should_stop = [&] {
-    if (options.stop != nullptr && options.stop->load()) return true;
-    return options.time_limit.count() > 0 && Clock::now() - t0 >= options.time_limit;
-  };
-  auto finish = [&] {
-    result.after = module_size(result.module);
-    result.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0);
-    return result;
-  };
-
-  std::unordered_map<std::size_t, bool> cache;
-  ++result.evaluated;
-  if (!eval(module)) return finish();
-  cache[ir::structural_hash(module)] = true;
-
-  std::vector<ReductionPass> passes = options.passes;
-  if (passes.empty()) {
-    for (const auto& row : reduction_pass_table()) passes.push_back(row.pass);
-  }
-  ir::Module current = module;
-  Complexity current_cx = complexity(current);
-  bool cut = false;
-  for (bool changed = true; changed && !cut;) {
-    changed = false;
-    for (ReductionPass pass : passes) {
-      std::size_t resume = 0;  // after a step, go on near where the last one was found
-      while (!cut) {
-        std::vector<CandidateFn> fns;
-        reduction_pass_table().at(static_cast<std::size_t>(pass)).enumerate(current, fns);
-        std::size_t idx = std::min(resume, fns.size());
-        std::optional<ir::Module> chosen;
-        std::size_t chosen_at = 0;
-        while (idx < fns.size() && !chosen) {
-          if (should_stop()) {
-            cut = true;
-            break;
-          }
-          // A batch: up to `jobs` candidates the cache cannot answer, or ending at a cached hit.
-          struct Item {
-            ir::Module module;
-            std::size_t hash;
-            std::size_t pos;
-            std::optional<bool> verdict;
-          };
-          std::vector<Item> batch;
-          std::size_t pending = 0;
-          while (idx < fns.size() && pending < jobs) {
-            const std::size_t pos = idx++;
-            auto c = materialize(fns[pos]);
-            if (!c) {
-              ++result.rejected;
-              continue;
-            }
-            Complexity cx = complexity(*c);
-            if (!(cx < current_cx)) {
-              ++result.rejected;
-              continue;
-            }
-            const std::size_t h = ir::structural_hash(*c);
-            auto hit = cache.find(h);
-            if (hit != cache.end()) {
-              ++result.cache_hits;
-              if (!hit->second) continue;
-              batch.push_back({std::move(*c), h, pos, true});
-              break;
-            }
-            batch.push_back({std::move(*c), h, pos, std::nullopt});
-            ++pending;
-          }
-          std::vector<std::thread> threads;
-          std::vector<std::size_t> todo;
-          for (std::size_t k = 0; k < batch.size(); ++k) {
-            if (!batch[k].verdict) todo.push_back(k);
-          }
-          std::vector<char> answers(todo.size(), 0);
-          for (std::size_t t = 1; t < todo.size(); ++t) {
-            threads.emplace_back([&, t] { answers[t] = eval(batch[todo[t]].module) ? 1 : 0; });
-          }
-          if (!todo.empty()) answers[0] = eval(batch[todo[0]].module) ? 1 : 0;
-          for (auto& th : threads) th.join();
-          for (std::size_t t = 0; t < todo.size(); ++t) {
-            batch[todo[t]].verdict = answers[t] != 0;
-            cache[batch[todo[t]].hash] = answers[t] != 0;
-          }
-          result.evaluated += todo.size();
-          for (auto& item : batch) {
-            if (*item.verdict) {
-              chosen = std::move(item.module);
-              chosen_at = item.pos;
-              break;
-            }
-          }
-        }
-        if (!chosen) break;
-        current = std::move(*chosen);
-        current_cx = complexity(current);
-        result.module = current;
-        ++result.steps;
-        ++result.steps_per_pass[std::string(
-            reduction_pass_table()[static_cast<unsigned>(pass)].name)];
-        changed = true;
-        resume = chosen_at;
-        if (options.on_step) options.on_step(pass, current);
-      }
-      if (cut) break;
-    }
-  }
-  result.minimal = !cut;
-  return finish();
+  return Reduction(keep, options).run(module);
 }
 
 Predicate same_signature(const oracle::CaseOptions& options, std::string signature) {

@@ -88,7 +88,7 @@ struct ReduceResult {
   ir::Module module;           ///< the smallest interesting module found
   std::size_t steps = 0;       ///< accepted steps
   std::size_t evaluated = 0;   ///< predicate calls
-  std::size_t cache_hits = 0;  ///< candidates answered from the structural-hash cache
+  std::size_t cache_hits = 0;  ///< candidates answered from the verdict cache
   std::size_t rejected = 0;    ///< candidates that did not verify or did not shrink
   std::map<std::string, std::size_t> steps_per_pass;
   bool minimal = false;  ///< no single step of any pass applies (not cut short)
@@ -100,7 +100,8 @@ struct ReduceResult {
 /// with minimal = false). Repeats rounds over the passes; within a pass, keeps taking the first
 /// candidate (in candidate order) that verifies, strictly lowers complexity() and satisfies
 /// `keep`, until none does; stops after a round with no step (1-minimal). Verdicts are cached
-/// by ir::structural_hash of the candidate.
+/// by structure (fuzz/verdict_cache.h): a candidate structurally equal to one judged before is
+/// not judged again.
 ReduceResult reduce(const ir::Module& module, const Predicate& keep,
                     const ReduceOptions& options = {});
 

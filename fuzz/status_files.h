@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "fuzz/campaign.h"
+#include "fuzz/campaign_stats.h"
 
 namespace aotfuzz::fuzz {
 

@@ -1,12 +1,13 @@
 // Unit tests for the graph-aware reducer: its step table, candidate validity and progress, a
-// synthetic predicate reduced to a 1-minimal graph, determinism across job counts, stopping, and
-// the #9036 seed graph reduced under the real oracle.
+// synthetic predicate reduced to a 1-minimal graph, determinism across job counts, stopping, the
+// verdict cache under hash collisions, and the #9036 seed graph reduced under the real oracle.
 #include <gtest/gtest.h>
 
 #include <set>
 
 #include "aot/bugs.h"
 #include "fuzz/reducer.h"
+#include "fuzz/verdict_cache.h"
 #include "generator/builder.h"
 #include "generator/policy.h"
 #include "ir/printer.h"
@@ -190,6 +191,24 @@ TEST(Reducer, ThrowingPredicateCountsAsUninteresting) {
   });
   EXPECT_TRUE(ir::structural_equal(r.module, m));
   EXPECT_TRUE(r.minimal);
+}
+
+TEST(VerdictCache, TwoGraphsWhoseHashesCollideKeepTheirOwnVerdicts) {
+  const ir::Module a = graph_with_multiply(1);
+  const ir::Module b = graph_with_multiply(100);
+  ASSERT_FALSE(ir::structural_equal(a, b));
+  // One key for both, as a collision of their structural hashes would give.
+  const std::size_t key = 42;
+  VerdictCache cache;
+  cache.insert(a, key, true);
+  EXPECT_EQ(cache.find(b, key), std::nullopt);
+  cache.insert(b, key, false);
+  EXPECT_EQ(cache.find(a, key), std::optional<bool>(true));
+  EXPECT_EQ(cache.find(b, key), std::optional<bool>(false));
+  // The same graph built again (nodes of its own) is the graph judged.
+  EXPECT_EQ(cache.find(graph_with_multiply(1), key), std::optional<bool>(true));
+  cache.insert(graph_with_multiply(1), key, false);
+  EXPECT_EQ(cache.find(a, key), std::optional<bool>(false));
 }
 
 TEST(Reduce9036, KeepsTheSignatureAndEndsWithAtMostThreeAddsAndThreeInputs) {

@@ -1,0 +1,28 @@
+// The cases of a campaign: shards of the case numbers, and each case a pure function of the
+// campaign's seed, its index and the options.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "fuzz/campaign_types.h"
+
+namespace aotfuzz::fuzz {
+
+/// Parses "i/n" with 0 <= i < n; throws CampaignError otherwise.
+Shard parse_shard(std::string_view text);
+/// The global index of the k-th case of `shard`: k * count + index.
+std::uint64_t shard_case(const Shard& shard, std::uint64_t k);
+
+/// The generator seed of case `index` of campaign `seed` (a 64-bit mix of both).
+std::uint64_t case_seed(std::uint64_t seed, std::uint64_t index);
+/// Case `index`: the graph from Rng(case_seed) (swarm policy first, as `aotfuzz gen --swarm`
+/// does), then the pipeline options not fixed in `options.fixed` from a second stream: merge,
+/// api, interface (c only with the unpacked api), storage reuse, and for one case in eight a
+/// FuseOps max depth of 2 to 4.
+CaseSpec make_case(const CampaignOptions& options, std::uint64_t index);
+/// `aotfuzz gen --seed <gen_seed> [--swarm] <knobs>` for a case (its origin).
+std::string gen_command(const CampaignOptions& options, std::uint64_t gen_seed);
+
+}  // namespace aotfuzz::fuzz

@@ -1,0 +1,184 @@
+// What a campaign's parts, its supervisor and its reports share: the options a campaign is run
+// with, its cases, its findings, its result and its callbacks. Plain data, so that none of them
+// needs the campaign itself (fuzz/campaign.h).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "fuzz/campaign_stats.h"
+#include "fuzz/reducer.h"
+#include "generator/policy.h"
+#include "ir/error.h"
+#include "ir/module.h"
+#include "oracle/oracle.h"
+#include "oracle/verdict.h"
+
+namespace aotfuzz::fuzz {
+
+struct CrashJournal;
+
+/// Bad campaign options (a malformed shard, an impossible option combination).
+class CampaignError : public ir::Error {
+ public:
+  using ir::Error::Error;
+};
+
+/// `--shard i/n`: this run takes the cases k with k ≡ i (mod n).
+struct Shard {
+  std::uint64_t index = 0;
+  std::uint64_t count = 1;
+};
+
+/// Pipeline options fixed on the command line; the others are drawn per case.
+struct PipelineChoice {
+  std::optional<bool> merge;
+  std::optional<aot::Options::Api> api;
+  std::optional<aot::Options::Interface> interface;
+  std::optional<bool> storage_reuse;
+  std::optional<int> max_fuse_depth;
+  /// The determinism oracle on every case (or none); else on one case in eight.
+  std::optional<bool> determinism;
+  /// The warnings oracle on every case (or none); else on one case in 512.
+  std::optional<bool> warnings;
+};
+
+/// How cases are compiled and run.
+enum class ExecutorChoice {
+  /// Many cases per program, run by a runner process per worker (oracle::BatchedExecutor);
+  /// falls back to kSingle where it is not available (no runner, sanitizers, kept files).
+  kBatched,
+  /// One compiled program per case (oracle::run_case), as `aotfuzz run` does.
+  kSingle,
+};
+
+/// Everything a campaign is run with.
+struct CampaignOptions {
+  std::uint64_t seed = 1;
+  /// Stop after this many cases of this shard (nullopt: no case budget).
+  std::optional<std::uint64_t> max_cases;
+  /// Stop taking new cases after this long (nullopt: no time budget). Reductions of findings
+  /// already seen still finish (each within reduce_time).
+  std::optional<std::chrono::milliseconds> time_limit;
+  /// Stop taking new cases once this many new unique signatures are claimed (nullopt: never),
+  /// as libFuzzer stops at its first crash: for CI gates and time-to-find measurements.
+  std::optional<std::uint64_t> stop_after_findings;
+  /// Worker threads (at least 1).
+  int jobs = 1;
+  Shard shard;
+  generator::GenPolicy policy;
+  /// Swarm testing: each case switches policy features off at random (generator::swarm).
+  bool swarm = true;
+  /// The `--knob` flags that produced `policy`, repeated in origin lines (`aotfuzz gen` syntax).
+  std::string knob_flags;
+  PipelineChoice fixed;
+  /// mod_name, injected bugs, compiler, sanitize, ulp, num_args checks, input seed, limits.
+  oracle::CaseOptions base;
+  /// Where bundles go; empty: findings are reported but not reduced nor written. The campaign
+  /// also keeps fuzzer_stats and plot_data there, and each bundle's seen.json
+  /// (fuzz/status_files.h).
+  std::filesystem::path findings_dir;
+  /// How often fuzzer_stats and plot_data are rewritten.
+  std::chrono::milliseconds status_interval{5000};
+  bool reduce = true;
+  /// Time limit of one finding's reduction.
+  std::chrono::milliseconds reduce_time{120'000};
+  /// Threads of a reduction (0: jobs).
+  int reduce_jobs = 0;
+  /// Stop request (SIGINT): no new cases, reductions return their best so far.
+  const std::atomic<bool>* stop = nullptr;
+  /// Batched by default; a batched finding is confirmed by running the case alone before it is
+  /// claimed, reduced or bundled.
+  ExecutorChoice executor = ExecutorChoice::kBatched;
+  /// Set when the campaign runs under a supervisor (fuzz/crash_journal.h): workers note their
+  /// cases' in-process steps there, and a campaign restarted after a crash goes on from the
+  /// journal (its first case not done, counters, elapsed time), judging the cases that crashed
+  /// earlier children through the probe.
+  CrashJournal* journal = nullptr;
+};
+
+/// Whether the campaign's stop request (SIGINT, SIGTERM) has come.
+inline bool stop_requested(const CampaignOptions& options) {
+  return options.stop != nullptr && options.stop->load();
+}
+
+/// One generated case: fully determined by (seed, index) and the options.
+struct CaseSpec {
+  std::uint64_t index = 0;
+  /// `aotfuzz gen --seed <gen_seed> [--swarm] <knobs>` prints the same graph.
+  std::uint64_t gen_seed = 0;
+  ir::Module module;
+  oracle::CaseOptions options;
+  /// The case's policy had merge_safe (swarm drops it for some cases): its graph must not be
+  /// refused, so a refusal is a finding.
+  bool merge_safe = true;
+};
+
+/// A unique finding, after reduction and bundling.
+struct Finding {
+  std::string signature;
+  std::uint64_t case_index = 0;
+  std::uint64_t gen_seed = 0;
+  std::string summary;  ///< oracle::summary of the original verdict
+  std::string flags;    ///< replay flags (after canonicalizing options)
+  /// The bundle directory ("" when no findings directory was given or writing failed).
+  std::string bundle_dir;
+  bool bundle_written = false;  ///< false: another campaign wrote this signature first
+  std::string replay;           ///< the one-line replay command
+  std::string error;            ///< why the bundle could not be written
+  double found_after_s = 0;
+  ReduceResult reduction;  ///< (module dropped to save memory; sizes, steps, time kept)
+};
+
+/// What a run did.
+struct CampaignResult {
+  CampaignStats stats;
+  /// Unique findings new to this run, in the order they were found.
+  std::vector<Finding> findings;
+  /// Signatures seen again that bundles from an earlier run already hold.
+  std::set<std::string> known_seen;
+  /// Finding cases by signature (every case, not only the first of each).
+  std::map<std::string, std::uint64_t> signature_hits;
+  /// Signatures of the bundles present at the start.
+  std::set<std::string> preexisting;
+  std::chrono::milliseconds elapsed{0};
+  bool interrupted = false;
+  /// Whether the cases ran batched (CampaignOptions::executor, where available).
+  bool batched = false;
+  /// Batched verdicts that running the case alone did not reproduce: problems of the harness,
+  /// never findings (one line each: case, both signatures, options).
+  std::vector<std::string> harness_problems;
+  /// 1 if any finding (new or known), else 130 if interrupted, 3 if every case was a toolchain
+  /// error, else 0.
+  int exit_code() const;
+  /// Unique signatures seen (new and known).
+  std::size_t unique_signatures() const { return findings.size() + known_seen.size(); }
+};
+
+/// How much a log line of a campaign matters: warnings are about the environment or the
+/// harness (files that cannot be written, a generator failure), info about the campaign's work.
+enum class LogLevel { kInfo, kWarning };
+
+/// Observers of a running campaign.
+struct CampaignCallbacks {
+  /// Called on the calling thread every `progress_interval`, and once at the end.
+  std::function<void(const Progress&)> on_progress;
+  std::chrono::milliseconds progress_interval{250};
+  /// A new unique finding, once its bundle is written (calls are serialized).
+  std::function<void(const Finding&)> on_finding;
+  /// Every case once run (calls are serialized; for tests and tracing).
+  std::function<void(const CaseSpec&, const oracle::CaseResult&)> on_case;
+  /// Log lines: info ("new finding ... at case k") and warnings (calls are serialized).
+  std::function<void(LogLevel, const std::string&)> on_log;
+};
+
+}  // namespace aotfuzz::fuzz
