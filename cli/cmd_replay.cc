@@ -9,6 +9,7 @@
 #include "fuzz/junit_suites.h"
 #include "fuzz/replay.h"
 #include "fuzz/sarif.h"
+#include "systems/systems.h"
 
 namespace aotfuzz::cli {
 
@@ -16,7 +17,7 @@ void add_sut_flags(CLI::App* app, std::string& sut, std::string& tvm_home) {
   app->add_option("--sut", sut,
                   "System under test of every line without an injected bug: builtin or tvm "
                   "(default: each line's own)")
-      ->check(CLI::IsMember({"builtin", "tvm"}));
+      ->check(CLI::IsMember(systems::system_names()));
   app->add_option("--tvm-home", tvm_home,
                   "TVM tree with its build/ for --sut tvm (default $AOTFUZZ_TVM_HOME)");
 }

@@ -243,7 +243,7 @@ void add_pipeline_flags(CLI::App* app, PipelineFlags& f, bool toolchain, bool dr
                 "partitions, the modules are compared, nothing is built)");
   app->add_option("--sut", f.sut,
                   "System under test: builtin (this project's pipeline) or tvm (Apache TVM)")
-      ->check(CLI::IsMember({"builtin", "tvm"}));
+      ->check(CLI::IsMember(systems::system_names()));
   app->add_option("--tvm-home", f.tvm_home,
                   "TVM tree with its build/ for --sut tvm (default $AOTFUZZ_TVM_HOME; "
                   "scripts/tvm/build.sh prints it)");
