@@ -44,8 +44,6 @@ struct SutRole {
   bool batchable = true;
   // A finding reduced by its signature alone waits for a later case that gives a cleaner repro.
   bool seeks_cleaner_repros = false;
-  // Called on each worker's thread: what gives that worker's cases its own driver (null: none).
-  std::function<std::function<void(oracle::CaseOptions&)>()> worker_sut;
 };
 
 SutRole sut_role(const oracle::CaseOptions& base) {
@@ -57,12 +55,6 @@ SutRole sut_role(const oracle::CaseOptions& base) {
   // (tests/fuzz/findings_after_kill9.py).
   const auto fixed = system.fixed_case(base);
   role.seeks_cleaner_repros = fixed && fixed->sut != base.sut;
-  // Each worker has its own connection to the system under test (TVM: its own driver process).
-  if (base.sut) {
-    role.worker_sut = [sut = base.sut]() -> std::function<void(oracle::CaseOptions&)> {
-      return [system = sut->for_worker()](oracle::CaseOptions& c) { c.sut = system; };
-    };
-  }
   return role;
 }
 
@@ -148,7 +140,8 @@ class Campaign final : public CaseSink {
     } else {
       tools.executor = std::make_unique<oracle::SingleProgramExecutor>();
     }
-    if (sut_.worker_sut) tools.attach_sut = sut_.worker_sut();
+    // Each worker has its own connection to the system under test (TVM: its own driver process).
+    if (opt_.base.sut) tools.system = opt_.base.sut->for_worker();
     return tools;
   }
 

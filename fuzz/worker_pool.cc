@@ -127,7 +127,7 @@ void WorkerPool::prepare(Item& it, WorkerTools& tools, int slot) {
     }
     return;
   }
-  if (tools.attach_sut) tools.attach_sut(it.spec.options);
+  if (tools.system) it.spec.options.sut = tools.system;
   try {
     it.prepared = oracle::prepare_case(it.spec.module, it.spec.options, it.result);
   } catch (const std::bad_alloc&) {

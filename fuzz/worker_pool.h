@@ -21,6 +21,7 @@
 #include "fuzz/case_counter.h"
 #include "oracle/executor.h"
 #include "oracle/oracle.h"
+#include "oracle/sut.h"
 
 namespace aotfuzz::fuzz {
 
@@ -28,8 +29,9 @@ namespace aotfuzz::fuzz {
 struct WorkerTools {
   /// Its own executor (a batched one starts its own runner process).
   std::unique_ptr<oracle::Executor> executor;
-  /// Gives a case's options the worker's own processes of the system under test; empty: none.
-  std::function<void(oracle::CaseOptions&)> attach_sut;
+  /// The worker's own system under test (SystemUnderTest::for_worker), given to each of its
+  /// cases; null: the cases keep the campaign's.
+  std::shared_ptr<const oracle::SystemUnderTest> system;
 };
 
 /// Where the workers' cases go. Called on the workers' threads, in case order within a chunk.
