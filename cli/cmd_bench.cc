@@ -17,8 +17,7 @@ Command register_bench(CLI::App& parent) {
     int jobs = 0;
     int rounds = 1;
     bool batched_only = false;
-    std::string cc;
-    std::vector<std::string> inject;
+    PipelineFlags flags;
   };
   auto opts = std::make_shared<Opts>();
   Command c;
@@ -33,15 +32,10 @@ Command register_bench(CLI::App& parent) {
   c.app->add_option("--rounds", opts->rounds, "Rounds of the three modes; medians are printed")
       ->check(CLI::Range(1, 1000));
   c.app->add_flag("--batched-only", opts->batched_only, "Measure the batched campaign only");
-  c.app->add_option("--cc", opts->cc, "Target C compiler (default: tcc, else gcc, else clang)")
-      ->check(CLI::IsMember({"tcc", "gcc", "clang"}));
-  c.app->add_option("--inject", opts->inject, "Inject a bug from `aotfuzz bugs` (repeatable)");
+  add_pipeline_flags(c.app, opts->flags, oracle::kBench);
   c.run = [opts] {
-    PipelineFlags flags;
-    flags.cc = opts->cc;
-    flags.inject = opts->inject;
     fuzz::ThroughputOptions t;
-    t.campaign.base = case_options(flags);
+    t.campaign.base = case_options(opts->flags);
     t.campaign.seed = opts->seed;
     t.campaign.max_cases = opts->cases;
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());

@@ -78,6 +78,8 @@ Command register_check(CLI::App& parent) {
     std::string sarif;
     int shards = 1;
     FuzzFlags fuzz;
+    std::string sut;
+    std::string tvm_home;
   };
   auto opts = std::make_shared<Opts>();
   opts->fuzz.time = 60;
@@ -107,11 +109,8 @@ Command register_check(CLI::App& parent) {
                    "gate then judges the same cases on any machine")
       ->transform(unsigned_decimal(1));
   // A testing aid, as for run and fuzz: kept out of the help (docs/fuzzing.md describes it).
-  c.app->add_option("--debug-fault", opts->fuzz.flags.debug_fault,
-                    "Crash (PASS:crash), hang (PASS:hang) or write past a heap block "
-                    "(PASS:overflow) in aotfuzz itself when pass PASS starts")
-      ->group("");
-  add_sut_flags(c.app, opts->fuzz.flags.sut, opts->fuzz.flags.tvm_home);
+  add_pipeline_flags(c.app, opts->fuzz.flags, oracle::kCheck);
+  add_sut_flags(c.app, opts->sut, opts->tvm_home);
   CLI::App* app = c.app;
   c.run = [opts, app] {
     if (!std::filesystem::is_directory(opts->corpus)) {
@@ -131,7 +130,14 @@ Command register_check(CLI::App& parent) {
     const host::ScopedTempRoot temp_root;
     std::printf("aotfuzz check: replaying %s\n", opts->corpus.c_str());
     fuzz::ReplayOverride override;
-    if (opts->fuzz.flags.sut == "tvm") override.sut = make_sut("tvm", opts->fuzz.flags.tvm_home);
+    // The system checks every line of the corpus and runs the campaign.
+    if (!opts->sut.empty()) {
+      override.sut = make_sut({opts->sut, opts->tvm_home, ""});
+      opts->fuzz.flags.words.insert(opts->fuzz.flags.words.end(), {"--sut", opts->sut});
+      if (!opts->tvm_home.empty()) {
+        opts->fuzz.flags.words.insert(opts->fuzz.flags.words.end(), {"--tvm-home", opts->tvm_home});
+      }
+    }
     auto replays = replay_and_print({opts->corpus}, opts->fuzz.jobs, /*quiet=*/true, override);
     bool failed = false;
     for (const auto& r : replays) failed |= !r.ok();

@@ -23,7 +23,7 @@ Command register_compile(CLI::App& parent) {
   Command c;
   c.app = parent.add_subcommand("compile", "Run the pipeline; print a stage or write C");
   c.app->add_option("FILE", opts->file, "Annotated Relay text file")->required();
-  add_pipeline_flags(c.app, opts->flags, /*toolchain=*/false);
+  add_pipeline_flags(c.app, opts->flags, oracle::kCompile);
   std::vector<std::string> emits(aot::module_stage_names().begin(),
                                  aot::module_stage_names().end());
   emits.emplace_back("c");

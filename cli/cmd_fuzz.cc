@@ -48,8 +48,13 @@ fuzz::CampaignOptions campaign_options(CLI::App* app, FuzzFlags f, bool seed_giv
     throw CommandError(kBadInput, std::string(app->get_name()) + ": " + e.what());
   }
   // --interface c alone implies the API it needs.
-  if (f.flags.interface == "c" && !given(app, "--api")) f.flags.api = "unpacked";
-  o.base = case_options(f.flags);  // validates bug names and api/interface
+  std::vector<std::string> words = f.flags.words;
+  const auto interface = std::find(words.begin(), words.end(), "--interface");
+  if (interface != words.end() && std::next(interface) != words.end() &&
+      *std::next(interface) == "c" && !given(app, "--api")) {
+    words.insert(words.begin(), {"--api", "unpacked"});
+  }
+  o.base = case_options(words);  // validates bug names and api/interface
   // A campaign draws mostly inside its system's stated limits, so that they do not drown new
   // findings; a --knob NAME=... reaches past one.
   const oracle::SystemUnderTest& system = oracle::system_of(o.base);
@@ -89,19 +94,9 @@ fuzz::CampaignOptions campaign_options(CLI::App* app, FuzzFlags f, bool seed_giv
   o.executor = f.single_case ? fuzz::ExecutorChoice::kSingle : fuzz::ExecutorChoice::kBatched;
 
   // Options given on the command line are fixed; the rest are drawn per case.
-  if (given(app, "--merge")) o.fixed.merge = f.flags.merge;
-  if (given(app, "--api")) {
-    o.fixed.api =
-        f.flags.api == "unpacked" ? aot::Options::Api::kUnpacked : aot::Options::Api::kPacked;
-  }
-  if (given(app, "--interface")) {
-    o.fixed.interface =
-        f.flags.interface == "c" ? aot::Options::Interface::kC : aot::Options::Interface::kPacked;
-  }
-  if (given(app, "--storage-reuse")) o.fixed.storage_reuse = f.flags.storage_reuse;
-  if (given(app, "--max-fuse-depth")) o.fixed.max_fuse_depth = f.flags.max_fuse_depth;
-  if (given(app, "--determinism")) o.fixed.determinism = f.flags.determinism;
-  if (given(app, "--warnings")) o.fixed.warnings = f.flags.warnings;
+  o.fixed = fuzz::fixed_choice(o.base, [app](const oracle::CaseFlagRow& row) {
+    return given(app, "--" + std::string(row.name));
+  });
   // Fail early (exit 3) when no compiler is there, rather than with a toolchain-error per case.
   // The compiler stays unset unless given, so replay lines work with whatever is installed.
   if (o.base.compiler) {
@@ -154,7 +149,7 @@ void add_fuzz_flags(CLI::App* app, FuzzFlags& f, bool full) {
   app->add_flag("--single-case", f.single_case,
                 "Compile and run every case as its own program (default: batches of cases in "
                 "one program, run by a fork server per worker)");
-  add_pipeline_flags(app, f.flags, /*toolchain=*/true, /*drawn_per_case=*/true);
+  add_pipeline_flags(app, f.flags, oracle::kFuzz);
 }
 
 // The compiler the campaign's programs are built with, as resolved on this machine.

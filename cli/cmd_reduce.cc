@@ -50,7 +50,7 @@ Command register_reduce(CLI::App& parent) {
   c.app->add_option("--passes", opts->passes, "Only these reduction passes (see --list-passes)")
       ->delimiter(',');
   c.app->add_flag("--list-passes", opts->list_passes, "List the reduction passes and exit");
-  add_pipeline_flags(c.app, opts->flags, /*toolchain=*/true);
+  add_pipeline_flags(c.app, opts->flags, oracle::kReduce);
   CLI::App* app = c.app;
   c.run = [opts, app] {
     if (opts->list_passes) {
@@ -67,6 +67,7 @@ Command register_reduce(CLI::App& parent) {
     request.module = load_module(opts->file);
     request.options = case_options(opts->flags);
     request.flags_given = any_pipeline_flag(app);
+    request.settings = setting_flags(opts->flags);
     // The reduction may take minutes; its result must not be lost to a bad path at the end.
     if (!opts->out.empty()) check_output_file(opts->out, "--out", "reduce");
     request.signature = opts->signature;

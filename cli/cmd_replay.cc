@@ -94,7 +94,7 @@ Command register_replay(CLI::App& parent) {
                   "the partitioned modules)");
   c.run = [opts] {
     fuzz::ReplayOverride override;
-    if (!opts->sut.empty()) override.sut = make_sut(opts->sut, opts->tvm_home);
+    if (!opts->sut.empty()) override.sut = make_sut({opts->sut, opts->tvm_home, ""});
     if (opts->sut.empty() && !opts->tvm_home.empty()) {
       throw CommandError(kBadInput, "--tvm-home is for --sut tvm");
     }

@@ -25,7 +25,7 @@ Command register_run(CLI::App& parent) {
   Command c;
   c.app = parent.add_subcommand("run", "Run one differential test and print the verdict");
   c.app->add_option("FILE", opts->file, "Annotated Relay text file")->required();
-  add_pipeline_flags(c.app, opts->flags, /*toolchain=*/true);
+  add_pipeline_flags(c.app, opts->flags, oracle::kRun);
   c.app->add_flag("--json", opts->json, "Print the verdict as JSON");
   c.app->add_flag("--keep", opts->keep, "Keep the generated sources and program (prints the dir)");
   CLI::App* app = c.app;
@@ -44,9 +44,16 @@ Command register_run(CLI::App& parent) {
           throw CommandError(kBadInput, std::string("run: ") + e.what());
         }
         if (auto line = fuzz::first_finding_line(lines)) {
-          co = fuzz::parse_case_flags(line->flags);
+          // Settings given (--sut, --no-run, ...) apply over the line's flags.
+          const std::string flags = line->flags + setting_flags(opts->flags);
+          try {
+            co = fuzz::parse_case_flags(flags);
+          } catch (const oracle::FlagError& e) {
+            throw CommandError(kBadInput, "run: " + opts->file + ":" +
+                                              std::to_string(line->line) + ": " + e.what());
+          }
           std::fprintf(stderr, "run: using the flags of %s:%d: %s\n", opts->file.c_str(),
-                       line->line, line->flags.c_str());
+                       line->line, flags.c_str());
         }
       }
     } catch (const CommandError& e) {

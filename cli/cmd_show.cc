@@ -31,7 +31,7 @@ Command register_show(CLI::App& parent) {
                  "Print a self-contained pytest file in the style of TVM's AoT BYOC tests")
       ->excludes(dot);
   c.app->add_option("--name", opts->name, "--tvm-pytest: test name (default: from the file name)");
-  add_pipeline_flags(c.app, opts->flags, /*toolchain=*/false);
+  add_pipeline_flags(c.app, opts->flags, oracle::kShow);
   CLI::App* app = c.app;
   c.run = [opts, app] {
     // The pipeline flags shape the pytest file (and override its replay line); a picture of the

@@ -19,6 +19,7 @@
 #include "aot/c_writer.h"
 #include "aot/pipeline.h"
 #include "generator/policy.h"
+#include "host/shell_words.h"
 #include "ir/error.h"
 #include "ir/parser.h"
 #include "ir/verify.h"
@@ -155,24 +156,6 @@ CLI::Validator positive_seconds() {
       "", "");
 }
 
-CLI::Validator module_name() {
-  return CLI::Validator(
-      [](std::string& input) -> std::string {
-        // Empty is TVM's default: the prefix "tvmgen" alone. The name becomes part of C
-        // identifiers and file names, so it is one identifier fragment of bounded length.
-        if (input.size() > kMaxModuleName) {
-          return "expects at most " + std::to_string(kMaxModuleName) + " characters, got " +
-                 std::to_string(input.size());
-        }
-        if (!input.empty() && !aot::is_c_identifier(input)) {
-          return "expects a C identifier fragment ([A-Za-z0-9_], not starting with a digit), got '" +
-                 input + "'";
-        }
-        return {};
-      },
-      "", "");
-}
-
 void add_flag_pair(CLI::App* app, const std::string& name, bool& value, const std::string& help) {
   // No --x=false: a flag callback runs only for true, so the value would be ignored.
   const auto set_true = [&value] { value = true; };
@@ -183,96 +166,90 @@ void add_flag_pair(CLI::App* app, const std::string& name, bool& value, const st
   off->disable_flag_override();
 }
 
-void add_pipeline_flags(CLI::App* app, PipelineFlags& f, bool toolchain, bool drawn_per_case) {
-  // A campaign draws these per case unless the command line fixes them.
-  const auto by_default = [drawn_per_case](const std::string& fixed) {
-    return drawn_per_case ? std::string("default: drawn per case; given, fixed for every case")
-                          : fixed;
-  };
-  add_flag_pair(app, "merge", f.merge,
-                "Run MergeCompilerRegions (" + by_default("default on") + ")");
-  app->add_option("--mod-name", f.mod_name, "Module name used in generated symbols")
-      ->check(module_name());
-  app->add_option("--api", f.api,
-                  "Kernel calling convention" +
-                      (drawn_per_case ? " (" + by_default("") + ")" : std::string()))
-      ->check(CLI::IsMember({"packed", "unpacked"}));
-  app->add_option("--interface", f.interface,
-                  "Entry point interface (c needs --api unpacked)" +
-                      (drawn_per_case ? " (" + by_default("") + ")" : std::string()))
-      ->check(CLI::IsMember({"packed", "c"}));
-  add_flag_pair(app, "storage-reuse", f.storage_reuse,
-                "Reuse dead intermediates' storage (" + by_default("default on") + ")");
-  app->add_flag("--check-num-args", f.check_num_args, "Emit num_args checks in packed functions");
-  app->add_option("--max-fuse-depth", f.max_fuse_depth,
-                  "FuseOps' limit on nodes per fused function (TVM's relay.FuseOps.max_depth; " +
-                      by_default("default 256") + ")")
-      ->check(CLI::Range(1, 1 << 20));
-  app->add_option("--inject", f.inject, "Inject a bug from `aotfuzz bugs` (repeatable)");
-  app->add_option("--in-process-time", f.in_process_time,
-                  "Seconds the in-process steps of a case (reference, passes, C code) may take "
-                  "before they are a timeout (default 10)")
-      ->check(positive_seconds());
-  // A testing aid, not a feature: kept out of the help (docs/fuzzing.md describes it).
-  app->add_option("--debug-fault", f.debug_fault,
-                  "Crash (PASS:crash), hang (PASS:hang) or write past a heap block (PASS:overflow) "
-                  "in aotfuzz itself when pass PASS starts")
-      ->group("");
-  app->add_option("--memory-budget", f.memory_budget_mib,
-                  "MiB of tensors a graph may need (inputs, intermediates, outputs; default " +
-                      std::to_string(reference::kDefaultMemoryBudget >> 20) +
-                      "): larger graphs are invalid input")
-      ->transform(unsigned_decimal(1));
-  if (!toolchain) return;
-  app->add_option("--cc", f.cc, "Target C compiler")->check(CLI::IsMember({"tcc", "gcc", "clang"}));
-  app->add_flag("--sanitize", f.sanitize, "Build the test program with ASan+UBSan (gcc/clang)");
-  app->add_option("--input-seed", f.input_seed, "Seed of the input tensors")
-      ->transform(unsigned_decimal(0));
-  app->add_option("--ulp", f.ulp, "Tolerated float difference in ulps (default 0: bitwise)");
-  add_flag_pair(app, "structure", f.structure,
-                "Check every pass's module against TVM v0.8's rules (the reference passes; "
-                "default on)");
-  add_flag_pair(app, "determinism", f.determinism,
-                "Generate the C twice (the second time from a copy of the module with fresh "
-                "nodes) and require the same bytes (" + by_default("default on") + ")");
-  add_flag_pair(app, "warnings", f.warnings,
-                "Check a program compiled by tcc with gcc (else clang) -Wall -Wextra -Werror "
-                "too (" + by_default("default on") + ")");
-  app->add_flag("--no-run", f.no_run,
-                "Stages and static checks only, nothing compiled or run (--sut tvm: TVM "
-                "partitions, the modules are compared, nothing is built)");
-  app->add_option("--sut", f.sut,
-                  "System under test: builtin (this project's pipeline) or tvm (Apache TVM)")
-      ->check(CLI::IsMember(systems::system_names()));
-  app->add_option("--tvm-home", f.tvm_home,
-                  "TVM tree with its build/ for --sut tvm (default $AOTFUZZ_TVM_HOME; "
-                  "scripts/tvm/build.sh prints it)");
-  app->add_option("--tvm-fixed-home", f.tvm_fixed_home,
-                  "A TVM with the bug fixed: reduced findings must pass there (--sut tvm)");
-}
-
 namespace {
 
-std::string pass_names() {
-  std::string names;
-  for (const auto& row : aot::pass_table()) names += (names.empty() ? "" : ", ") + std::string(row.name);
-  return names;
+// A case flag's value checked by its row, as the replay parser checks it; CLI11 names the flag.
+CLI::Validator case_flag_check(const oracle::CaseFlagRow& row) {
+  return CLI::Validator(
+      [&row](std::string& input) -> std::string {
+        oracle::CaseOptions scratch;
+        oracle::SutSpec spec;
+        oracle::CaseFlagTarget target{scratch, spec};
+        try {
+          row.apply(target, input);
+        } catch (const oracle::FlagError& e) {
+          return e.what();
+        }
+        return {};
+      },
+      "", "");
+}
+
+std::string case_flag_help(const oracle::CaseFlagRow& row, bool drawn_per_case) {
+  std::string help(row.help);
+  if (drawn_per_case && row.drawn) {
+    help += " (default: drawn per case; given, fixed for every case)";
+  } else if (!row.default_text.empty()) {
+    help += " (default: " + std::string(row.default_text) + ")";
+  }
+  return help;
 }
 
 }  // namespace
 
-std::shared_ptr<const oracle::SystemUnderTest> make_sut(const std::string& sut,
-                                                        const std::string& tvm_home,
-                                                        const std::string& tvm_fixed_home) {
-  if (sut == oracle::SutSpec().name) {
-    if (!tvm_home.empty()) throw CommandError(kBadInput, "--tvm-home is for --sut tvm");
-    if (!tvm_fixed_home.empty()) {
-      throw CommandError(kBadInput, "--tvm-fixed-home is for --sut tvm");
+void add_pipeline_flags(CLI::App* app, PipelineFlags& f, unsigned command) {
+  auto& words = f.words;
+  for (const auto& row : oracle::case_flag_table()) {
+    if ((row.commands & command) == 0) continue;
+    const std::string flag = "--" + std::string(row.name);
+    const std::string help = case_flag_help(row, command == oracle::kFuzz);
+    CLI::Option* option = nullptr;
+    switch (row.kind) {
+      case oracle::CaseFlagKind::kPair: {
+        // No --x=false: a flag callback runs only for true, so the value would be ignored.
+        CLI::Option* on = app->add_flag_callback(flag, [&words, flag] { words.push_back(flag); },
+                                                 help);
+        const std::string no = "--no-" + std::string(row.name);
+        CLI::Option* off = app->add_flag_callback(no, [&words, no] { words.push_back(no); },
+                                                  "Opposite of " + flag);
+        on->disable_flag_override()->excludes(off);
+        off->disable_flag_override();
+        option = on;
+        break;
+      }
+      case oracle::CaseFlagKind::kSwitch:
+        option = app->add_flag_callback(flag, [&words, flag] { words.push_back(flag); }, help);
+        option->disable_flag_override();
+        break;
+      case oracle::CaseFlagKind::kValue:
+        option = app->add_option_function<std::string>(
+                        flag,
+                        [&words, flag](const std::string& value) {
+                          words.insert(words.end(), {flag, value});
+                        },
+                        help)
+                     ->check(case_flag_check(row))
+                     ->type_name(std::string(row.value_name));
+        break;
+      case oracle::CaseFlagKind::kList:
+        option = app->add_option_function<std::vector<std::string>>(
+                        flag,
+                        [&words, flag](const std::vector<std::string>& values) {
+                          for (const auto& value : values) words.insert(words.end(), {flag, value});
+                        },
+                        help)
+                     ->check(case_flag_check(row))
+                     ->type_name(std::string(row.value_name));
+        break;
     }
+    if (row.commands & oracle::kHidden) option->group("");
   }
+}
+
+std::shared_ptr<const oracle::SystemUnderTest> make_sut(const oracle::SutSpec& spec) {
   std::shared_ptr<const oracle::SystemUnderTest> system;
   try {
-    system = systems::make_system({sut, tvm_home, tvm_fixed_home});
+    system = systems::make_system(spec);
   } catch (const std::invalid_argument& e) {
     throw CommandError(kBadInput, e.what());
   }
@@ -280,54 +257,34 @@ std::shared_ptr<const oracle::SystemUnderTest> make_sut(const std::string& sut,
   return system;
 }
 
-oracle::CaseOptions case_options(const PipelineFlags& f) {
+oracle::CaseOptions case_options(const std::vector<std::string>& words) {
   oracle::CaseOptions o;
-  o.aot.merge = f.merge;
-  o.aot.mod_name = f.mod_name;
-  for (const auto& name : f.inject) {
-    auto bug = aot::parse_bug(name);
-    if (!bug) throw CommandError(kBadInput, "unknown bug '" + name + "' (see `aotfuzz bugs`)");
-    o.aot.bugs.enable(*bug);
-  }
-  o.aot.api = f.api == "unpacked" ? aot::Options::Api::kUnpacked : aot::Options::Api::kPacked;
-  o.aot.interface =
-      f.interface == "c" ? aot::Options::Interface::kC : aot::Options::Interface::kPacked;
-  if (o.aot.interface == aot::Options::Interface::kC && o.aot.api == aot::Options::Api::kPacked) {
-    throw CommandError(kBadInput, "--interface c requires --api unpacked (as in TVM)");
-  }
-  o.aot.storage_reuse = f.storage_reuse;
-  o.aot.check_num_args = f.check_num_args;
-  o.aot.max_fuse_depth = f.max_fuse_depth;
-  if (!f.cc.empty()) o.compiler = host::parse_compiler_kind(f.cc);
-  o.sanitize = f.sanitize;
-  if (o.sanitize && o.compiler == host::CompilerKind::kTcc) {
-    throw CommandError(kBadInput, "--sanitize needs --cc gcc or --cc clang");
+  try {
+    o = oracle::case_options_from_words(words, make_sut, /*command_line=*/true);
+  } catch (const oracle::FlagError& e) {
+    throw CommandError(kBadInput, e.what());
   }
   if (o.sanitize && !o.compiler) {
-    o.compiler = host::sanitizing_compiler();
-    if (!o.compiler) {
-      throw CommandError(kInternal, "--sanitize needs gcc or clang, and neither is installed");
+    throw CommandError(kInternal, "--sanitize needs gcc or clang, and neither is installed");
+  }
+  return o;
+}
+
+std::string setting_flags(const PipelineFlags& flags) {
+  std::string out;
+  for (std::size_t i = 0; i < flags.words.size(); ++i) {
+    const auto* row = oracle::find_case_flag(flags.words[i]);
+    const bool takes_value =
+        row != nullptr && (row->kind == oracle::CaseFlagKind::kValue ||
+                           row->kind == oracle::CaseFlagKind::kList);
+    const bool setting = row != nullptr && row->replay != oracle::CaseFlagReplay::kCase;
+    if (setting) out += " " + host::shell_quote(flags.words[i]);
+    if (takes_value && i + 1 < flags.words.size()) {
+      ++i;
+      if (setting) out += " " + host::shell_quote(flags.words[i]);
     }
   }
-  o.input_seed = f.input_seed;
-  o.max_ulp = f.ulp;
-  o.memory_budget = f.memory_budget_mib >= (std::uint64_t{1} << 44) ? UINT64_MAX
-                                                                   : f.memory_budget_mib << 20;
-  o.in_process_only = f.no_run;
-  o.check_structure = f.structure;
-  o.check_determinism = f.determinism;
-  o.check_warnings = f.warnings;
-  o.isolate_in_process = true;
-  o.in_process_budget =
-      std::chrono::milliseconds(static_cast<std::int64_t>(f.in_process_time * 1000));
-  if (!f.debug_fault.empty() && !aot::parse_debug_fault(f.debug_fault, o.aot)) {
-    throw CommandError(kBadInput,
-                       "--debug-fault expects PASS:crash, PASS:hang, PASS:overflow or PASS:throw, "
-                       "PASS a pass (" + pass_names() + "), got '" + f.debug_fault + "'");
-  }
-  o.sut = make_sut(f.sut, f.tvm_home, f.tvm_fixed_home);
-  if (auto why = oracle::system_of(o).refuses(o)) throw CommandError(kBadInput, *why);
-  return o;
+  return out;
 }
 
 void add_policy_flags(CLI::App* app, std::vector<std::string>& knobs, int& size) {
@@ -372,12 +329,10 @@ bool given(CLI::App* app, const std::string& name) {
 }
 
 bool any_pipeline_flag(CLI::App* app) {
-  for (const char* name :
-       {"--merge", "--mod-name", "--api", "--interface", "--storage-reuse", "--check-num-args",
-        "--max-fuse-depth", "--inject", "--cc", "--sanitize", "--input-seed", "--ulp",
-        "--structure", "--no-structure", "--determinism", "--no-determinism",
-        "--warnings", "--no-warnings"}) {
-    if (given(app, name)) return true;
+  for (const auto& row : oracle::case_flag_table()) {
+    if (row.replay == oracle::CaseFlagReplay::kCase && given(app, "--" + std::string(row.name))) {
+      return true;
+    }
   }
   return false;
 }

@@ -47,9 +47,6 @@ void check_output_dir(const std::string& path, const std::string& flag, const st
 /// CLI11 alone reads numbers with strtoull in base 0: "-1" and anything past 2^64 become
 /// 2^64-1, and "010" is 8.
 CLI::Validator unsigned_decimal(std::uint64_t min);
-/// --mod-name: empty, or a C identifier fragment of at most kMaxModuleName characters.
-inline constexpr std::size_t kMaxModuleName = 64;
-CLI::Validator module_name();
 /// Seconds as a budget: a finite number greater than 0 and at most 1e9 (CLI::PositiveNumber
 /// lets NaN through, and its message prints DBL_MAX in full).
 CLI::Validator positive_seconds();
@@ -60,57 +57,37 @@ inline CLI::Range jobs_range() { return CLI::Range(1, 1024); }
 /// each other (CLI11's "--x,!--no-x" lets the last one win).
 void add_flag_pair(CLI::App* app, const std::string& name, bool& value, const std::string& help);
 
-/// The pipeline and toolchain flags shared by compile, run, fuzz, reduce and replay.
+/// The case flags (oracle/case_flags.def) as given on the command line, in order: `--no-merge`,
+/// `--api`, `unpacked`, ... case_options reads them with the replay parser's rules.
 struct PipelineFlags {
-  bool merge = true;
-  std::string mod_name = "default";
-  std::string api = "packed";
-  std::string interface = "packed";
-  bool storage_reuse = true;
-  int max_fuse_depth = aot::kDefaultMaxFuseDepth;
-  bool check_num_args = false;
-  std::vector<std::string> inject;
-  std::uint64_t memory_budget_mib = reference::kDefaultMemoryBudget >> 20;
-  std::string cc;  ///< empty: tcc if installed, else gcc, else clang
-  bool sanitize = false;
-  std::uint64_t input_seed = 1;
-  std::uint32_t ulp = 0;
-  bool no_run = false;
-  bool structure = true;
-  bool determinism = true;
-  bool warnings = true;
-  std::string sut = "builtin";
-  std::string tvm_home;  ///< empty: $AOTFUZZ_TVM_HOME
-  std::string tvm_fixed_home;
-  double in_process_time = 10;
-  std::string debug_fault;  ///< "PASS:crash" or "PASS:hang" (aot::Options::debug_fault)
+  std::vector<std::string> words;
 };
-/// Registers --merge/--no-merge, --mod-name, --api, --interface, --storage-reuse,
-/// --check-num-args, --inject, --memory-budget; with `toolchain` also --cc, --sanitize, --input-seed, --ulp,
-/// --no-run, --sut, --tvm-home.
-/// With `drawn_per_case` (fuzz, check) the help of the options a campaign draws says so.
-void add_pipeline_flags(CLI::App* app, PipelineFlags& flags, bool toolchain,
-                        bool drawn_per_case = false);
+/// Registers the rows of oracle/case_flags.def that `command` (an oracle::CaseFlagCommand bit)
+/// takes; each checks its value as the replay parser does. For fuzz, the help of the flags a
+/// campaign draws says so.
+void add_pipeline_flags(CLI::App* app, PipelineFlags& flags, unsigned command);
 /// A directory `aotfuzz fuzz --findings` wrote (a bundle or a campaign's status files in it);
 /// otherwise a CommandError(kBadInput) naming `command`.
 void require_findings_dir(const std::string& dir, const std::string& command);
 /// Whether option `name` of `app`, or its other half `--no-...` for a flag pair, was given on the
 /// command line.
 bool given(CLI::App* app, const std::string& name);
-/// Whether any flag that sets case options was given (without one, run and reduce take the
-/// flags of the file's `// replay:` header).
+/// Whether any flag that selects the case was given (a kCase row of oracle/case_flags.def):
+/// without one, run and reduce take the flags of the file's `// replay:` header.
 bool any_pipeline_flag(CLI::App* app);
-/// The case options the flags describe; unknown bug names or an invalid combination are a
-/// CommandError(kBadInput).
-oracle::CaseOptions case_options(const PipelineFlags& flags);
+/// The flags given that adjust a file's replay line rather than replace it (the rows that are
+/// not kCase: --sut, --tvm-home, --no-run, ...), shell-quoted, each with a leading blank.
+std::string setting_flags(const PipelineFlags& flags);
+/// The case options `words` select (oracle::case_options_from_words with make_sut, command-line
+/// rows included); a bad flag, an unknown bug or a broken rule is a CommandError(kBadInput).
+oracle::CaseOptions case_options(const std::vector<std::string>& words);
+inline oracle::CaseOptions case_options(const PipelineFlags& flags) {
+  return case_options(flags.words);
+}
 
-/// The system under test `--sut` and `--tvm-home` name (home: the flag, else $AOTFUZZ_TVM_HOME,
-/// made absolute and checked), with its TVM driver; a missing or unusable home is a
-/// CommandError(kBadInput).
-/// `tvm_fixed_home`, when given, is a TVM with the bug fixed that reductions must pass on.
-std::shared_ptr<const oracle::SystemUnderTest> make_sut(const std::string& sut,
-                                                        const std::string& tvm_home,
-                                                        const std::string& tvm_fixed_home = "");
+/// The system under test `spec` names (systems::make_system); an unknown name or a missing or
+/// unusable home is a CommandError(kBadInput).
+std::shared_ptr<const oracle::SystemUnderTest> make_sut(const oracle::SutSpec& spec);
 /// Registers the generation-policy flags of gen and fuzz: --knob NAME=VALUE (repeatable) into
 /// `knobs` and --size N into `size`.
 void add_policy_flags(CLI::App* app, std::vector<std::string>& knobs, int& size);

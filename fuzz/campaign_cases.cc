@@ -107,6 +107,28 @@ CaseSpec make_case(const CampaignOptions& options, std::uint64_t index) {
   return s;
 }
 
+PipelineChoice fixed_choice(const oracle::CaseOptions& base,
+                            const std::function<bool(const oracle::CaseFlagRow&)>& given) {
+  PipelineChoice fixed;
+  for (const auto& row : oracle::case_flag_table()) {
+    if (!row.drawn || !given(row)) continue;
+    switch (row.id) {
+      case oracle::CaseFlag::kMerge: fixed.merge = base.aot.merge; break;
+      case oracle::CaseFlag::kApi: fixed.api = base.aot.api; break;
+      case oracle::CaseFlag::kInterface: fixed.interface = base.aot.interface; break;
+      case oracle::CaseFlag::kStorageReuse: fixed.storage_reuse = base.aot.storage_reuse; break;
+      case oracle::CaseFlag::kMaxFuseDepth: fixed.max_fuse_depth = base.aot.max_fuse_depth; break;
+      case oracle::CaseFlag::kDeterminism: fixed.determinism = base.check_determinism; break;
+      case oracle::CaseFlag::kWarnings: fixed.warnings = base.check_warnings; break;
+      default:
+        // A row marked drawn that make_case does not draw: the table and the draws disagree.
+        throw CampaignError("--" + std::string(row.name) + " is marked drawn per case, but no "
+                            "campaign draws it");
+    }
+  }
+  return fixed;
+}
+
 std::string gen_command(const CampaignOptions& options, std::uint64_t gen_seed) {
   return "aotfuzz gen --seed " + std::to_string(gen_seed) + (options.swarm ? " --swarm" : "") +
          options.knob_flags;

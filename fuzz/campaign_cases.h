@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
 #include "fuzz/campaign_types.h"
+#include "oracle/case_flags.h"
 
 namespace aotfuzz::fuzz {
 
@@ -22,6 +24,10 @@ std::uint64_t case_seed(std::uint64_t seed, std::uint64_t index);
 /// api, interface (c only with the unpacked api), storage reuse, and for one case in eight a
 /// FuseOps max depth of 2 to 4.
 CaseSpec make_case(const CampaignOptions& options, std::uint64_t index);
+/// The choices a campaign does not draw: those of the rows of oracle/case_flags.def marked drawn
+/// that `given` says the command line fixed, with their values in `base`.
+PipelineChoice fixed_choice(const oracle::CaseOptions& base,
+                            const std::function<bool(const oracle::CaseFlagRow&)>& given);
 /// `aotfuzz gen --seed <gen_seed> [--swarm] <knobs>` for a case (its origin).
 std::string gen_command(const CampaignOptions& options, std::uint64_t gen_seed);
 

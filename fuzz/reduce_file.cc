@@ -42,8 +42,13 @@ ReductionPlan plan_reduction(const ReduceFileRequest& request) {
     }
     plan.flags_from = first_finding_line(lines);
     if (plan.flags_from) {
-      plan.options = parse_case_flags(plan.flags_from->flags);
-      plan.flags = plan.flags_from->flags;
+      plan.flags = plan.flags_from->flags + request.settings;
+      try {
+        plan.options = parse_case_flags(plan.flags);
+      } catch (const oracle::FlagError& e) {
+        throw ReduceFileError(request.file + ":" + std::to_string(plan.flags_from->line) + ": " +
+                              e.what());
+      }
     }
   }
   plan.signature = request.signature;

@@ -36,6 +36,9 @@ struct ReduceFileRequest {
   /// Without one, the flags of the file's first finding line are used instead.
   oracle::CaseOptions options;
   bool flags_given = false;
+  /// The command line's flags that adjust the file's flags rather than replace them (--sut,
+  /// --no-run, ...; cli::setting_flags), applied over them.
+  std::string settings;
   /// The signature to keep; empty keeps the verdict the file gives with the chosen flags.
   std::string signature;
   ReduceOptions reduce;

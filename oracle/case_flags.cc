@@ -1,11 +1,15 @@
 // Case options to replay flags and back (oracle/case_flags.h).
 #include "oracle/case_flags.h"
 
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 
 #include "aot/bugs.h"
+#include "aot/c_writer.h"
+#include "aot/pipeline.h"
 #include "host/shell_words.h"
 
 namespace aotfuzz::oracle {
@@ -14,15 +18,259 @@ using host::shell_quote;
 
 namespace {
 
-std::uint64_t parse_u64(const std::string& flag, const std::string& value) {
-  if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos ||
-      value.size() > 19) {
-    throw FlagError(flag + " expects a non-negative integer, got '" + value + "'");
+// Each row's apply throws with what was wrong with the value; the caller names the flag.
+std::uint64_t parse_u64(const std::string& value, std::uint64_t min = 0,
+                        std::uint64_t max = UINT64_MAX) {
+  std::uint64_t v = 0;
+  const char* end = value.data() + value.size();
+  // from_chars takes decimal digits only (no sign, no base prefix) and reports overflow.
+  const auto [ptr, ec] = std::from_chars(value.data(), end, v);
+  if (value.empty() || ec != std::errc() || ptr != end || v < min || v > max) {
+    throw FlagError("expects a whole number from " + std::to_string(min) + " to " +
+                    std::to_string(max) + ", got '" + value + "'");
   }
-  return std::stoull(value);
+  return v;
+}
+
+std::string one_of(const std::string& value, std::initializer_list<std::string_view> choices) {
+  std::string list;
+  for (auto c : choices) {
+    if (value == c) return value;
+    list += (list.empty() ? "" : ", ") + std::string(c);
+  }
+  throw FlagError("expects one of " + list + ", got '" + value + "'");
+}
+
+bool on(const std::string& value) { return value == "1"; }
+
+std::string print_nothing(const CaseOptions&) { return ""; }
+
+void apply_merge(CaseFlagTarget& t, const std::string& v) { t.options.aot.merge = on(v); }
+std::string print_merge(const CaseOptions& o) {
+  return o.aot.merge ? " --merge" : " --no-merge";
+}
+
+// The name becomes part of C identifiers and file names: one identifier fragment of bounded
+// length. Empty is TVM's default, the prefix "tvmgen" alone.
+constexpr std::size_t kMaxModuleName = 64;
+void apply_mod_name(CaseFlagTarget& t, const std::string& v) {
+  if (v.size() > kMaxModuleName) {
+    throw FlagError("expects at most " + std::to_string(kMaxModuleName) + " characters, got " +
+                    std::to_string(v.size()));
+  }
+  if (!v.empty() && !aot::is_c_identifier(v)) {
+    throw FlagError(
+        "expects a C identifier fragment ([A-Za-z0-9_], not starting with a digit), got '" + v +
+        "'");
+  }
+  t.options.aot.mod_name = v;
+}
+std::string print_mod_name(const CaseOptions& o) {
+  return o.aot.mod_name == aot::Options().mod_name ? ""
+                                                   : " --mod-name " + shell_quote(o.aot.mod_name);
+}
+
+void apply_api(CaseFlagTarget& t, const std::string& v) {
+  t.options.aot.api = one_of(v, {"packed", "unpacked"}) == "packed" ? aot::Options::Api::kPacked
+                                                                     : aot::Options::Api::kUnpacked;
+}
+std::string print_api(const CaseOptions& o) {
+  return o.aot.api == aot::Options::Api::kPacked ? " --api packed" : " --api unpacked";
+}
+
+void apply_interface(CaseFlagTarget& t, const std::string& v) {
+  t.options.aot.interface = one_of(v, {"packed", "c"}) == "packed"
+                                ? aot::Options::Interface::kPacked
+                                : aot::Options::Interface::kC;
+}
+std::string print_interface(const CaseOptions& o) {
+  return o.aot.interface == aot::Options::Interface::kPacked ? " --interface packed"
+                                                             : " --interface c";
+}
+
+void apply_storage_reuse(CaseFlagTarget& t, const std::string& v) {
+  t.options.aot.storage_reuse = on(v);
+}
+std::string print_storage_reuse(const CaseOptions& o) {
+  return o.aot.storage_reuse ? " --storage-reuse" : " --no-storage-reuse";
+}
+
+void apply_max_fuse_depth(CaseFlagTarget& t, const std::string& v) {
+  t.options.aot.max_fuse_depth = static_cast<int>(parse_u64(v, 1, 1u << 20));
+}
+std::string print_max_fuse_depth(const CaseOptions& o) {
+  return o.aot.max_fuse_depth == aot::kDefaultMaxFuseDepth
+             ? ""
+             : " --max-fuse-depth " + std::to_string(o.aot.max_fuse_depth);
+}
+
+void apply_cc(CaseFlagTarget& t, const std::string& v) {
+  t.options.compiler = host::parse_compiler_kind(one_of(v, {"tcc", "gcc", "clang"}));
+}
+std::string print_cc(const CaseOptions& o) {
+  return o.compiler ? " --cc " + std::string(host::compiler_kind_name(*o.compiler)) : "";
+}
+
+void apply_sanitize(CaseFlagTarget& t, const std::string&) { t.options.sanitize = true; }
+std::string print_sanitize(const CaseOptions& o) { return o.sanitize ? " --sanitize" : ""; }
+
+void apply_check_num_args(CaseFlagTarget& t, const std::string&) {
+  t.options.aot.check_num_args = true;
+}
+std::string print_check_num_args(const CaseOptions& o) {
+  return o.aot.check_num_args ? " --check-num-args" : "";
+}
+
+void apply_input_seed(CaseFlagTarget& t, const std::string& v) {
+  t.options.input_seed = parse_u64(v);
+}
+std::string print_input_seed(const CaseOptions& o) {
+  return o.input_seed == CaseOptions().input_seed ? ""
+                                                  : " --input-seed " + std::to_string(o.input_seed);
+}
+
+void apply_ulp(CaseFlagTarget& t, const std::string& v) {
+  t.options.max_ulp = static_cast<std::uint32_t>(parse_u64(v, 0, UINT32_MAX));
+}
+std::string print_ulp(const CaseOptions& o) {
+  return o.max_ulp == 0 ? "" : " --ulp " + std::to_string(o.max_ulp);
+}
+
+// In MiB on the command line; 2^44 MiB and more is no budget.
+constexpr std::uint64_t kNoBudgetMib = std::uint64_t{1} << 44;
+void apply_memory_budget(CaseFlagTarget& t, const std::string& v) {
+  const std::uint64_t mib = parse_u64(v, 1);
+  t.options.memory_budget = mib >= kNoBudgetMib ? UINT64_MAX : mib << 20;
+}
+std::string print_memory_budget(const CaseOptions& o) {
+  if (o.memory_budget == CaseOptions().memory_budget) return "";
+  // Rounded up; no budget is the largest one the flag takes.
+  const std::uint64_t mib = o.memory_budget == 0 || o.memory_budget >= (std::uint64_t{1} << 63)
+                                ? kNoBudgetMib
+                                : (o.memory_budget + (std::uint64_t{1} << 20) - 1) >> 20;
+  return " --memory-budget " + std::to_string(mib);
+}
+
+void apply_inject(CaseFlagTarget& t, const std::string& v) {
+  auto bug = aot::parse_bug(v);
+  if (!bug) throw FlagError("unknown bug '" + v + "' (see `aotfuzz bugs`)");
+  t.options.aot.bugs.enable(*bug);
+}
+std::string print_inject(const CaseOptions& o) {
+  std::string f;
+  for (const auto& row : aot::bug_table()) {
+    if (o.aot.bugs.on(row.bug)) f += " --inject " + std::string(row.name);
+  }
+  return f;
+}
+
+void apply_no_run(CaseFlagTarget& t, const std::string&) { t.options.in_process_only = true; }
+std::string print_no_run(const CaseOptions& o) { return o.in_process_only ? " --no-run" : ""; }
+
+void apply_structure(CaseFlagTarget& t, const std::string& v) {
+  t.options.check_structure = on(v);
+}
+std::string print_structure(const CaseOptions& o) {
+  return o.check_structure ? "" : " --no-structure";
+}
+
+void apply_determinism(CaseFlagTarget& t, const std::string& v) {
+  t.options.check_determinism = on(v);
+}
+std::string print_determinism(const CaseOptions& o) {
+  return o.check_determinism ? "" : " --no-determinism";
+}
+
+void apply_warnings(CaseFlagTarget& t, const std::string& v) { t.options.check_warnings = on(v); }
+std::string print_warnings(const CaseOptions& o) {
+  return o.check_warnings ? "" : " --no-warnings";
+}
+
+void apply_sut(CaseFlagTarget& t, const std::string& v) {
+  if (v.empty()) throw FlagError("expects the name of a system under test");
+  t.sut.name = v;
+}
+// The system's whole spec, home included (sut_replay_flags), so that it prints once.
+std::string print_sut(const CaseOptions& o) { return sut_replay_flags(system_of(o).spec()); }
+
+void apply_tvm_home(CaseFlagTarget& t, const std::string& v) {
+  if (v.empty()) throw FlagError("expects a directory");
+  t.sut.home = v;
+}
+std::string print_tvm_home(const CaseOptions&) { return ""; }
+
+void apply_tvm_fixed_home(CaseFlagTarget& t, const std::string& v) {
+  if (v.empty()) throw FlagError("expects a directory");
+  t.sut.fixed_home = v;
+}
+
+void apply_in_process_time(CaseFlagTarget& t, const std::string& v) {
+  char* end = nullptr;
+  const double seconds = std::strtod(v.c_str(), &end);
+  // 1e9 s keeps the budget in milliseconds far inside an int64.
+  if (v.empty() || *end != '\0' || !std::isfinite(seconds) || seconds <= 0 || seconds > 1e9) {
+    throw FlagError("expects seconds, more than 0 and at most 1e9, got '" + v + "'");
+  }
+  t.options.in_process_budget =
+      std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000));
+}
+std::string print_in_process_time(const CaseOptions& o) {
+  if (o.in_process_budget == CaseOptions().in_process_budget) return "";
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%g", o.in_process_budget.count() / 1000.0);
+  return " --in-process-time " + std::string(seconds);
+}
+
+std::string pass_names() {
+  std::string names;
+  for (const auto& row : aot::pass_table()) {
+    names += (names.empty() ? "" : ", ") + std::string(row.name);
+  }
+  return names;
+}
+
+void apply_debug_fault(CaseFlagTarget& t, const std::string& v) {
+  if (!aot::parse_debug_fault(v, t.options.aot)) {
+    throw FlagError("expects PASS:crash, PASS:hang, PASS:overflow or PASS:throw, PASS a pass (" +
+                    pass_names() + "), got '" + v + "'");
+  }
+}
+std::string print_debug_fault(const CaseOptions& o) {
+  return o.aot.debug_fault == aot::Options::DebugFault::kNone
+             ? ""
+             : " --debug-fault " + shell_quote(aot::debug_fault_spec(o.aot));
 }
 
 }  // namespace
+
+const std::vector<CaseFlagRow>& case_flag_table() {
+  static const std::vector<CaseFlagRow> table = {
+#define AOTFUZZ_CASE_FLAG(Id, name, kind, value_name, commands, drawn, replay, apply, print, \
+                          default_text, help)                                                \
+  {CaseFlag::Id, name, CaseFlagKind::kind, value_name, commands, drawn, CaseFlagReplay::replay, \
+   apply, print, default_text, help},
+#include "oracle/case_flags.def"
+#undef AOTFUZZ_CASE_FLAG
+  };
+  return table;
+}
+
+const CaseFlagRow& case_flag(CaseFlag id) {
+  return case_flag_table()[static_cast<std::size_t>(id)];
+}
+
+const CaseFlagRow* find_case_flag(std::string_view flag) {
+  if (flag.rfind("--", 0) != 0) return nullptr;
+  flag.remove_prefix(2);
+  for (const auto& row : case_flag_table()) {
+    if (flag == row.name) return &row;
+    if (row.kind == CaseFlagKind::kPair && flag.rfind("no-", 0) == 0 &&
+        flag.substr(3) == row.name) {
+      return &row;
+    }
+  }
+  return nullptr;
+}
 
 std::vector<std::string> split_flags(std::string_view flags) {
   // POSIX shell words, as replay_flags quotes them (shell_quote): blanks separate words,
@@ -67,123 +315,43 @@ std::vector<std::string> split_flags(std::string_view flags) {
   return out;
 }
 
-CaseOptions parse_case_flags(std::string_view flags, const SystemMaker& make_system) {
+CaseOptions case_options_from_words(const std::vector<std::string>& words,
+                                    const SystemMaker& make_system, bool command_line) {
   CaseOptions o;
   SutSpec sut;
+  CaseFlagTarget target{o, sut};
   // A case from a file is judged as `aotfuzz run` judges it: a crashing pass is a verdict.
   o.isolate_in_process = true;
   o.check_warnings = true;
-  const auto tokens = split_flags(flags);
-  for (std::size_t i = 0; i < tokens.size(); ++i) {
-    std::string flag = tokens[i];
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    std::string flag = words[i];
     std::optional<std::string> inline_value;
     if (auto eq = flag.find('='); eq != std::string::npos && flag.rfind("--", 0) == 0) {
       inline_value = flag.substr(eq + 1);
       flag = flag.substr(0, eq);
     }
-    auto value = [&]() -> std::string {
-      if (inline_value) return *inline_value;
-      if (i + 1 >= tokens.size()) throw FlagError(flag + " needs a value");
-      return tokens[++i];
-    };
-    auto no_value = [&] {
-      if (inline_value) throw FlagError(flag + " takes no value");
-    };
-    if (flag == "--merge") {
-      no_value();
-      o.aot.merge = true;
-    } else if (flag == "--no-merge") {
-      no_value();
-      o.aot.merge = false;
-    } else if (flag == "--mod-name") {
-      o.aot.mod_name = value();
-    } else if (flag == "--api") {
-      std::string v = value();
-      if (v != "packed" && v != "unpacked")
-        throw FlagError("--api: packed or unpacked, got " + v);
-      o.aot.api = v == "packed" ? aot::Options::Api::kPacked : aot::Options::Api::kUnpacked;
-    } else if (flag == "--interface") {
-      std::string v = value();
-      if (v != "packed" && v != "c") throw FlagError("--interface: packed or c, got " + v);
-      o.aot.interface =
-          v == "packed" ? aot::Options::Interface::kPacked : aot::Options::Interface::kC;
-    } else if (flag == "--storage-reuse") {
-      no_value();
-      o.aot.storage_reuse = true;
-    } else if (flag == "--no-storage-reuse") {
-      no_value();
-      o.aot.storage_reuse = false;
-    } else if (flag == "--max-fuse-depth") {
-      const auto v = parse_u64(flag, value());
-      if (v < 1 || v > (1u << 20)) throw FlagError("--max-fuse-depth: 1 to 1048576");
-      o.aot.max_fuse_depth = static_cast<int>(v);
-    } else if (flag == "--check-num-args") {
-      no_value();
-      o.aot.check_num_args = true;
-    } else if (flag == "--inject") {
-      std::string v = value();
-      auto bug = aot::parse_bug(v);
-      if (!bug) throw FlagError("unknown bug '" + v + "' (see `aotfuzz bugs`)");
-      o.aot.bugs.enable(*bug);
-    } else if (flag == "--cc") {
-      std::string v = value();
-      auto kind = host::parse_compiler_kind(v);
-      if (!kind) throw FlagError("--cc: tcc, gcc or clang, got " + v);
-      o.compiler = *kind;
-    } else if (flag == "--sanitize") {
-      no_value();
-      o.sanitize = true;
-    } else if (flag == "--input-seed") {
-      o.input_seed = parse_u64(flag, value());
-    } else if (flag == "--ulp") {
-      auto v = parse_u64(flag, value());
-      if (v > 0xffffffffu) throw FlagError("--ulp is too large");
-      o.max_ulp = static_cast<std::uint32_t>(v);
-    } else if (flag == "--memory-budget") {
-      const auto mib = parse_u64(flag, value());
-      if (mib < 1) throw FlagError("--memory-budget: MiB, at least 1");
-      o.memory_budget = mib >= (std::uint64_t{1} << 44) ? UINT64_MAX : mib << 20;
-    } else if (flag == "--no-run") {
-      no_value();
-      o.in_process_only = true;
-    } else if (flag == "--structure") {
-      no_value();
-      o.check_structure = true;
-    } else if (flag == "--no-structure") {
-      no_value();
-      o.check_structure = false;
-    } else if (flag == "--determinism") {
-      no_value();
-      o.check_determinism = true;
-    } else if (flag == "--no-determinism") {
-      no_value();
-      o.check_determinism = false;
-    } else if (flag == "--warnings") {
-      no_value();
-      o.check_warnings = true;
-    } else if (flag == "--no-warnings") {
-      no_value();
-      o.check_warnings = false;
-    } else if (flag == "--sut") {
-      sut.name = value();
-    } else if (flag == "--tvm-home") {
-      sut.home = value();
-    } else if (flag == "--in-process-time") {
-      const std::string v = value();
-      char* end = nullptr;
-      const double seconds = std::strtod(v.c_str(), &end);
-      if (end == v.c_str() || *end != '\0' || !(seconds > 0) || seconds > 1e6) {
-        throw FlagError("--in-process-time: seconds above 0, got " + v);
+    const CaseFlagRow* row = find_case_flag(flag);
+    if (row == nullptr || (row->replay == CaseFlagReplay::kNever && !command_line)) {
+      throw FlagError("unknown flag '" + words[i] + "'");
+    }
+    std::string value;
+    if (row->kind == CaseFlagKind::kValue || row->kind == CaseFlagKind::kList) {
+      if (inline_value) {
+        value = *inline_value;
+      } else if (i + 1 < words.size()) {
+        value = words[++i];
+      } else {
+        throw FlagError(flag + " needs a value");
       }
-      o.in_process_budget =
-          std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000));
-    } else if (flag == "--debug-fault") {
-      const std::string v = value();
-      if (!aot::parse_debug_fault(v, o.aot)) {
-        throw FlagError("--debug-fault: PASS:crash, PASS:hang or PASS:overflow, got " + v);
-      }
+    } else if (inline_value) {
+      throw FlagError(flag + " takes no value");
     } else {
-      throw FlagError("unknown flag '" + tokens[i] + "'");
+      value = flag.substr(2) == row->name ? "1" : "0";
+    }
+    try {
+      row->apply(target, value);
+    } catch (const FlagError& e) {
+      throw FlagError(flag + ": " + e.what());
     }
   }
   if (sut != SutSpec()) {
@@ -205,45 +373,15 @@ CaseOptions parse_case_flags(std::string_view flags, const SystemMaker& make_sys
   return o;
 }
 
+CaseOptions parse_case_flags(std::string_view flags, const SystemMaker& make_system) {
+  return case_options_from_words(split_flags(flags), make_system);
+}
+
 std::string replay_flags(const CaseOptions& o) {
-  std::string f = o.aot.merge ? "--merge" : "--no-merge";
-  if (o.aot.mod_name != "default") f += " --mod-name " + shell_quote(o.aot.mod_name);
-  f += o.aot.api == aot::Options::Api::kPacked ? " --api packed" : " --api unpacked";
-  f += o.aot.interface == aot::Options::Interface::kPacked ? " --interface packed"
-                                                           : " --interface c";
-  f += o.aot.storage_reuse ? " --storage-reuse" : " --no-storage-reuse";
-  if (o.aot.max_fuse_depth != aot::kDefaultMaxFuseDepth) {
-    f += " --max-fuse-depth " + std::to_string(o.aot.max_fuse_depth);
-  }
-  if (o.compiler) f += " --cc " + std::string(host::compiler_kind_name(*o.compiler));
-  if (o.sanitize) f += " --sanitize";
-  if (o.aot.check_num_args) f += " --check-num-args";
-  if (o.input_seed != 1) f += " --input-seed " + std::to_string(o.input_seed);
-  if (o.max_ulp != 0) f += " --ulp " + std::to_string(o.max_ulp);
-  if (o.memory_budget != CaseOptions().memory_budget) {
-    // In MiB as on the command line (rounded up); no budget is the largest one it takes.
-    const std::uint64_t mib = o.memory_budget == 0 || o.memory_budget >= (std::uint64_t{1} << 63)
-                                  ? std::uint64_t{1} << 44
-                                  : (o.memory_budget + (std::uint64_t{1} << 20) - 1) >> 20;
-    f += " --memory-budget " + std::to_string(mib);
-  }
-  for (const auto& row : aot::bug_table()) {
-    if (o.aot.bugs.on(row.bug)) f += " --inject " + std::string(row.name);
-  }
-  if (o.in_process_only) f += " --no-run";
-  if (!o.check_structure) f += " --no-structure";
-  if (!o.check_determinism) f += " --no-determinism";
-  if (!o.check_warnings) f += " --no-warnings";
-  f += sut_replay_flags(system_of(o).spec());
-  if (o.in_process_budget != CaseOptions().in_process_budget) {
-    char seconds[32];
-    std::snprintf(seconds, sizeof seconds, "%g", o.in_process_budget.count() / 1000.0);
-    f += " --in-process-time " + std::string(seconds);
-  }
-  if (o.aot.debug_fault != aot::Options::DebugFault::kNone) {
-    f += " --debug-fault " + shell_quote(aot::debug_fault_spec(o.aot));
-  }
-  return f;
+  std::string f;
+  for (const auto& row : case_flag_table()) f += row.print(o);
+  // Without a leading blank, as the flags follow the command's own words.
+  return f.empty() ? f : f.substr(1);
 }
 
 }  // namespace aotfuzz::oracle

@@ -1,6 +1,7 @@
-// The flag strings of replay lines: replay_flags prints a case's options, parse_case_flags
-// reads them back. Replay lines, campaign records and the probe child (in_process_probe.h) carry a
-// case's options this way, so one parser serves them all.
+// The case flags (the table case_flags.def) and the flag strings of replay lines: replay_flags
+// prints a case's options, parse_case_flags reads them back. The command line, replay lines,
+// campaign records and the probe child (in_process_probe.h) carry a case's options this way, so
+// one parser serves them all.
 #pragma once
 
 #include <functional>
@@ -25,7 +26,59 @@ class FlagError : public ir::Error {
 /// FlagError on an unterminated quote.
 std::vector<std::string> split_flags(std::string_view flags);
 
-/// The flags that reproduce `options` on the command line (`--no-merge --api unpacked ...`).
+/// Which commands take a case flag (the `commands` column of case_flags.def).
+enum CaseFlagCommand : unsigned {
+  kCompile = 1u << 0,
+  kShow = 1u << 1,
+  kRun = 1u << 2,
+  kFuzz = 1u << 3,
+  kReduce = 1u << 4,
+  kCheck = 1u << 5,
+  kBench = 1u << 6,
+  /// Registered but kept out of the help (a testing aid).
+  kHidden = 1u << 7,
+};
+
+/// One row of case_flags.def, by its Id.
+enum class CaseFlag {
+#define AOTFUZZ_CASE_FLAG(Id, ...) Id,
+#include "oracle/case_flags.def"
+#undef AOTFUZZ_CASE_FLAG
+};
+
+enum class CaseFlagKind { kPair, kSwitch, kValue, kList };
+enum class CaseFlagReplay { kCase, kSetting, kNever };
+
+/// What a flag sets: the case's options and the spec of its system (made once all flags are
+/// read).
+struct CaseFlagTarget {
+  CaseOptions& options;
+  SutSpec& sut;
+};
+
+/// A row of case_flags.def; the file's header says what each column means.
+struct CaseFlagRow {
+  CaseFlag id;
+  std::string_view name;
+  CaseFlagKind kind;
+  std::string_view value_name;
+  unsigned commands;
+  bool drawn;
+  CaseFlagReplay replay;
+  void (*apply)(CaseFlagTarget& target, const std::string& value);
+  std::string (*print)(const CaseOptions& options);
+  std::string_view default_text;
+  std::string_view help;
+};
+
+/// The rows of case_flags.def, in its order.
+const std::vector<CaseFlagRow>& case_flag_table();
+const CaseFlagRow& case_flag(CaseFlag id);
+/// The row whose `--name` (or `--no-name` of a pair) is `flag`; nullptr for none.
+const CaseFlagRow* find_case_flag(std::string_view flag);
+
+/// The flags that reproduce `options` on the command line (`--no-merge --api unpacked ...`):
+/// each row's print, in table order.
 std::string replay_flags(const CaseOptions& options);
 
 /// Makes the system a replay line names (systems::make_system); throws std::invalid_argument with
@@ -33,16 +86,20 @@ std::string replay_flags(const CaseOptions& options);
 using SystemMaker =
     std::function<std::shared_ptr<const SystemUnderTest>(const SutSpec& spec)>;
 
-/// The case options a flag string selects, with the same flags and defaults as `aotfuzz run`
-/// (isolate_in_process on): --merge/--no-merge, --mod-name M, --api packed|unpacked,
-/// --interface packed|c, --storage-reuse/--no-storage-reuse, --max-fuse-depth N,
-/// --check-num-args, --inject BUG (repeatable), --cc tcc|gcc|clang, --sanitize, --input-seed N,
-/// --ulp N, --memory-budget MIB, --no-run, --[no-]structure, --[no-]determinism, --[no-]warnings, --sut builtin|tvm, --tvm-home DIR,
-/// --in-process-time S, --debug-fault PASS:crash|hang|overflow|throw; `--flag=value` works too. Throws
-/// FlagError on an unknown flag, a missing or bad value, an unknown bug, or --interface c with
-/// the packed API.
+/// The case options the words select (`--flag VALUE` or `--flag=VALUE`, any row of
+/// case_flags.def that replays), over the defaults of `aotfuzz run` (isolate_in_process and the
+/// warnings oracle on); a later value wins, --inject adds. Then the rules that hold on every
+/// path: the system's refusals (SystemUnderTest::refuses), --interface c only with --api
+/// unpacked, --sanitize not with tcc (and without --cc, gcc else clang). Throws FlagError with
+/// one line naming the flag on an unknown flag, a missing or bad value, or a broken rule.
 /// `make_system` makes the system of --sut/--tvm-home; without one, only the builtin pipeline is
-/// known (the probe, which runs the builtin pipeline's steps alone).
+/// known (the probe, which runs the builtin pipeline's steps alone). With `command_line`, the
+/// rows that are a command's setting and never part of a replay line (kNever) are taken too.
+CaseOptions case_options_from_words(const std::vector<std::string>& words,
+                                    const SystemMaker& make_system = nullptr,
+                                    bool command_line = false);
+
+/// case_options_from_words of a replay line's flag string (split_flags).
 CaseOptions parse_case_flags(std::string_view flags, const SystemMaker& make_system = nullptr);
 
 }  // namespace aotfuzz::oracle

@@ -10,8 +10,12 @@ namespace aotfuzz::systems {
 std::vector<std::string> system_names() { return {"builtin", "tvm"}; }
 
 std::shared_ptr<const oracle::SystemUnderTest> make_system(const oracle::SutSpec& spec) {
-  // The builtin pipeline has no home: one given with it is not read, as on the command line.
-  if (spec.name == "builtin") return oracle::builtin_system();
+  if (spec.name == "builtin") {
+    // A home given with the builtin pipeline would not be read: a mistake, on every path.
+    if (!spec.home.empty()) throw std::invalid_argument("--tvm-home is for --sut tvm");
+    if (!spec.fixed_home.empty()) throw std::invalid_argument("--tvm-fixed-home is for --sut tvm");
+    return oracle::builtin_system();
+  }
   if (spec.name == "tvm") return tvm::make_tvm_system(spec);
   throw std::invalid_argument("--sut: builtin or tvm, got " + spec.name);
 }

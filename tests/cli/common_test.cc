@@ -180,6 +180,78 @@ TEST(CampaignOptions, ARelativeFindingsDirectoryBecomesAbsolute) {
   EXPECT_EQ(o.findings_dir, std::filesystem::current_path() / "some" / "where");
 }
 
+TEST(Flags, EachCommandTakesTheCaseFlagsItsColumnNames) {
+  for (const unsigned command : {oracle::kCompile, oracle::kShow, oracle::kRun, oracle::kFuzz,
+                                 oracle::kReduce, oracle::kCheck, oracle::kBench}) {
+    CLI::App app;
+    PipelineFlags f;
+    add_pipeline_flags(&app, f, command);
+    for (const auto& row : oracle::case_flag_table()) {
+      const bool takes = (row.commands & command) != 0;
+      const std::string name(row.name);
+      EXPECT_EQ(app.get_option_no_throw("--" + name) != nullptr, takes) << name << " " << command;
+      if (row.kind == oracle::CaseFlagKind::kPair) {
+        EXPECT_EQ(app.get_option_no_throw("--no-" + name) != nullptr, takes) << name;
+      }
+    }
+  }
+}
+
+TEST(Flags, TheCommandLineReadsAReplayLineAsTheReplayParserDoes) {
+  const std::string line =
+      "--no-merge --mod-name m --api unpacked --interface c --no-storage-reuse "
+      "--max-fuse-depth 3 --cc gcc --check-num-args --input-seed 7 --ulp 2 --memory-budget 9 "
+      "--inject swapped-output-order --inject tuple-arg-first-field --no-run --no-structure "
+      "--no-determinism --no-warnings --in-process-time 2.5 --debug-fault fuse:throw";
+  CLI::App app;
+  PipelineFlags f;
+  add_pipeline_flags(&app, f, oracle::kRun);
+  auto words = oracle::split_flags(line);
+  app.parse(std::vector<std::string>(words.rbegin(), words.rend()));
+  const std::string expected = oracle::replay_flags(oracle::parse_case_flags(line));
+  EXPECT_EQ(oracle::replay_flags(case_options(f)), expected);
+  EXPECT_EQ(oracle::replay_flags(oracle::parse_case_flags(expected)), expected);
+}
+
+TEST(Flags, TheCommandLineRefusesWhatTheReplayParserRefuses) {
+  for (const std::string line : {"--mod-name 'a b'", "--max-fuse-depth 0", "--ulp 4294967296",
+                                 "--in-process-time 0", "--debug-fault fuse:explode"}) {
+    EXPECT_THROW(oracle::parse_case_flags(line), oracle::FlagError) << line;
+    CLI::App app;
+    PipelineFlags f;
+    add_pipeline_flags(&app, f, oracle::kRun);
+    auto words = oracle::split_flags(line);
+    EXPECT_THROW(app.parse(std::vector<std::string>(words.rbegin(), words.rend())),
+                 CLI::ValidationError)
+        << line;
+  }
+  // Rules across flags hold when the options are made.
+  for (const std::string line : {"--interface c", "--sanitize --cc tcc", "--tvm-home /x"}) {
+    EXPECT_THROW(oracle::parse_case_flags(line), oracle::FlagError) << line;
+    CLI::App app;
+    PipelineFlags f;
+    add_pipeline_flags(&app, f, oracle::kRun);
+    auto words = oracle::split_flags(line);
+    app.parse(std::vector<std::string>(words.rbegin(), words.rend()));
+    EXPECT_THROW(case_options(f), CommandError) << line;
+  }
+}
+
+TEST(Flags, SettingsGivenAreTheFlagsThatAdjustAReplayLine) {
+  CLI::App app;
+  PipelineFlags f;
+  add_pipeline_flags(&app, f, oracle::kRun);
+  const std::vector<std::string> words = {"--no-merge", "--sut", "builtin", "--no-run",
+                                          "--api", "unpacked", "--in-process-time", "3"};
+  app.parse(std::vector<std::string>(words.rbegin(), words.rend()));
+  // In the order CLI11 runs the options' callbacks; each flag keeps its value.
+  const std::string settings = setting_flags(f);
+  for (const std::string part : {" --sut builtin", " --no-run", " --in-process-time 3"}) {
+    EXPECT_NE(settings.find(part), std::string::npos) << settings;
+  }
+  EXPECT_EQ(settings.size(), std::string(" --sut builtin --no-run --in-process-time 3").size());
+}
+
 TEST(Flags, AnyPipelineFlagSeesEachFlagThatSetsCaseOptions) {
   for (const std::vector<std::string>& args :
        std::vector<std::vector<std::string>>{{"--no-merge"}, {"--api", "unpacked"},
@@ -187,14 +259,14 @@ TEST(Flags, AnyPipelineFlagSeesEachFlagThatSetsCaseOptions) {
                                              {"--no-warnings"}}) {
     CLI::App app;
     PipelineFlags f;
-    add_pipeline_flags(&app, f, /*toolchain=*/true);
+    add_pipeline_flags(&app, f, oracle::kRun);
     std::vector<std::string> reversed(args.rbegin(), args.rend());
     app.parse(reversed);
     EXPECT_TRUE(any_pipeline_flag(&app)) << args[0];
   }
   CLI::App app;
   PipelineFlags f;
-  add_pipeline_flags(&app, f, /*toolchain=*/true);
+  add_pipeline_flags(&app, f, oracle::kRun);
   app.parse(std::vector<std::string>{});
   EXPECT_FALSE(any_pipeline_flag(&app));
 }

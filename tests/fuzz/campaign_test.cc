@@ -15,6 +15,7 @@
 
 #include "fuzz/bundle.h"
 #include "fuzz/campaign.h"
+#include "fuzz/campaign_cases.h"
 #include "fuzz/campaign_report.h"
 #include "fuzz/crash_journal.h"
 #include "fuzz/replay.h"
@@ -143,6 +144,29 @@ TEST(Campaign, DrawsPipelineOptionsPerCaseUnlessFixed) {
     CaseSpec free = make_case(o, k);
     EXPECT_TRUE(ir::structural_equal(s.module, free.module));
     EXPECT_EQ(s.options.aot.storage_reuse, free.options.aot.storage_reuse);
+  }
+}
+
+bool fixes_anything(const PipelineChoice& c) {
+  return c.merge || c.api || c.interface || c.storage_reuse || c.max_fuse_depth ||
+         c.determinism || c.warnings;
+}
+
+TEST(Campaign, EveryCaseFlagMarkedDrawnIsFixedWhenGivenAndNoOtherIs) {
+  CampaignOptions o = in_process(3, 1);
+  // A base unlike every draw's default, so that a fixed value shows in each case.
+  o.base = oracle::parse_case_flags(
+      "--no-merge --api unpacked --interface c --no-storage-reuse --max-fuse-depth 7 "
+      "--no-determinism --no-warnings");
+  for (const auto& row : oracle::case_flag_table()) {
+    SCOPED_TRACE(std::string(row.name));
+    CampaignOptions fixed = o;
+    fixed.fixed = fixed_choice(o.base, [&](const oracle::CaseFlagRow& r) { return &r == &row; });
+    EXPECT_EQ(fixes_anything(fixed.fixed), row.drawn);
+    if (!row.drawn) continue;
+    for (std::uint64_t k = 0; k < 64; ++k) {
+      EXPECT_EQ(row.print(make_case(fixed, k).options), row.print(o.base)) << k;
+    }
   }
 }
 

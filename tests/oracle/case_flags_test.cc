@@ -5,10 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <memory>
+#include <stdexcept>
 
 #include "aot/bugs.h"
 #include "host/shell_words.h"
 #include "oracle/oracle.h"
+#include "oracle/sut.h"
 
 namespace aotfuzz::oracle {
 namespace {
@@ -22,11 +25,190 @@ TEST(CaseFlags, QuotedWordsSplitAsAPosixShellSplitsThem) {
   EXPECT_THROW(split_flags("--mod-name \"open"), FlagError);
 }
 
-TEST(CaseFlags, EveryModuleNameSurvivesShellQuotingAndParsingBack) {
-  for (const std::string name : {"", "my_mod", "a b", "it's", "$(x)", "tab\there"}) {
+TEST(CaseFlags, ModuleNamesAreCIdentifierFragmentsOnEveryPath) {
+  for (const std::string& name : std::vector<std::string>{"", "my_mod", "_x1", std::string(64, 'm')}) {
     const auto options = parse_case_flags("--merge --mod-name " + shell_quote(name));
     EXPECT_EQ(options.aot.mod_name, name);
+    EXPECT_EQ(parse_case_flags(replay_flags(options)).aot.mod_name, name);
   }
+  // The name becomes part of C identifiers and file names.
+  for (const std::string& name :
+       std::vector<std::string>{"a b", "it's", "$(x)", "1abc", std::string(65, 'm')}) {
+    EXPECT_THROW(parse_case_flags("--mod-name " + shell_quote(name)), FlagError) << name;
+  }
+}
+
+// A system other than the builtin pipeline, as a replay line names it; it builds nothing.
+class NamedSystem : public SystemUnderTest {
+ public:
+  explicit NamedSystem(SutSpec spec) : spec_(std::move(spec)) {}
+  const SutSpec& spec() const override { return spec_; }
+  std::optional<PreparedCase> prepare(const ir::Module&, const CaseOptions&, CaseResult&,
+                                      const CaseReference*, const StageMark*) const override {
+    return std::nullopt;
+  }
+  bool prepares_in_process() const override { return false; }
+  bool batches_programs() const override { return false; }
+  std::optional<CaseOptions> fixed_case(const CaseOptions&) const override { return std::nullopt; }
+  std::shared_ptr<const SystemUnderTest> for_worker() const override {
+    return std::make_shared<NamedSystem>(spec_);
+  }
+
+ private:
+  SutSpec spec_;
+};
+
+std::shared_ptr<const SystemUnderTest> make_named_system(const SutSpec& spec) {
+  if (spec.name == SutSpec().name) {
+    if (!spec.home.empty()) throw std::invalid_argument("--tvm-home is for --sut tvm");
+    return builtin_system();
+  }
+  return std::make_shared<NamedSystem>(spec);
+}
+
+CaseOptions parse_words(const std::vector<std::string>& words) {
+  return case_options_from_words(words, make_named_system, /*command_line=*/true);
+}
+
+// Every field a flag can set, read from the options themselves (not through replay_flags), so
+// that a print and an apply that agree on a wrong field still differ here.
+std::string fields(const CaseOptions& o) {
+  std::string bugs;
+  for (const auto& row : aot::bug_table()) bugs += o.aot.bugs.on(row.bug) ? '1' : '0';
+  const SutSpec& sut = system_of(o).spec();
+  return "merge=" + std::to_string(o.aot.merge) + " mod=" + o.aot.mod_name +
+         " api=" + std::to_string(static_cast<int>(o.aot.api)) +
+         " interface=" + std::to_string(static_cast<int>(o.aot.interface)) +
+         " reuse=" + std::to_string(o.aot.storage_reuse) +
+         " depth=" + std::to_string(o.aot.max_fuse_depth) +
+         " num_args=" + std::to_string(o.aot.check_num_args) + " bugs=" + bugs +
+         " fault=" + std::to_string(static_cast<int>(o.aot.debug_fault)) + ":" +
+         o.aot.debug_fault_pass +
+         " cc=" + (o.compiler ? std::to_string(static_cast<int>(*o.compiler)) : "-") +
+         " sanitize=" + std::to_string(o.sanitize) + " seed=" + std::to_string(o.input_seed) +
+         " ulp=" + std::to_string(o.max_ulp) + " budget=" + std::to_string(o.memory_budget) +
+         " no_run=" + std::to_string(o.in_process_only) +
+         " structure=" + std::to_string(o.check_structure) +
+         " determinism=" + std::to_string(o.check_determinism) +
+         " warnings=" + std::to_string(o.check_warnings) +
+         " time=" + std::to_string(o.in_process_budget.count()) + " sut=" + sut.name + ":" +
+         sut.home + ":" + sut.fixed_home;
+}
+
+// A value other than the default for every row, as words (a row another one needs comes first).
+std::vector<std::string> example_words(const CaseFlagRow& row) {
+  const std::string flag = "--" + std::string(row.name);
+  switch (row.id) {
+    case CaseFlag::kMerge: return {"--no-merge"};
+    case CaseFlag::kModName: return {flag, "my_mod"};
+    case CaseFlag::kApi: return {flag, "unpacked"};
+    case CaseFlag::kInterface: return {"--api", "unpacked", flag, "c"};
+    case CaseFlag::kStorageReuse: return {"--no-storage-reuse"};
+    case CaseFlag::kMaxFuseDepth: return {flag, "3"};
+    case CaseFlag::kCc: return {flag, "gcc"};
+    case CaseFlag::kSanitize: return {"--cc", "clang", flag};
+    case CaseFlag::kCheckNumArgs: return {flag};
+    case CaseFlag::kInputSeed: return {flag, "18446744073709551615"};
+    case CaseFlag::kUlp: return {flag, "4294967295"};
+    case CaseFlag::kMemoryBudget: return {flag, "7"};
+    case CaseFlag::kInject: return {flag, "swapped-output-order", flag, "tuple-arg-first-field"};
+    case CaseFlag::kNoRun: return {flag};
+    case CaseFlag::kStructure: return {"--no-structure"};
+    case CaseFlag::kDeterminism: return {"--no-determinism"};
+    case CaseFlag::kWarnings: return {"--no-warnings"};
+    case CaseFlag::kSut: return {flag, "other"};
+    case CaseFlag::kTvmHome: return {"--sut", "other", flag, "/a b/it's"};
+    case CaseFlag::kTvmFixedHome: return {"--sut", "other", flag, "/fixed"};
+    case CaseFlag::kInProcessTime: return {flag, "2.5"};
+    case CaseFlag::kDebugFault: return {flag, "fuse:throw"};
+  }
+  return {};
+}
+
+TEST(CaseFlagTable, EveryFlagsReplayLineReproducesItsOptions) {
+  const std::string defaults = fields(parse_words({}));
+  for (const auto& row : case_flag_table()) {
+    SCOPED_TRACE(std::string(row.name));
+    const auto words = example_words(row);
+    ASSERT_FALSE(words.empty()) << "no example for a new row: add one to example_words";
+    const CaseOptions o = parse_words(words);
+    EXPECT_NE(fields(o), defaults) << "the example changes nothing";
+    const std::string flags = replay_flags(o);
+    if (row.replay == CaseFlagReplay::kNever) {
+      // Not part of a case: the replay line leaves it out, and a replay line may not carry it.
+      EXPECT_EQ(flags.find("--" + std::string(row.name)), std::string::npos) << flags;
+      EXPECT_THROW(parse_case_flags(flags + " --" + std::string(row.name) + " /x",
+                                    make_named_system),
+                   FlagError);
+      continue;
+    }
+    const CaseOptions back = parse_case_flags(flags, make_named_system);
+    EXPECT_EQ(fields(back), fields(o)) << flags;
+    EXPECT_EQ(replay_flags(back), flags);
+  }
+}
+
+TEST(CaseFlagTable, EachDefaultGivenExplicitlyChangesNothing) {
+  const std::string defaults = fields(parse_words({}));
+  int checked = 0;
+  for (const auto& row : case_flag_table()) {
+    SCOPED_TRACE(std::string(row.name));
+    const std::string flag = "--" + std::string(row.name);
+    const std::string shown(row.default_text);
+    if (row.kind == CaseFlagKind::kPair) {
+      ASSERT_TRUE(shown == "on" || shown == "off") << shown;
+      EXPECT_EQ(fields(parse_words({shown == "on" ? flag : "--no-" + std::string(row.name)})),
+                defaults);
+      EXPECT_NE(fields(parse_words({shown == "on" ? "--no-" + std::string(row.name) : flag})),
+                defaults);
+      ++checked;
+    } else if (row.kind == CaseFlagKind::kValue && !shown.empty() &&
+               shown.find_first_of(" ,$") == std::string::npos) {
+      EXPECT_EQ(fields(parse_words({flag, shown})), defaults);
+      ++checked;
+    } else {
+      // A described default (the first compiler installed, an environment variable) or none.
+      EXPECT_TRUE(shown.empty() || shown.find_first_of(" ,$") != std::string::npos ||
+                  row.kind != CaseFlagKind::kValue);
+    }
+  }
+  EXPECT_GE(checked, 12);
+}
+
+TEST(CaseFlagTable, BadValuesAreRefusedWithTheFlagNamed) {
+  for (const auto& row : case_flag_table()) {
+    if (row.kind != CaseFlagKind::kValue && row.kind != CaseFlagKind::kList) continue;
+    SCOPED_TRACE(std::string(row.name));
+    const std::string flag = "--" + std::string(row.name);
+    try {
+      parse_words({flag});
+      ADD_FAILURE() << "a missing value was taken";
+    } catch (const FlagError& e) {
+      EXPECT_NE(std::string(e.what()).find(flag), std::string::npos) << e.what();
+    }
+  }
+  for (const std::vector<std::string>& bad :
+       std::vector<std::vector<std::string>>{{"--api", "fast"},
+                                             {"--max-fuse-depth", "0"},
+                                             {"--ulp", "4294967296"},
+                                             {"--input-seed", "18446744073709551616"},
+                                             {"--memory-budget", "-1"},
+                                             {"--in-process-time", "nan"},
+                                             {"--cc", "icc"},
+                                             {"--merge=yes"},
+                                             {"--sut", ""}}) {
+    try {
+      parse_words(bad);
+      ADD_FAILURE() << bad[0] << " took a bad value";
+    } catch (const FlagError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind(bad[0].substr(0, bad[0].find('=')), 0), 0u)
+          << e.what();
+    }
+  }
+}
+
+TEST(CaseFlagTable, ATvmHomeWithTheBuiltinPipelineIsRefusedAsOnTheCommandLine) {
+  EXPECT_THROW(parse_case_flags("--tvm-home /x", make_named_system), FlagError);
 }
 
 TEST(CaseFlags, DefaultsAreThoseOfTheRunCommand) {
