@@ -226,8 +226,10 @@ std::optional<PreparedCase> prepare_builtin_case(const ir::Module& annotated,
   return c;
 }
 
-void judge_case(const ir::Module& annotated, const CaseOptions& options,
-                const PreparedCase& prepared, const RawResult& raw, CaseResult& r) {
+namespace {
+
+void judge_raw(const ir::Module& annotated, const CaseOptions& options,
+               const PreparedCase& prepared, const RawResult& raw, CaseResult& r) {
   r.compile_time = raw.compile_time;
   r.run_time = raw.run_time;
   r.work_dir = raw.work_dir;
@@ -249,6 +251,23 @@ void judge_case(const ir::Module& annotated, const CaseOptions& options,
   } catch (const std::exception& e) {
     r.verdict = {Stage::kRun, ToolchainError{std::string("harness failure: ") + e.what()}};
   }
+}
+
+}  // namespace
+
+void judge_case(const ir::Module& annotated, const CaseOptions& options,
+                const PreparedCase& prepared, const RawResult& raw, CaseResult& r) {
+  judge_raw(annotated, options, prepared, raw, r);
+  if (!prepared.confirm_compiler || r.verdict.kind() == VerdictKind::kPass) return;
+  PreparedCase confirming = prepared;
+  confirming.compiler = prepared.confirm_compiler;
+  confirming.toolchain.reset();
+  confirming.confirm_compiler.reset();
+  const auto stand_in_compile = r.compile_time;
+  SingleProgramExecutor executor;
+  const auto again = executor.run(std::span<const PreparedCase>(&confirming, 1));
+  judge_raw(annotated, options, confirming, again.front(), r);
+  r.compile_time += stand_in_compile;
 }
 
 }  // namespace aotfuzz::oracle

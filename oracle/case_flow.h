@@ -34,7 +34,10 @@ host::RunLimits case_limits(const ir::Module& annotated, const CaseOptions& opti
 /// Step 4's verdict: `raw` (from any executor) for the case prepared from `annotated` into `r`,
 /// judged against r.expected: harness reports, dynamic arity of the call traces, signals,
 /// timeouts, return codes, unwritten outputs, output comparison. Sets r.verdict, r.actual,
-/// r.compile_time, r.run_time and r.work_dir. Never throws.
+/// r.compile_time, r.run_time and r.work_dir. A verdict other than pass of a program that
+/// `prepared.compiler` built as a stand-in (PreparedCase::confirm_compiler) is replaced by the
+/// verdict of the program the confirming compiler builds (SingleProgramExecutor; the compile
+/// times add up). Never throws.
 void judge_case(const ir::Module& annotated, const CaseOptions& options,
                 const PreparedCase& prepared, const RawResult& raw, CaseResult& r);
 

@@ -44,6 +44,11 @@ struct PreparedCase {
   /// Single programs: the compiler (nullopt: tcc, else gcc, else clang) and its lookup.
   std::optional<host::CompilerKind> compiler;
   std::optional<host::Toolchain> toolchain;
+  /// The compiler whose program decides every verdict but a pass, when `compiler` is a faster
+  /// stand-in for it (TVM's C: tcc, then gcc as TVM's own tests build it): a case the stand-in's
+  /// program does not pass is judged again on this compiler's program, so that a finding carries
+  /// its diagnostics and its program's behaviour (judge_case).
+  std::optional<host::CompilerKind> confirm_compiler;
   bool sanitize = false;
   bool keep_files = false;
   /// main.c when set (TVM's programs: the harness over TVM's runtime headers); else

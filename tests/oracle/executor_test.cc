@@ -2,6 +2,9 @@
 // verdict, whatever the other cases of the batch do (crash, hang, flood, memory exhaustion,
 // input clobbering, killing the runner), and agree with the single-program path.
 #include <gtest/gtest.h>
+
+#include <optional>
+#include <span>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -373,6 +376,35 @@ TEST(BatchedExecutor, ACaseThatDoesNotCompileIsACompileErrorAndTheOthersStillRun
   EXPECT_EQ(bad.kind(), VerdictKind::kCompileError) << summary(bad);
   EXPECT_EQ(bad.stage, Stage::kCodegen);
   EXPECT_EQ(judge(cases[2], raws[2]).kind(), VerdictKind::kPass);
+}
+
+// A single program of `c` built by `kind` (standing in for `confirm`, when given), judged.
+Verdict judge_single(Case c, host::CompilerKind kind,
+                     std::optional<host::CompilerKind> confirm = std::nullopt) {
+  c.prepared.compiler = kind;
+  c.prepared.confirm_compiler = confirm;
+  c.prepared.diagnostic_in_signature = true;
+  SingleProgramExecutor executor;
+  const auto raws = executor.run(std::span<const PreparedCase>(&c.prepared, 1));
+  judge_case(c.module, c.options, c.prepared, raws.front(), c.result);
+  return c.result.verdict;
+}
+
+TEST(SingleProgramExecutor, AStandInCompilersFindingIsJudgedAgainOnTheConfirmingCompilersProgram) {
+  ASSERT_TRUE(host::find_toolchain(host::CompilerKind::kTcc));
+  ASSERT_TRUE(host::find_toolchain(host::CompilerKind::kGcc));
+  // The compilers say different things about the same mistake; the finding keeps gcc's words.
+  const Case bad = with_fault("int x = ;");
+  const Verdict by_tcc = judge_single(bad, host::CompilerKind::kTcc);
+  const Verdict by_gcc = judge_single(bad, host::CompilerKind::kGcc);
+  ASSERT_EQ(by_tcc.kind(), VerdictKind::kCompileError);
+  ASSERT_NE(signature(by_tcc), signature(by_gcc));
+  EXPECT_EQ(signature(judge_single(bad, host::CompilerKind::kTcc, host::CompilerKind::kGcc)),
+            signature(by_gcc));
+  // A pass is the stand-in's verdict.
+  const Case good = prepared_seed_case();
+  EXPECT_EQ(judge_single(good, host::CompilerKind::kTcc, host::CompilerKind::kGcc).kind(),
+            VerdictKind::kPass);
 }
 
 // `check` in the seed case's library replaced by `instead`.
