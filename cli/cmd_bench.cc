@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "cli/common.h"
+#include "fuzz/campaign_cases.h"
 #include "fuzz/throughput.h"
 #include "ir/error.h"
 #include "oracle/executor.h"
@@ -18,11 +19,15 @@ Command register_bench(CLI::App& parent) {
     int rounds = 1;
     bool batched_only = false;
     PipelineFlags flags;
+    std::vector<std::string> knobs;
+    int size = 0;
   };
   auto opts = std::make_shared<Opts>();
   Command c;
   c.app = parent.add_subcommand(
-      "bench", "Cases per second: batched campaign, single-case campaign, one process per case");
+      "bench",
+      "Cases per second: batched campaign, single-case campaign, one process per case (--sut "
+      "tvm: the system's own path and one compiler's, with the phases)");
   c.app->add_option("--cases", opts->cases, "Cases per mode and round (default 1000)")
       ->transform(unsigned_decimal(1));
   c.app->add_option("--seed", opts->seed, "Campaign seed (default 9036)")
@@ -31,16 +36,26 @@ Command register_bench(CLI::App& parent) {
       ->check(jobs_range());
   c.app->add_option("--rounds", opts->rounds, "Rounds of the three modes; medians are printed")
       ->check(CLI::Range(1, 1000));
-  c.app->add_flag("--batched-only", opts->batched_only, "Measure the batched campaign only");
+  c.app->add_flag("--batched-only", opts->batched_only,
+                  "Measure the batched campaign only (--sut tvm: the system's own path only)");
+  add_policy_flags(c.app, opts->knobs, opts->size);
   add_pipeline_flags(c.app, opts->flags, oracle::kBench);
-  c.run = [opts] {
+  CLI::App* app = c.app;
+  c.run = [opts, app] {
     fuzz::ThroughputOptions t;
     t.campaign.base = case_options(opts->flags);
+    t.campaign.policy = policy_from_flags(opts->knobs, opts->size, "bench");
+    const oracle::SystemUnderTest& system = oracle::system_of(t.campaign.base);
+    within_system_limits(t.campaign.policy, opts->knobs, system, "bench");
+    // As in a campaign: the options given are fixed, the others drawn per case.
+    t.campaign.fixed = fuzz::fixed_choice(t.campaign.base, [app](const oracle::CaseFlagRow& row) {
+      return given(app, "--" + std::string(row.name));
+    });
     t.campaign.seed = opts->seed;
     t.campaign.max_cases = opts->cases;
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     t.campaign.jobs = opts->jobs > 0 ? opts->jobs : static_cast<int>(cores);
-    t.campaign.knob_flags = "";
+    t.campaign.knob_flags = knob_flags(t.campaign.policy);
     t.rounds = opts->rounds;
     t.batched_only = opts->batched_only;
     const auto kind = t.campaign.base.compiler.value_or(host::CompilerKind::kTcc);
@@ -49,7 +64,8 @@ Command register_bench(CLI::App& parent) {
     if (auto* why = std::get_if<std::string>(&found)) {
       throw CommandError(kInternal, "bench: no C compiler found: " + *why);
     }
-    if (!oracle::batched_execution_available(std::get<host::Toolchain>(found).kind)) {
+    if (system.batches_programs() &&
+        !oracle::batched_execution_available(std::get<host::Toolchain>(found).kind)) {
       throw CommandError(kInternal,
                          "bench: batched execution is not available (aotfuzz-runner "
                          "missing, or tcc without libtcc)");

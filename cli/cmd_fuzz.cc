@@ -55,26 +55,7 @@ fuzz::CampaignOptions campaign_options(CLI::App* app, FuzzFlags f, bool seed_giv
     words.insert(words.begin(), {"--api", "unpacked"});
   }
   o.base = case_options(words);  // validates bug names and api/interface
-  // A campaign draws mostly inside its system's stated limits, so that they do not drown new
-  // findings; a --knob NAME=... reaches past one.
-  const oracle::SystemUnderTest& system = oracle::system_of(o.base);
-  const auto limits = system.generation_knobs();
-  for (const auto& [name, value] : limits) {
-    const bool given_knob = std::any_of(f.knobs.begin(), f.knobs.end(), [&](const std::string& k) {
-      return k.rfind(name + "=", 0) == 0;
-    });
-    if (!given_knob) generator::set_knob(o.policy, name, value);
-  }
-  if (!limits.empty()) {
-    try {
-      generator::validate(o.policy);
-    } catch (const std::exception& e) {
-      std::string set;
-      for (const auto& [name, value] : limits) set += (set.empty() ? "" : ", ") + name + "=" + value;
-      throw CommandError(kBadInput, std::string(app->get_name()) + ": with --sut " +
-                                        system.spec().name + "'s knobs (" + set + "): " + e.what());
-    }
-  }
+  within_system_limits(o.policy, f.knobs, oracle::system_of(o.base), app->get_name());
   o.knob_flags = knob_flags(o.policy);
   o.seed = seed_given ? f.seed : seed_from_time();
   if (f.time > 0) {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -308,6 +309,26 @@ generator::GenPolicy policy_from_flags(const std::vector<std::string>& knobs, in
     throw CommandError(kBadInput, command + ": " + e.what());
   }
   return policy;
+}
+
+void within_system_limits(generator::GenPolicy& policy, const std::vector<std::string>& knobs,
+                          const oracle::SystemUnderTest& system, const std::string& command) {
+  const auto limits = system.generation_knobs();
+  for (const auto& [name, value] : limits) {
+    const bool given_knob = std::any_of(knobs.begin(), knobs.end(), [&](const std::string& k) {
+      return k.rfind(name + "=", 0) == 0;
+    });
+    if (!given_knob) generator::set_knob(policy, name, value);
+  }
+  if (limits.empty()) return;
+  try {
+    generator::validate(policy);
+  } catch (const std::exception& e) {
+    std::string set;
+    for (const auto& [name, value] : limits) set += (set.empty() ? "" : ", ") + name + "=" + value;
+    throw CommandError(kBadInput, command + ": with --sut " + system.spec().name + "'s knobs (" +
+                                      set + "): " + e.what());
+  }
 }
 
 std::string knob_flags(const generator::GenPolicy& policy) {

@@ -96,6 +96,11 @@ void add_policy_flags(CLI::App* app, std::vector<std::string>& knobs, int& size)
 /// knob or a bad value is a CommandError(kBadInput) whose message starts with `command`.
 generator::GenPolicy policy_from_flags(const std::vector<std::string>& knobs, int size,
                                        const std::string& command);
+/// A campaign draws mostly inside its system's stated limits (SystemUnderTest::generation_knobs),
+/// so that they do not drown new findings: sets each of those knobs that `knobs` (the --knob
+/// flags given) does not, then validates; a bad combination is a CommandError(kBadInput).
+void within_system_limits(generator::GenPolicy& policy, const std::vector<std::string>& knobs,
+                          const oracle::SystemUnderTest& system, const std::string& command);
 /// The knobs of `policy` that differ from the defaults as ` --knob NAME=VALUE` flags (each with
 /// a leading space), so a printed `aotfuzz gen` command regenerates the same graph.
 std::string knob_flags(const generator::GenPolicy& policy);

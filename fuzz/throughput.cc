@@ -29,6 +29,44 @@ struct CampaignRun {
   double cases_per_s = 0;
   std::uint64_t cases = 0;
   std::vector<std::pair<std::string, std::uint64_t>> signatures;
+  std::vector<std::pair<std::string, double>> phase_shares;
+};
+
+// Seconds by phase, in the order they first appear.
+class PhaseTimes {
+ public:
+  void add(const std::string& name, std::chrono::microseconds t) {
+    for (auto& [n, s] : seconds_) {
+      if (n == name) {
+        s += static_cast<double>(t.count()) / 1e6;
+        return;
+      }
+    }
+    seconds_.emplace_back(name, static_cast<double>(t.count()) / 1e6);
+  }
+  void add_case(const oracle::CaseResult& r) {
+    auto rest = r.pipeline_time - r.codegen_time;
+    for (const auto& [name, t] : r.system_steps) {
+      add(name, t);
+      rest -= t;
+    }
+    add(r.system_steps.empty() ? "passes" : "prepare, other", std::max(rest, decltype(rest){0}));
+    add("codegen", r.codegen_time);
+    add("compile", r.compile_time);
+    add("run", r.run_time);
+  }
+  std::vector<std::pair<std::string, double>> shares(double worker_seconds) const {
+    std::vector<std::pair<std::string, double>> out;
+    double known = 0;
+    for (const auto& [name, s] : seconds_) known += s;
+    const double total = std::max({worker_seconds, known, 1e-9});
+    for (const auto& [name, s] : seconds_) out.emplace_back(name, s / total);
+    out.emplace_back("other", (total - known) / total);
+    return out;
+  }
+
+ private:
+  std::vector<std::pair<std::string, double>> seconds_;
 };
 
 CampaignRun run_mode(CampaignOptions o, ExecutorChoice executor) {
@@ -36,11 +74,13 @@ CampaignRun run_mode(CampaignOptions o, ExecutorChoice executor) {
   o.findings_dir.clear();
   o.reduce = false;
   std::map<std::string, std::uint64_t> counts;
+  PhaseTimes phases;
   std::mutex mu;
   CampaignCallbacks cb;
   cb.on_case = [&](const CaseSpec&, const oracle::CaseResult& r) {
     std::lock_guard lock(mu);
     ++counts[oracle::signature(r.verdict)];
+    phases.add_case(r);
   };
   const auto t0 = Clock::now();
   CampaignResult r = run_campaign(o, cb);
@@ -49,6 +89,7 @@ CampaignRun run_mode(CampaignOptions o, ExecutorChoice executor) {
   out.cases = r.stats.cases;
   out.cases_per_s = static_cast<double>(r.stats.cases) / std::max(1e-9, secs);
   out.signatures.assign(counts.begin(), counts.end());
+  out.phase_shares = phases.shares(secs * std::max(1, o.jobs));
   return out;
 }
 
@@ -90,18 +131,57 @@ std::vector<std::pair<std::string, std::uint64_t>> signature_counts(
   return run_mode(options, options.executor).signatures;
 }
 
+namespace {
+
+// A system whose programs are not batched: its own path against every case built by the one
+// compiler it decides with, alternating, single-case campaigns both.
+ThroughputResult measure_unbatched(CampaignOptions o, const ThroughputOptions& options) {
+  const auto own = oracle::system_of(o.base).default_compiler().value_or(host::CompilerKind::kGcc);
+  CampaignOptions one = o;
+  one.base.compiler = own;
+  one.base.toolchain = host::find_toolchain(own);
+  ModeThroughput fast{"default", {}, 0, 0, {}, {}};
+  ModeThroughput slow{std::string(host::compiler_kind_name(own)), {}, 0, 0, {}, {}};
+  for (int round = 0; round < std::max(1, options.rounds); ++round) {
+    for (auto [mode, opts] : {std::pair{&fast, &o}, std::pair{&slow, &one}}) {
+      if (options.batched_only && mode == &slow) continue;
+      CampaignRun run = run_mode(*opts, ExecutorChoice::kSingle);
+      mode->cases_per_s.push_back(run.cases_per_s);
+      mode->cases = run.cases;
+      if (round == 0) {
+        mode->signatures = run.signatures;
+        mode->phase_shares = run.phase_shares;
+      }
+    }
+  }
+  ThroughputResult r;
+  r.compiler = "default: the system's own";
+  for (auto* m : {&fast, &slow}) {
+    if (m->cases_per_s.empty()) continue;
+    m->median = median(m->cases_per_s);
+    r.modes.push_back(*m);
+  }
+  if (!options.batched_only) r.same_signatures = fast.signatures == slow.signatures;
+  return r;
+}
+
+}  // namespace
+
 ThroughputResult measure_throughput(const ThroughputOptions& options) {
   CampaignOptions o = options.campaign;
   if (!o.max_cases) throw CampaignError("bench needs a number of cases");
   o.time_limit.reset();
+  if (!oracle::system_of(o.base).batches_programs() && !o.base.compiler) {
+    return measure_unbatched(o, options);
+  }
   if (!o.base.toolchain) {
     o.base.toolchain = o.base.compiler ? host::find_toolchain(*o.base.compiler)
                                        : host::default_toolchain();
   }
   if (!o.base.compiler && o.base.toolchain) o.base.compiler = o.base.toolchain->kind;
-  ModeThroughput batched{"batched", {}, 0, 0, {}};
-  ModeThroughput single{"single", {}, 0, 0, {}};
-  ModeThroughput floor{"floor", {}, 0, 0, {}};
+  ModeThroughput batched{"batched", {}, 0, 0, {}, {}};
+  ModeThroughput single{"single", {}, 0, 0, {}, {}};
+  ModeThroughput floor{"floor", {}, 0, 0, {}, {}};
   for (int round = 0; round < std::max(1, options.rounds); ++round) {
     CampaignRun b = run_mode(o, ExecutorChoice::kBatched);
     batched.cases_per_s.push_back(b.cases_per_s);
@@ -131,7 +211,8 @@ std::string format_throughput(const ThroughputResult& r, const ThroughputOptions
                     std::to_string(o.max_cases.value_or(0)) + " cases, " +
                     std::to_string(o.jobs) + " jobs, compiler " +
                     (r.compiler.empty() ? std::string("none") : r.compiler) + ", " + std::to_string(std::max(1, options.rounds)) + " round(s), medians";
-  const ModeThroughput* batched = nullptr;
+  // The first mode is the one measured against the others.
+  const ModeThroughput* first = r.modes.empty() ? nullptr : &r.modes.front();
   for (const auto& m : r.modes) {
     char buf[160];
     std::snprintf(buf, sizeof buf, "\n%-8s %8.1f cases/s", m.mode.c_str(), m.median);
@@ -144,19 +225,28 @@ std::string format_throughput(const ThroughputResult& r, const ThroughputOptions
       }
       out += ")";
     }
-    if (m.mode == "batched") batched = &m;
   }
-  if (batched != nullptr) {
+  if (first != nullptr) {
     for (const auto& m : r.modes) {
-      if (&m == batched || m.median <= 0) continue;
+      if (&m == first || m.median <= 0) continue;
       char buf[96];
-      std::snprintf(buf, sizeof buf, "\nbatched / %s: %.1fx", m.mode.c_str(),
-                    batched->median / m.median);
+      std::snprintf(buf, sizeof buf, "\n%s / %s: %.2fx", first->mode.c_str(), m.mode.c_str(),
+                    first->median / m.median);
       out += buf;
     }
   }
-  if (r.same_signatures) {
-    out += std::string("\nsignature counts batched vs single: ") +
+  for (const auto& m : r.modes) {
+    if (m.phase_shares.empty() || (first != nullptr && first->mode == "batched")) continue;
+    out += "\nphases (" + m.mode + ", workers' time):";
+    for (const auto& [name, share] : m.phase_shares) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, " %s %.1f%%,", name.c_str(), 100 * share);
+      out += buf;
+    }
+    out.pop_back();
+  }
+  if (r.same_signatures && r.modes.size() >= 2) {
+    out += "\nsignature counts " + r.modes[0].mode + " vs " + r.modes[1].mode + ": " +
            (*r.same_signatures ? "same" : "DIFFERENT");
     if (!*r.same_signatures) {
       for (const auto& m : r.modes) {

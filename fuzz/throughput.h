@@ -1,6 +1,8 @@
 // `aotfuzz bench`: cases per second of the same fixed-seed cases three ways, side by side: the
 // batched campaign, the single-case campaign, and the floor of one compiler process and one
-// program process per case (the emitted sources only, no pipeline work timed).
+// program process per case (the emitted sources only, no pipeline work timed). For a system whose
+// programs are not batched (TVM), two ways: its own path (a stand-in compiler first, where it has
+// one) and every case built by one compiler, each with its phases.
 #pragma once
 
 #include <cstdint>
@@ -25,19 +27,22 @@ struct ThroughputOptions {
 
 /// One mode's measurement.
 struct ModeThroughput {
-  std::string mode;  ///< "batched", "single", "floor"
+  std::string mode;  ///< "batched", "single", "floor"; "default", "gcc" (no batches)
   std::vector<double> cases_per_s;  ///< one per round
   double median = 0;
   std::uint64_t cases = 0;
   /// Verdict signature counts ("pass" 812, ...) of the first round (campaign modes).
   std::vector<std::pair<std::string, std::uint64_t>> signatures;
+  /// Shares of the workers' time in the first round (campaign modes): the system's own steps
+  /// (CaseResult::system_steps), the rest of preparing, codegen, compile, run, and other.
+  std::vector<std::pair<std::string, double>> phase_shares;
 };
 
 struct ThroughputResult {
   /// The compiler the cases used ("tcc", "gcc", "clang").
   std::string compiler;
   std::vector<ModeThroughput> modes;
-  /// Whether the batched and single-case campaigns gave the same signature counts.
+  /// Whether the two campaign modes gave the same signature counts.
   std::optional<bool> same_signatures;
 };
 

@@ -82,6 +82,9 @@ struct CaseResult {
   std::chrono::microseconds pipeline_time{0}, compile_time{0}, run_time{0};
   /// The part of pipeline_time spent on C code, the harness and static checks.
   std::chrono::microseconds codegen_time{0};
+  /// The system under test's own steps within pipeline_time, as it measured them (TVM:
+  /// partitioning, relay.build, the export); empty for the builtin pipeline.
+  std::vector<std::pair<std::string, std::chrono::microseconds>> system_steps;
 };
 
 }  // namespace aotfuzz::oracle

@@ -258,6 +258,9 @@ std::optional<PreparedCase> prepare_tvm_case(const ir::Module& original, const C
   }
   const TvmBuild tvm = driver.build(request);
   r.pipeline_time = since(t0);
+  r.system_steps = {{"tvm partition", tvm.partition_time},
+                    {"tvm build", tvm.build_time},
+                    {"tvm export", tvm.export_time}};
   if (tvm.status == TvmBuild::Status::kUnavailable) {
     r.verdict = {Stage::kAnnotated, ToolchainError{tvm.message}};
     return std::nullopt;

@@ -1,0 +1,87 @@
+// `aotfuzz bench` (fuzz/throughput.h): for a system whose programs are not batched, its own path
+// and one compiler's, side by side, with the same signature counts and the workers' time in
+// phases.
+#include "fuzz/throughput.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "fuzz/campaign_cases.h"
+#include "oracle/case_flow.h"
+#include "oracle/sut.h"
+
+namespace aotfuzz::fuzz {
+namespace {
+
+// The builtin pipeline as a system that, like TVM, runs each case as its own program and names
+// the compiler that decides its verdicts.
+class UnbatchedBuiltin final : public oracle::SystemUnderTest {
+ public:
+  const oracle::SutSpec& spec() const override { return spec_; }
+  std::optional<oracle::PreparedCase> prepare(const ir::Module& annotated,
+                                              const oracle::CaseOptions& options,
+                                              oracle::CaseResult& r,
+                                              const oracle::CaseReference* reference,
+                                              const oracle::StageMark* mark) const override {
+    auto prepared = oracle::prepare_builtin_case(annotated, options, r, reference, mark);
+    r.system_steps = {{"own step", std::chrono::microseconds(100)}};
+    return prepared;
+  }
+  bool prepares_in_process() const override { return true; }
+  bool batches_programs() const override { return false; }
+  std::optional<oracle::CaseOptions> fixed_case(const oracle::CaseOptions&) const override {
+    return std::nullopt;
+  }
+  std::shared_ptr<const oracle::SystemUnderTest> for_worker() const override {
+    return std::make_shared<UnbatchedBuiltin>();
+  }
+  std::optional<host::CompilerKind> default_compiler() const override {
+    return host::CompilerKind::kGcc;
+  }
+
+ private:
+  oracle::SutSpec spec_{"unbatched", "", ""};
+};
+
+TEST(Throughput, AnUnbatchedSystemIsMeasuredOnItsOwnPathAndOnOneCompilersSideBySide) {
+  ThroughputOptions t;
+  t.campaign.seed = 11;
+  t.campaign.max_cases = 24;
+  t.campaign.jobs = 2;
+  t.campaign.base.sut = std::make_shared<UnbatchedBuiltin>();
+  t.rounds = 2;
+  const ThroughputResult r = measure_throughput(t);
+  ASSERT_EQ(r.modes.size(), 2u);
+  EXPECT_EQ(r.modes[0].mode, "default");
+  EXPECT_EQ(r.modes[1].mode, "gcc");
+  for (const auto& m : r.modes) {
+    SCOPED_TRACE(m.mode);
+    EXPECT_EQ(m.cases_per_s.size(), 2u);
+    EXPECT_GT(m.median, 0);
+    EXPECT_EQ(m.cases, 24u);
+    std::uint64_t judged = 0;
+    for (const auto& [signature, n] : m.signatures) judged += n;
+    EXPECT_EQ(judged, 24u);
+    double total = 0;
+    bool own_step = false, compile = false;
+    for (const auto& [name, share] : m.phase_shares) {
+      EXPECT_GE(share, 0) << name;
+      total += share;
+      own_step |= name == "own step" && share > 0;
+      compile |= name == "compile" && share > 0;
+    }
+    EXPECT_NEAR(total, 1.0, 1e-6);
+    EXPECT_TRUE(own_step);
+    EXPECT_TRUE(compile);
+  }
+  ASSERT_TRUE(r.same_signatures.has_value());
+  EXPECT_TRUE(*r.same_signatures);
+  const std::string text = format_throughput(r, t);
+  EXPECT_NE(text.find("default / gcc: "), std::string::npos) << text;
+  EXPECT_NE(text.find("signature counts default vs gcc: same"), std::string::npos) << text;
+  EXPECT_NE(text.find("phases (default, workers' time): own step "), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace aotfuzz::fuzz
