@@ -17,7 +17,14 @@
 #        finding of that class;
 #      - 1,000 generated graphs (merge on and off): every difference between the builtin
 #        pipeline's partitioned module and TVM's, by signature;
-#      - TVM cases per second per core.
+#      - TVM cases per second per core;
+#   4. for each release tarball in SHARED_TVM_DIR (tvm-src-v0.8.0.tar.xz, tvm-src-v0.18.0.tar.xz,
+#      any tvm-src-v*.tar.xz), builds it (--release-patches) and runs:
+#      - the seed graph with and without merging;
+#      - 1,000 generated graphs (--quick: 200), --no-run, merge drawn: every difference between
+#        the builtin pipeline's partitioned module and the release's, by signature;
+#   5. triages every bundle of the pre-fix campaign on the three builds (pre-fix, then the
+#      releases oldest first): the matrix of `aotfuzz findings --rerun`.
 # Results land in build/tvm-lane/ (findings directories, logs, summary.txt).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -134,4 +141,41 @@ for b in "$out"/fidelity-findings/*/; do
   [ -n "$sig" ] || continue
   note "  $sig: $b"
 done
+# 4. The releases.
+builds=(--tvm-build "pre9064=$pre")
+for tarball in $(ls "$shared"/tvm-src-v*.tar.xz 2>/dev/null | sort -V); do
+  release="$(basename "$tarball" .tar.xz)"
+  release="${release#tvm-src-}"
+  start=$(date +%s)
+  if ! home="$(scripts/tvm/build.sh "$tarball" --release-patches 2> "$out/build-$release.log" | tail -1)"; then
+    note "FAIL: $release does not build (log: $out/build-$release.log)"
+    continue
+  fi
+  note "$release: $home (build or cache: $(( $(date +%s) - start )) s)"
+  builds+=(--tvm-build "$release=$home")
+  for merge in --merge --no-merge; do
+    if "$aotfuzz" run corpus/seed/tvm_9036_annotated.relay $merge --mod-name my_mod --sut tvm \
+         --tvm-home "$home" > "$out/seed-$release$merge.log" 2>&1; then
+      note "  the seed graph passes ($merge)"
+    else
+      note "  the seed graph: $(grep -m1 '^signature:' "$out/seed-$release$merge.log") ($merge; log: $out/seed-$release$merge.log)"
+    fi
+  done
+  graphs=1000
+  [ "$quick" = 1 ] && graphs=200
+  rm -rf "$out/fidelity-$release"
+  "$aotfuzz" fuzz --sut tvm --tvm-home "$home" --cases "$graphs" --seed 3 --no-reduce --no-run \
+    --findings "$out/fidelity-$release" > "$out/fidelity-$release.log" 2>&1 || true
+  note "  $graphs graphs, --no-run: $(grep -m1 'cases' "$out/fidelity-$release.log" | head -1)"
+  for b in "$out/fidelity-$release"/*/; do
+    sig="$(signature_of "$b")"
+    [ -n "$sig" ] || continue
+    note "    $sig: $b"
+  done
+done
+
+# 5. Triage of the pre-fix findings on every build.
+"$aotfuzz" findings "$out/pre-findings" --rerun "${builds[@]}" > "$out/triage.txt" 2>&1 || true
+note "triage of the pre-fix findings on $(( ${#builds[@]} / 2 )) builds:"
+sed 's/^/    /' "$out/triage.txt" | tee -a "$summary" >&2
 note "summary: $summary"
