@@ -7,22 +7,13 @@
 #include <utility>
 #include <vector>
 
+#include "aot/call_site.h"
 #include "aot/codegen_error.h"
 #include "aot/options.h"
 #include "aot/runtime_header.h"
 #include "ir/module.h"
 
 namespace aotfuzz::aot {
-
-/// One call of the AoT executor, in the executor's call order.
-struct CallSiteInfo {
-  std::string callee;
-  /// The argument count: the packed `num_args`, or the number of arguments of a direct call.
-  int num_args = 0;
-  /// Whether the call uses the packed convention (`stack_value`, `stack_tcode`, `num_args`).
-  bool packed = true;
-  friend bool operator==(const CallSiteInfo&, const CallSiteInfo&) = default;
-};
 
 /// The generated files.
 struct CSources {

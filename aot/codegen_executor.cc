@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "aot/codegen.h"
 #include "aot/codegen_internal.h"
 #include "aot/executor_program.h"
 

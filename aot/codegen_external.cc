@@ -2,6 +2,7 @@
 // inner function computing the body and a packed wrapper unpacking the DLTensor arguments.
 #include <algorithm>
 
+#include "aot/codegen.h"
 #include "aot/codegen_internal.h"
 
 namespace aotfuzz::aot::detail {

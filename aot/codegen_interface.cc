@@ -4,6 +4,7 @@
 #include <set>
 
 #include "aot/codegen_error.h"
+#include "aot/codegen.h"
 #include "aot/codegen_internal.h"
 #include "ir/printer.h"
 

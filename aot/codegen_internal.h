@@ -6,7 +6,8 @@
 #include <vector>
 
 #include "aot/c_writer.h"
-#include "aot/codegen.h"
+#include "aot/call_site.h"
+#include "aot/options.h"
 #include "aot/storage_plan.h"
 #include "ir/expr.h"
 #include "ir/module.h"

@@ -4,6 +4,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "aot/codegen.h"
 #include "aot/codegen_internal.h"
 #include "ir/traversal.h"
 

@@ -5,7 +5,6 @@
 
 #include "ir/error.h"
 #include "ir/node_map.h"
-#include "ir/traversal.h"
 
 namespace aotfuzz::ir {
 namespace {
@@ -155,11 +154,6 @@ void TupleGetItemNode::steal_children(std::vector<Expr>& out) const {
   out.push_back(std::move(tuple_));
 }
 void FunctionNode::steal_children(std::vector<Expr>& out) const { out.push_back(std::move(body_)); }
-
-const std::vector<Expr>& FunctionNode::body_order() const {
-  std::call_once(order_once_, [this] { order_ = post_order(body_); });
-  return order_;
-}
 
 Var VarNode::make(std::string name, Type type) {
   if (!type) throw TypeError("variable %" + name + " has no type");

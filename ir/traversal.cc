@@ -51,6 +51,13 @@ std::vector<Expr> post_order(const Expr& root, bool enter_functions) {
   return order;
 }
 
+// FunctionNode's cached post order lives with the walk that computes it, so that expr.cc needs
+// nothing of the traversals.
+const std::vector<Expr>& FunctionNode::body_order() const {
+  std::call_once(order_once_, [this] { order_ = post_order(body_); });
+  return order_;
+}
+
 Expr rewrite(const Expr& root, const RewriteFn& fn) {
   return rewrite_in_order(post_order(root), root,
                           [&fn](const Expr& old, std::vector<Expr>& kids, bool /*changed*/) {
