@@ -131,6 +131,9 @@ Command register_check(CLI::App& parent) {
     std::printf("aotfuzz check: replaying %s\n", opts->corpus.c_str());
     fuzz::ReplayOverride override;
     // The system checks every line of the corpus and runs the campaign.
+    if (opts->sut.empty() && !opts->tvm_home.empty()) {
+      throw CommandError(kBadInput, "check: --tvm-home is for --sut tvm");
+    }
     if (!opts->sut.empty()) {
       override.sut = make_sut({opts->sut, opts->tvm_home, ""});
       opts->fuzz.flags.words.insert(opts->fuzz.flags.words.end(), {"--sut", opts->sut});
