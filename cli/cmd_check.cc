@@ -113,6 +113,9 @@ Command register_check(CLI::App& parent) {
   add_sut_flags(c.app, opts->sut, opts->tvm_home);
   CLI::App* app = c.app;
   c.run = [opts, app] {
+    if (opts->sut.empty() && !opts->tvm_home.empty()) {
+      throw CommandError(kBadInput, "check: --tvm-home is for --sut tvm");
+    }
     if (!std::filesystem::is_directory(opts->corpus)) {
       throw CommandError(kBadInput, "check: no corpus directory '" + opts->corpus +
                                         "' (run from the repository root or pass --corpus)");
@@ -131,9 +134,6 @@ Command register_check(CLI::App& parent) {
     std::printf("aotfuzz check: replaying %s\n", opts->corpus.c_str());
     fuzz::ReplayOverride override;
     // The system checks every line of the corpus and runs the campaign.
-    if (opts->sut.empty() && !opts->tvm_home.empty()) {
-      throw CommandError(kBadInput, "check: --tvm-home is for --sut tvm");
-    }
     if (!opts->sut.empty()) {
       override.sut = make_sut({opts->sut, opts->tvm_home, ""});
       opts->fuzz.flags.words.insert(opts->fuzz.flags.words.end(), {"--sut", opts->sut});
