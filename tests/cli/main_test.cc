@@ -53,6 +53,10 @@ TEST(CommandLine, BadBudgetsCountsAndJobsAreRefusedWithOneLineAndExit2) {
       {{"reduce", kSeed, "--time", "0"}, "--time"},
       {{"reduce", kSeed, "--jobs", "0"}, "--jobs"},
       {{"replay", "corpus/seed", "--jobs", "0"}, "--jobs"},
+      // A TVM home for a system that has none is a mistake on every command.
+      {{"check", "--tvm-home", "/tmp", "--cases", "1"}, "--tvm-home"},
+      {{"run", kSeed, "--tvm-home", "/tmp"}, "--tvm-home"},
+      {{"bench", "--tvm-home", "/tmp", "--cases", "1"}, "--tvm-home"},
   };
   for (const auto& l : lines) expect_one_line_usage_error(l.args, l.mentions);
 }
