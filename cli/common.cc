@@ -157,14 +157,19 @@ CLI::Validator positive_seconds() {
       "", "");
 }
 
-void add_flag_pair(CLI::App* app, const std::string& name, bool& value, const std::string& help) {
+CLI::Option* add_flag_pair(CLI::App* app, const std::string& name,
+                           std::function<void(bool)> set, const std::string& help) {
   // No --x=false: a flag callback runs only for true, so the value would be ignored.
-  const auto set_true = [&value] { value = true; };
-  const auto set_false = [&value] { value = false; };
-  CLI::Option* on = app->add_flag_callback("--" + name, set_true, help);
-  CLI::Option* off = app->add_flag_callback("--no-" + name, set_false, "Opposite of --" + name);
+  CLI::Option* on = app->add_flag_callback("--" + name, [set] { set(true); }, help);
+  CLI::Option* off =
+      app->add_flag_callback("--no-" + name, [set] { set(false); }, "Opposite of --" + name);
   on->disable_flag_override()->excludes(off);
   off->disable_flag_override();
+  return on;
+}
+
+void add_flag_pair(CLI::App* app, const std::string& name, bool& value, const std::string& help) {
+  add_flag_pair(app, name, [&value](bool on) { value = on; }, help);
 }
 
 namespace {
@@ -207,15 +212,10 @@ void add_pipeline_flags(CLI::App* app, PipelineFlags& f, unsigned command) {
     CLI::Option* option = nullptr;
     switch (row.kind) {
       case oracle::CaseFlagKind::kPair: {
-        // No --x=false: a flag callback runs only for true, so the value would be ignored.
-        CLI::Option* on = app->add_flag_callback(flag, [&words, flag] { words.push_back(flag); },
-                                                 help);
-        const std::string no = "--no-" + std::string(row.name);
-        CLI::Option* off = app->add_flag_callback(no, [&words, no] { words.push_back(no); },
-                                                  "Opposite of " + flag);
-        on->disable_flag_override()->excludes(off);
-        off->disable_flag_override();
-        option = on;
+        const std::string name(row.name);
+        option = add_flag_pair(
+            app, name,
+            [&words, name](bool on) { words.push_back((on ? "--" : "--no-") + name); }, help);
         break;
       }
       case oracle::CaseFlagKind::kSwitch:

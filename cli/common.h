@@ -53,8 +53,11 @@ CLI::Validator positive_seconds();
 /// Worker threads, candidates or files in parallel: --jobs 0 and below are errors.
 inline CLI::Range jobs_range() { return CLI::Range(1, 1024); }
 
-/// Registers the pair --NAME and --no-NAME, setting `value` to true and false; they exclude
-/// each other (CLI11's "--x,!--no-x" lets the last one win).
+/// Registers the pair --NAME and --no-NAME, calling `set` with true and false; they exclude
+/// each other (CLI11's "--x,!--no-x" lets the last one win). Returns --NAME.
+CLI::Option* add_flag_pair(CLI::App* app, const std::string& name,
+                           std::function<void(bool)> set, const std::string& help);
+/// The same, setting `value`.
 void add_flag_pair(CLI::App* app, const std::string& name, bool& value, const std::string& help);
 
 /// The case flags (oracle/case_flags.def) as given on the command line, in order: `--no-merge`,

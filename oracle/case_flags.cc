@@ -190,14 +190,13 @@ void apply_sut(CaseFlagTarget& t, const std::string& v) {
   if (v.empty()) throw FlagError("expects the name of a system under test");
   t.sut.name = v;
 }
-// The system's whole spec, home included (sut_replay_flags), so that it prints once.
+// The system's whole spec, home included (sut_replay_flags): the --tvm-home row prints nothing.
 std::string print_sut(const CaseOptions& o) { return sut_replay_flags(system_of(o).spec()); }
 
 void apply_tvm_home(CaseFlagTarget& t, const std::string& v) {
   if (v.empty()) throw FlagError("expects a directory");
   t.sut.home = v;
 }
-std::string print_tvm_home(const CaseOptions&) { return ""; }
 
 void apply_tvm_fixed_home(CaseFlagTarget& t, const std::string& v) {
   if (v.empty()) throw FlagError("expects a directory");

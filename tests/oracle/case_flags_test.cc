@@ -166,11 +166,9 @@ TEST(CaseFlagTable, EachDefaultGivenExplicitlyChangesNothing) {
                shown.find_first_of(" ,$") == std::string::npos) {
       EXPECT_EQ(fields(parse_words({flag, shown})), defaults);
       ++checked;
-    } else {
-      // A described default (the first compiler installed, an environment variable) or none.
-      EXPECT_TRUE(shown.empty() || shown.find_first_of(" ,$") != std::string::npos ||
-                  row.kind != CaseFlagKind::kValue);
     }
+    // Otherwise a described default (the first compiler installed, an environment variable) or
+    // none: nothing to give.
   }
   EXPECT_GE(checked, 12);
 }
