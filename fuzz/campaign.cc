@@ -8,7 +8,9 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <utility>
@@ -164,6 +166,15 @@ class Campaign final : public CaseSink {
       log_.warn("toolchain error (not a finding; later ones are counted only): " +
                 oracle::summary(r.verdict));
     }
+    if (r.verdict.kind() == oracle::VerdictKind::kKnown) {
+      // Counted, never a finding; said once per behaviour so that a user sees what is seen past.
+      const std::string known = oracle::signature(r.verdict);
+      std::lock_guard lock(known_mutex_);
+      if (known_seen_.insert(known).second) {
+        log_.info("known " + known + " at case " + std::to_string(spec.index) +
+                  " (not a finding; counted as known): " + oracle::summary(r.verdict));
+      }
+    }
     if (!finding) {
       ledger_.complete(k);
       return;
@@ -295,6 +306,8 @@ class Campaign final : public CaseSink {
   CampaignStatus status_;
   WorkerPool pool_;
   std::atomic<bool> toolchain_warned_{false};
+  std::mutex known_mutex_;
+  std::set<std::string> known_seen_;
   bool interrupted_ = false;  // main thread only
 };
 

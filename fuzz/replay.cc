@@ -89,7 +89,7 @@ std::vector<ReplayLine> default_replay_lines() {
 bool needs_program(std::string_view signature) {
   for (std::string_view kind : {"compile-error", "mismatch", "output-unwritten", "input-clobbered",
                                 "error-ignored", "workspace-oversized", "crash:run",
-                                "timeout:run"}) {
+                                "timeout:run", "known:codegen"}) {
     if (signature_matches(kind, signature)) return true;
   }
   return false;

@@ -46,7 +46,7 @@ std::vector<ReplayLine> default_replay_lines();
 
 /// Whether a verdict signature is one that only compiling or running the program gives
 /// (compile-error, mismatch, output-unwritten, input-clobbered, error-ignored,
-/// workspace-oversized, crash or timeout at run).
+/// workspace-oversized, crash or timeout at run, a known behaviour seen at codegen).
 bool needs_program(std::string_view signature);
 
 /// Whether an actual signature satisfies an expected one: equal, or `expected` is a prefix of it

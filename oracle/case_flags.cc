@@ -173,6 +173,8 @@ void apply_structure(CaseFlagTarget& t, const std::string& v) {
 std::string print_structure(const CaseOptions& o) {
   return o.check_structure ? "" : " --no-structure";
 }
+void apply_known(CaseFlagTarget& t, const std::string& v) { t.options.see_past_known = on(v); }
+std::string print_known(const CaseOptions& o) { return o.see_past_known ? "" : " --no-known"; }
 
 void apply_determinism(CaseFlagTarget& t, const std::string& v) {
   t.options.check_determinism = on(v);

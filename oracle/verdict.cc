@@ -17,7 +17,7 @@ constexpr std::array<std::string_view, kNumVerdictKinds> kKindNames = {
     "pass",    "mismatch",      "arity",          "input-clobbered", "output-unwritten", "crash",
     "timeout", "compile-error", "pipeline-error", "invalid-input",   "toolchain-error",
     "sut-error", "sut-crash", "fidelity", "structure", "nondeterministic", "error-ignored",
-    "workspace-oversized"};
+    "workspace-oversized", "known"};
 constexpr std::array<std::string_view, kNumCalleeKinds> kCalleeNames = {"kernel", "external",
                                                                         "executor", "entry"};
 constexpr std::array<std::string_view, 2> kEvidenceNames = {"static", "dynamic"};
@@ -127,6 +127,9 @@ std::string signature(const Verdict& verdict) {
   if (const auto* a = std::get_if<Arity>(&verdict.detail)) {
     sig += ':';
     sig += callee_kind_name(a->callee_kind);
+  } else if (const auto* k = std::get_if<Known>(&verdict.detail)) {
+    sig += ':';
+    sig += k->id;
   } else if (const auto* e = std::get_if<SutError>(&verdict.detail); e && !e->where.empty()) {
     sig += ':';
     sig += e->where;
@@ -240,6 +243,7 @@ std::string tvm_error_site(std::string_view where, std::string_view message) {
 bool is_finding(const Verdict& verdict) {
   switch (verdict.kind()) {
     case VerdictKind::kPass:
+    case VerdictKind::kKnown:
     case VerdictKind::kInvalidInput:
     case VerdictKind::kToolchainError:
       return false;
@@ -251,6 +255,7 @@ bool is_finding(const Verdict& verdict) {
 int exit_code(const Verdict& verdict) {
   switch (verdict.kind()) {
     case VerdictKind::kPass:
+    case VerdictKind::kKnown:
       return 0;
     case VerdictKind::kInvalidInput:
       return 2;
@@ -319,6 +324,8 @@ std::string summary(const Verdict& verdict) {
                  std::to_string(d.dead_sid) + " (" + std::to_string(d.dead_bytes) +
                  " bytes) holds nothing live after call " + std::to_string(d.dead_since) +
                  "; the workspace is " + std::to_string(d.workspace_bytes) + " bytes";
+        } else if constexpr (std::is_same_v<T, Known>) {
+          return head + ": " + d.id + " (" + d.source + "): " + one_line(d.hidden);
         } else {
           return head + ": " + one_line(d.message);
         }
@@ -388,6 +395,10 @@ nlohmann::json to_json(const Verdict& verdict) {
           j["dead_bytes"] = d.dead_bytes;
           j["dead_since"] = d.dead_since;
           j["workspace_bytes"] = d.workspace_bytes;
+        } else if constexpr (std::is_same_v<T, Known>) {
+          j["id"] = d.id;
+          j["source"] = d.source;
+          j["hidden"] = d.hidden;
         }
       },
       verdict.detail);
@@ -475,6 +486,10 @@ Verdict from_json(const nlohmann::json& j) {
                                     r.get<std::uint64_t>("dead_bytes"),
                                     r.get<int>("dead_since"),
                                     r.get<std::uint64_t>("workspace_bytes")};
+      break;
+    case VerdictKind::kKnown:
+      v.detail = Known{r.get<std::string>("id"), r.get<std::string>("source"),
+                       r.get<std::string>("hidden")};
       break;
   }
   return v;

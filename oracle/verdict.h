@@ -36,8 +36,9 @@ enum class VerdictKind {
   kNondeterministic,
   kErrorIgnored,
   kWorkspaceOversized,
+  kKnown,
 };
-inline constexpr int kNumVerdictKinds = 18;
+inline constexpr int kNumVerdictKinds = 19;
 
 /// The stage a verdict is attributed to (the first one that diverged); the pipeline driver owns
 /// the list (annotated, one per pass of aot/passes.def, codegen, run).
@@ -62,7 +63,7 @@ enum class ArityEvidence {
 
 /// "pass", "mismatch", "arity", "input-clobbered", "output-unwritten", "crash", "timeout",
 /// "compile-error", "pipeline-error", "invalid-input", "toolchain-error", "sut-error", "sut-crash",
-/// "fidelity", "structure", "nondeterministic", "error-ignored", "workspace-oversized".
+/// "fidelity", "structure", "nondeterministic", "error-ignored", "workspace-oversized", "known".
 std::string_view verdict_kind_name(VerdictKind kind);
 std::optional<VerdictKind> parse_verdict_kind(std::string_view name);
 /// "annotated", the passes' names ("merge", "partition", "fuse"), "codegen", "run".
@@ -229,11 +230,21 @@ struct WorkspaceOversized {
   bool operator==(const WorkspaceOversized&) const = default;
 };
 
+/// The system under test did what a listed known behaviour of its release explains (for TVM,
+/// tvm/known.def: a deliberate change of a later release, or a bug already reported), and
+/// nothing else was wrong: counted, never a new finding, so that it does not hide the next bug.
+struct Known {
+  std::string id;      ///< the row of the system's list (part of the signature)
+  std::string source;  ///< where it is recorded (for TVM: the pull request)
+  std::string hidden;  ///< the summary of the verdict the case would have had without the list
+  bool operator==(const Known&) const = default;
+};
+
 /// The payload; alternative i is the VerdictKind with value i.
 using VerdictDetail =
     std::variant<Pass, Mismatch, Arity, InputClobbered, OutputUnwritten, Crash, Timeout,
                  CompileError, PipelineError, InvalidInput, ToolchainError, SutError, SutCrash,
-                 Fidelity, Structure, Nondeterministic, ErrorIgnored, WorkspaceOversized>;
+                 Fidelity, Structure, Nondeterministic, ErrorIgnored, WorkspaceOversized, Known>;
 static_assert(std::variant_size_v<VerdictDetail> == kNumVerdictKinds);
 
 /// One verdict: what happened and the stage it is attributed to.
@@ -252,7 +263,8 @@ class VerdictError : public ir::Error {
 };
 
 /// The de-duplication key: `kind:stage`, then `:callee-kind` for an arity verdict (and a crash
-/// whose callee is known), then `:SIGNAME` for a crash, `:where` for a sut-error. E.g. "arity:codegen:kernel",
+/// whose callee is known), then `:SIGNAME` for a crash, `:where` for a sut-error, `:id` for a
+/// known behaviour. E.g. "arity:codegen:kernel",
 /// "crash:run:external:SIGSEGV", "mismatch:codegen". Never contains names, indices, values,
 /// seeds or addresses. A crash without a signal ends in ":NOSIGNAL", one with a signal that has no
 /// conventional name in ":SIGOTHER".
@@ -268,11 +280,12 @@ std::string diagnostic_class(std::string_view diagnostics);
 /// ("aot_executor_codegen:ttype").
 std::string tvm_error_site(std::string_view where, std::string_view message);
 
-/// Whether the verdict reports a bug in the pipeline (everything but pass, invalid-input and
-/// toolchain-error).
+/// Whether the verdict reports a bug in the pipeline (everything but pass, known, invalid-input
+/// and toolchain-error).
 bool is_finding(const Verdict& verdict);
 
-/// The process exit code for this verdict: 0 pass, 1 finding, 2 invalid input, 3 toolchain.
+/// The process exit code for this verdict: 0 pass or known, 1 finding, 2 invalid input, 3
+/// toolchain.
 int exit_code(const Verdict& verdict);
 
 /// One line for humans, e.g. "arity at codegen: kernel tvmgen_default_fused_add called with 2

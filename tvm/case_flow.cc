@@ -18,6 +18,7 @@
 #include "oracle/static_arity.h"
 #include "tvm/driver.h"
 #include "tvm/harness.h"
+#include "tvm/known.h"
 
 namespace aotfuzz::tvm {
 
@@ -104,6 +105,10 @@ std::map<std::string, int> external_arities(const std::optional<ir::Module>& tvm
     out[name] = static_cast<int>(n);
   }
   return out;
+}
+
+Verdict known_verdict(const KnownBehaviour& why, Stage stage, const std::string& hidden) {
+  return {stage, oracle::Known{std::string(why.id), std::string(why.source), hidden}};
 }
 
 }  // namespace
@@ -289,6 +294,9 @@ std::optional<PreparedCase> prepare_tvm_case(const ir::Module& original, const C
     return std::nullopt;
   }
   r.verdict = {Stage::kRun, Pass{}};
+  // What this release is known to do (tvm/known.def), when the case shows nothing else.
+  const std::optional<Release> release = parse_release(driver.tvm_version());
+  std::optional<Verdict> known;
 
   // Stage localisation: TVM's partitioned module against the builtin pipeline's.
   std::optional<Verdict> fidelity;
@@ -334,6 +342,7 @@ std::optional<PreparedCase> prepare_tvm_case(const ir::Module& original, const C
       // What each callee takes, as TVM itself says it: the arguments its C definition reads
       // (packed) or declares (direct), else its type in TVM's partitioned module.
       const auto typed = external_arities(tvm_partitioned);
+      std::vector<ArityObservation> calls;
       for (const auto& site : static_arity(*executor_c, options.aot.mod_name)) {
         std::optional<int> takes;
         for (const auto& [name, text] : tvm.files) {
@@ -344,13 +353,24 @@ std::optional<PreparedCase> prepare_tvm_case(const ir::Module& original, const C
         if (!takes) {
           if (auto it = typed.find(site.callee); it != typed.end()) takes = it->second;
         }
-        if (takes && *takes != site.num_args) {
-          r.verdict = {Stage::kCodegen,
-                       Arity{site.callee, callee_kind_of(site.callee, options.aot.mod_name), *takes,
-                             site.num_args, ArityEvidence::kStatic}};
+        if (takes) calls.push_back({site, *takes});
+      }
+      const auto wrong = std::find_if(calls.begin(), calls.end(), [](const ArityObservation& c) {
+        return c.takes != c.site.num_args;
+      });
+      if (wrong != calls.end()) {
+        const Verdict arity{Stage::kCodegen,
+                            Arity{wrong->site.callee,
+                                  callee_kind_of(wrong->site.callee, options.aot.mod_name),
+                                  wrong->takes, wrong->site.num_args, ArityEvidence::kStatic}};
+        const KnownBehaviour* why = release ? explain_arity(calls, *release) : nullptr;
+        if (why == nullptr || !options.see_past_known) {
+          r.verdict = arity;
           for (const auto& f : tvm.files) r.files.push_back(f);
           return std::nullopt;
         }
+        // Known, and the run may still show something else: it goes on.
+        known = known_verdict(*why, Stage::kCodegen, summary(arity));
       }
     } catch (const ir::Error&) {
       // TVM's executor text is not the shape the reader knows: no static check, the run decides.
@@ -377,7 +397,7 @@ std::optional<PreparedCase> prepare_tvm_case(const ir::Module& original, const C
   c.defines.clear();
   c.warnings_as_errors = false;
   c.diagnostic_in_signature = true;
-  c.instead_of_pass = fidelity;
+  c.instead_of_pass = fidelity ? fidelity : known;
   c.limits = case_limits(annotated, options);
   // TVM's own AoT tests build with gcc.
   c.compiler = options.compiler.value_or(host::CompilerKind::kGcc);

@@ -78,23 +78,56 @@ std::optional<std::string> constant_text(const nlohmann::json& constant) {
 std::string with_constants(const std::string& input, const nlohmann::json& constants) {
   static const std::string kPlaceholder = "%aotfuzz_const_";
   const std::string text = without_placeholder_declarations(input, kPlaceholder);
+  // One TVM constant used twice is one node: each function binds each constant it uses once, in
+  // a statement after its opening line, and its uses keep the placeholder's name. (Writing the
+  // constant at every use would make equal twins of one node, and a comparison that sees them.)
   std::string out;
-  std::size_t at = 0;
-  for (std::size_t hit; (hit = text.find(kPlaceholder, at)) != std::string::npos;) {
-    const std::size_t digits = hit + kPlaceholder.size();
-    std::size_t end = digits;
-    while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
-    out.append(text, at, hit - at);
+  std::size_t function_start = std::string::npos;  // where a function's bindings go in `out`
+  std::string bindings;
+  std::vector<bool> bound(constants.size(), false);
+  for (std::size_t at = 0; at < text.size();) {
+    std::size_t end = text.find('\n', at);
+    end = end == std::string::npos ? text.size() : end + 1;
+    const std::string_view line(text.data() + at, end - at);
     at = end;
-    const bool ends_name = end == text.size() ||
-                           !(std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_');
-    const std::size_t k =
-        end == digits || end - digits > 6 ? constants.size() : std::stoul(text.substr(digits, end - digits));
-    std::optional<std::string> constant;
-    if (ends_name && k < constants.size()) constant = constant_text(constants[k]);
-    out += constant ? *constant : text.substr(hit, end - hit);
+    std::string_view trimmed = line;
+    while (!trimmed.empty() && std::isspace(static_cast<unsigned char>(trimmed.back()))) {
+      trimmed.remove_suffix(1);
+    }
+    if (function_start == std::string::npos && line.rfind("def @", 0) == 0 &&
+        !trimmed.empty() && trimmed.back() == '{') {
+      out.append(line);
+      function_start = out.size();
+      bindings.clear();
+      bound.assign(constants.size(), false);
+      continue;
+    }
+    if (function_start != std::string::npos && trimmed == "}") {
+      out.insert(function_start, bindings);
+      function_start = std::string::npos;
+      out.append(line);
+      continue;
+    }
+    for (std::size_t hit = 0; function_start != std::string::npos &&
+                              (hit = line.find(kPlaceholder, hit)) != std::string_view::npos;) {
+      const std::size_t digits = hit + kPlaceholder.size();
+      std::size_t stop = digits;
+      while (stop < line.size() && std::isdigit(static_cast<unsigned char>(line[stop]))) ++stop;
+      hit = stop;
+      const bool ends_name =
+          stop == line.size() ||
+          !(std::isalnum(static_cast<unsigned char>(line[stop])) || line[stop] == '_');
+      if (!ends_name || stop == digits || stop - digits > 6) continue;
+      const std::size_t k = std::stoul(std::string(line.substr(digits, stop - digits)));
+      if (k >= constants.size() || bound[k]) continue;
+      if (auto constant = constant_text(constants[k])) {
+        bound[k] = true;
+        bindings += "  " + kPlaceholder + std::to_string(k) + " = " + *constant + ";\n";
+      }
+    }
+    out.append(line);
   }
-  out.append(text, at, std::string::npos);
+  if (function_start != std::string::npos) out.insert(function_start, bindings);
   return out;
 }
 

@@ -98,9 +98,11 @@ class TvmDriver {
   std::unique_ptr<Impl> impl_;
 };
 
-/// `text` (the driver's printing of a module) with each `%aotfuzz_const_<k>` placeholder written
-/// as the k-th of `constants` ({"shape", "dtype", "values"}) in the text form's
-/// `const(Tensor[(shape), dtype], [values])`; a placeholder without a constant stays as it is.
+/// `text` (the driver's printing of a module) with each `%aotfuzz_const_<k>` placeholder bound
+/// to the k-th of `constants` ({"shape", "dtype", "values"}): every function that uses it gets
+/// the statement `%aotfuzz_const_<k> = const(Tensor[(shape), dtype], [values]);` after its
+/// opening line, so that uses of one constant read back as one node. A placeholder without a
+/// constant stays unbound (and the text then does not read back).
 std::string with_constants(const std::string& text, const nlohmann::json& constants);
 
 }  // namespace aotfuzz::tvm

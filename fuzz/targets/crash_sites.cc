@@ -112,6 +112,7 @@ CrashSite crash_site_for(const oracle::Verdict& verdict) {
     case VerdictKind::kWorkspaceOversized:
       return CrashSite::crash_on_workspace_oversized_codegen;
     case VerdictKind::kPass:
+    case VerdictKind::kKnown:
     case VerdictKind::kInvalidInput:
     case VerdictKind::kToolchainError:
     // The fuzz targets test the builtin pipeline only: no system under test reports these.

@@ -89,6 +89,7 @@ std::string fields(const CaseOptions& o) {
          " ulp=" + std::to_string(o.max_ulp) + " budget=" + std::to_string(o.memory_budget) +
          " no_run=" + std::to_string(o.in_process_only) +
          " structure=" + std::to_string(o.check_structure) +
+         " known=" + std::to_string(o.see_past_known) +
          " determinism=" + std::to_string(o.check_determinism) +
          " warnings=" + std::to_string(o.check_warnings) +
          " time=" + std::to_string(o.in_process_budget.count()) + " sut=" + sut.name + ":" +
@@ -114,6 +115,7 @@ std::vector<std::string> example_words(const CaseFlagRow& row) {
     case CaseFlag::kInject: return {flag, "swapped-output-order", flag, "tuple-arg-first-field"};
     case CaseFlag::kNoRun: return {flag};
     case CaseFlag::kStructure: return {"--no-structure"};
+    case CaseFlag::kKnown: return {"--no-known"};
     case CaseFlag::kDeterminism: return {"--no-determinism"};
     case CaseFlag::kWarnings: return {"--no-warnings"};
     case CaseFlag::kSut: return {flag, "other"};

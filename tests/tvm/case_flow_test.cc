@@ -4,6 +4,7 @@
 // timeout verdicts; a TVM that does not import is a toolchain error.
 #include <gtest/gtest.h>
 
+#include "ir/parser.h"
 #include "ir/printer.h"
 #include "ir/verify.h"
 #include "oracle/case_flow.h"
@@ -248,12 +249,35 @@ TEST(TvmDriverText, ConstantPlaceholdersReadBackAsConstants) {
       "  %0 = add(%x, %aotfuzz_const_0);\n"
       "  %1 = %aotfuzz_const_1;\n  %aotfuzz_const_10\n}",
       constants);
-  EXPECT_NE(text.find("add(%x, const(Tensor[(2), int32], [3, -4]))"), std::string::npos) << text;
-  EXPECT_NE(text.find("const(float32, [1])"), std::string::npos) << text;
+  EXPECT_NE(text.find("%aotfuzz_const_0 = const(Tensor[(2), int32], [3, -4]);"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("%aotfuzz_const_1 = const(float32, [1]);"), std::string::npos) << text;
   // TVM's declaration of the free variable goes with it.
   EXPECT_EQ(text.find("free_var"), std::string::npos) << text;
-  // No constant 10: the placeholder stays (and the text then does not read back).
+  // No constant 10: the placeholder stays unbound (and the text then does not read back).
+  EXPECT_EQ(text.find("%aotfuzz_const_10 ="), std::string::npos) << text;
   EXPECT_NE(text.find("%aotfuzz_const_10"), std::string::npos) << text;
+}
+
+TEST(TvmDriverText, AConstantUsedTwiceReadsBackAsOneNodeInEachFunctionThatUsesIt) {
+  const nlohmann::json constants =
+      nlohmann::json::parse(R"([{"shape": [2], "dtype": "float32", "values": [1, 2]}])");
+  const std::string text = with_constants(
+      "def @f(%a: Tensor[(2), float32]) -> Tensor[(2), float32] {\n"
+      "  %0 = add(%a, %aotfuzz_const_0);\n  add(%0, %aotfuzz_const_0)\n}\n\n"
+      "def @main(%x: Tensor[(2), float32]) -> Tensor[(2), float32] {\n"
+      "  %0 = @f(%x);\n  add(%0, %aotfuzz_const_0)\n}\n",
+      constants);
+  const ir::Module m = ir::parse_module(text, "tvm.relay");
+  ir::verify(m);
+  // @f reads one constant node twice: the printer names it once and uses it twice.
+  const std::string f = ir::print_module(m);
+  const auto first = f.find("const(Tensor[(2), float32]");
+  ASSERT_NE(first, std::string::npos) << f;
+  const auto second = f.find("const(Tensor[(2), float32]", first + 1);
+  ASSERT_NE(second, std::string::npos) << f;  // @main binds its own
+  EXPECT_EQ(f.find("const(Tensor[(2), float32]", second + 1), std::string::npos) << f;
 }
 
 TEST(TvmDriverText, MainsPlaceholderParametersGetTheGraphsNamesBackQuotedWhereNeeded) {
