@@ -6,6 +6,7 @@
 
 #include "generator/builder.h"
 #include "ir/rng.h"
+#include "oracle/sut.h"
 
 namespace aotfuzz::fuzz {
 namespace {
@@ -64,7 +65,7 @@ CaseSpec make_case(const CampaignOptions& options, std::uint64_t index) {
   // Every draw happens whatever is fixed, so fixing one option leaves the others unchanged.
   ir::Rng orng(s.gen_seed ^ kOptionStream);
   const bool merge = orng.chance(0.5);
-  const bool unpacked = orng.chance(0.5);
+  const bool unpacked = orng.chance(oracle::system_of(options.base).unpacked_api_share());
   const bool c_interface = orng.chance(0.5);
   const bool reuse = orng.chance(0.75);
   // Drawn after the others, so they stay what they were. A small relay.FuseOps.max_depth for one

@@ -69,6 +69,9 @@ class SystemUnderTest {
   /// system's stated limits, drawn inside so that they do not drown new findings.
   virtual std::vector<std::pair<std::string, std::string>> generation_knobs() const { return {}; }
 
+  /// The share of a campaign's cases drawn with the unpacked API (when --api does not fix it).
+  virtual double unpacked_api_share() const { return 0.5; }
+
   /// The C compiler the system's programs are built with when none is named (TVM's own tests
   /// use gcc); nullopt: the fastest installed one.
   virtual std::optional<host::CompilerKind> default_compiler() const { return std::nullopt; }

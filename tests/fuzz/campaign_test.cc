@@ -25,6 +25,7 @@
 #include "ir/printer.h"
 #include "ir/structural.h"
 #include "tests/support/files.h"
+#include "tests/support/systems.h"
 
 namespace aotfuzz::fuzz {
 namespace {
@@ -145,6 +146,26 @@ TEST(Campaign, DrawsPipelineOptionsPerCaseUnlessFixed) {
     EXPECT_TRUE(ir::structural_equal(s.module, free.module));
     EXPECT_EQ(s.options.aot.storage_reuse, free.options.aot.storage_reuse);
   }
+}
+
+TEST(Campaign, DrawsTheUnpackedApiAsOftenAsItsSystemAsks) {
+  auto unpacked_cases = [](double share) {
+    CampaignOptions o = in_process(5, 1);
+    o.base.sut = std::make_shared<test_support::UnbatchedBuiltin>(share);
+    int n = 0;
+    for (std::uint64_t k = 0; k < 400; ++k) {
+      n += make_case(o, k).options.aot.api == aot::Options::Api::kUnpacked ? 1 : 0;
+    }
+    return n;
+  };
+  // Binomial(400, p): each bound is more than five standard deviations away.
+  const int half = unpacked_cases(0.5);
+  EXPECT_GT(half, 150);
+  EXPECT_LT(half, 250);
+  const int tenth = unpacked_cases(0.1);
+  EXPECT_GT(tenth, 10);
+  EXPECT_LT(tenth, 75);
+  EXPECT_EQ(unpacked_cases(0.0), 0);
 }
 
 bool fixes_anything(const PipelineChoice& c) {

@@ -10,39 +10,12 @@
 #include "fuzz/campaign_cases.h"
 #include "oracle/case_flow.h"
 #include "oracle/sut.h"
+#include "tests/support/systems.h"
 
 namespace aotfuzz::fuzz {
 namespace {
 
-// The builtin pipeline as a system that, like TVM, runs each case as its own program and names
-// the compiler that decides its verdicts.
-class UnbatchedBuiltin final : public oracle::SystemUnderTest {
- public:
-  const oracle::SutSpec& spec() const override { return spec_; }
-  std::optional<oracle::PreparedCase> prepare(const ir::Module& annotated,
-                                              const oracle::CaseOptions& options,
-                                              oracle::CaseResult& r,
-                                              const oracle::CaseReference* reference,
-                                              const oracle::StageMark* mark) const override {
-    auto prepared = oracle::prepare_builtin_case(annotated, options, r, reference, mark);
-    r.system_steps = {{"own step", std::chrono::microseconds(100)}};
-    return prepared;
-  }
-  bool prepares_in_process() const override { return true; }
-  bool batches_programs() const override { return false; }
-  std::optional<oracle::CaseOptions> fixed_case(const oracle::CaseOptions&) const override {
-    return std::nullopt;
-  }
-  std::shared_ptr<const oracle::SystemUnderTest> for_worker() const override {
-    return std::make_shared<UnbatchedBuiltin>();
-  }
-  std::optional<host::CompilerKind> default_compiler() const override {
-    return host::CompilerKind::kGcc;
-  }
-
- private:
-  oracle::SutSpec spec_{"unbatched", "", ""};
-};
+using test_support::UnbatchedBuiltin;
 
 TEST(Throughput, AnUnbatchedSystemIsMeasuredOnItsOwnPathAndOnOneCompilersSideBySide) {
   ThroughputOptions t;
