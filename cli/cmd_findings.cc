@@ -39,25 +39,10 @@ Command register_findings(CLI::App& parent) {
                     "With --rerun: the TVM builds from a file, one `LABEL DIR` per line");
   c.run = [opts] {
     require_findings_dir(opts->dir, "findings");
-    std::vector<fuzz::TriageBuild> builds;
-    try {
-      if (!opts->tvm_builds_file.empty()) {
-        builds = fuzz::parse_triage_builds_file(read_file(opts->tvm_builds_file),
-                                                opts->tvm_builds_file);
-      }
-      for (const auto& b : opts->tvm_builds) builds.push_back(fuzz::parse_triage_build(b));
-    } catch (const std::invalid_argument& e) {
-      throw CommandError(kBadInput, std::string("findings: ") + e.what());
-    }
+    const std::vector<fuzz::TriageBuild> builds =
+        triage_builds(opts->tvm_builds, opts->tvm_builds_file, "findings");
     if (!builds.empty() && !opts->rerun) {
       throw CommandError(kBadInput, "findings: --tvm-build and --tvm-builds need --rerun");
-    }
-    for (auto& b : builds) {
-      b.home = std::filesystem::absolute(b.home);
-      if (!std::filesystem::is_directory(b.home)) {
-        throw CommandError(kBadInput, "findings: TVM build '" + b.label + "': no directory " +
-                                          b.home.string());
-      }
     }
     std::vector<fuzz::BundleSummary> bundles;
     try {

@@ -73,6 +73,15 @@ fuzz::CampaignOptions campaign_options(CLI::App* app, FuzzFlags f, bool seed_giv
   // directory, not only the one the campaign ran in.
   if (!f.findings.empty()) o.findings_dir = std::filesystem::absolute(f.findings).lexically_normal();
   o.executor = f.single_case ? fuzz::ExecutorChoice::kSingle : fuzz::ExecutorChoice::kBatched;
+  o.triage_builds = triage_builds(f.triage_build, f.triage_builds_file, app->get_name());
+  if (!o.triage_builds.empty() && oracle::system_of(o.base).spec().name != "tvm") {
+    throw CommandError(kBadInput, std::string(app->get_name()) +
+                                      ": --triage-build and --triage-builds need --sut tvm");
+  }
+  if (!o.triage_builds.empty() && o.findings_dir.empty()) {
+    throw CommandError(kBadInput, std::string(app->get_name()) +
+                                      ": --triage-build needs a findings directory");
+  }
 
   // Options given on the command line are fixed; the rest are drawn per case.
   o.fixed = fuzz::fixed_choice(o.base, [app](const oracle::CaseFlagRow& row) {
@@ -127,6 +136,12 @@ void add_fuzz_flags(CLI::App* app, FuzzFlags& f, bool full) {
   app->add_option("--reduce-time", f.reduce_time, "Seconds one reduction may take (default 120)")
       ->check(positive_seconds());
   app->add_option("--stats", f.stats, "Write statistics as JSON to this file");
+  app->add_option("--triage-build", f.triage_build,
+                  "With --sut tvm: replay each new finding, once reduced, on this TVM build too, "
+                  "LABEL=DIR (repeatable, oldest first); its row of the triage matrix goes into "
+                  "its verdict.json and the log");
+  app->add_option("--triage-builds", f.triage_builds_file,
+                  "With --sut tvm: the triage builds from a file, one `LABEL DIR` per line");
   app->add_flag("--single-case", f.single_case,
                 "Compile and run every case as its own program (default: batches of cases in "
                 "one program, run by a fork server per worker)");

@@ -30,6 +30,9 @@ struct FuzzFlags {
   double reduce_time = 120;
   std::string stats;
   bool single_case = false;
+  /// --triage-build LABEL=DIR (repeatable) and --triage-builds FILE.
+  std::vector<std::string> triage_build;
+  std::string triage_builds_file;
   /// No progress line, and the log level warn unless --log-level says otherwise.
   bool quiet = false;
   /// spdlog's level names: trace, debug, info, warn, error, critical, off.
@@ -39,8 +42,8 @@ struct FuzzFlags {
 
 /// Registers the campaign flags on `app`: --time, --jobs, --seed, --findings, --quiet,
 /// --log-level, and with `full`
-/// also --cases, --stop-after-findings, --shard, --knob, --size, --swarm, --reduce, --reduce-time, --stats and the
-/// pipeline flags.
+/// also --cases, --stop-after-findings, --shard, --knob, --size, --swarm, --reduce, --reduce-time,
+/// --stats, --triage-build(s) and the pipeline flags.
 void add_fuzz_flags(CLI::App* app, FuzzFlags& flags, bool full);
 
 

@@ -311,6 +311,25 @@ generator::GenPolicy policy_from_flags(const std::vector<std::string>& knobs, in
   return policy;
 }
 
+std::vector<fuzz::TriageBuild> triage_builds(const std::vector<std::string>& labelled,
+                                             const std::string& file, const std::string& command) {
+  std::vector<fuzz::TriageBuild> builds;
+  try {
+    if (!file.empty()) builds = fuzz::parse_triage_builds_file(read_file(file), file);
+    for (const auto& b : labelled) builds.push_back(fuzz::parse_triage_build(b));
+  } catch (const std::invalid_argument& e) {
+    throw CommandError(kBadInput, command + ": " + e.what());
+  }
+  for (auto& b : builds) {
+    b.home = std::filesystem::absolute(b.home);
+    if (!std::filesystem::is_directory(b.home)) {
+      throw CommandError(kBadInput, command + ": TVM build '" + b.label + "': no directory " +
+                                        b.home.string());
+    }
+  }
+  return builds;
+}
+
 void within_system_limits(generator::GenPolicy& policy, const std::vector<std::string>& knobs,
                           const oracle::SystemUnderTest& system, const std::string& command) {
   const auto limits = system.generation_knobs();

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "fuzz/triage.h"
 #include "generator/policy.h"
 #include "ir/module.h"
 #include "oracle/oracle.h"
@@ -31,6 +32,12 @@ class CommandError : public std::runtime_error {
 /// Reads a whole file, or standard input for "-" (read once; later calls return the same text).
 /// A missing or unreadable file or a directory is a CommandError(kBadInput).
 std::string read_file(const std::string& path);
+
+/// The TVM builds of `--tvm-build LABEL=DIR` (repeatable) and `--tvm-builds FILE` (the file's
+/// first), each home made absolute; throws CommandError (exit 2) naming `command` on a bad entry
+/// or a home that is not a directory.
+std::vector<fuzz::TriageBuild> triage_builds(const std::vector<std::string>& labelled,
+                                             const std::string& file, const std::string& command);
 /// Parses and verifies a module ("-": standard input, named <stdin> in messages); any error
 /// becomes CommandError(kBadInput) with the position.
 ir::Module load_module(const std::string& path);

@@ -170,7 +170,7 @@ class Campaign final : public CaseSink {
       // Counted, never a finding; said once per behaviour so that a user sees what is seen past.
       const std::string known = oracle::signature(r.verdict);
       std::lock_guard lock(known_mutex_);
-      if (known_seen_.insert(known).second) {
+      if (known_behaviours_seen_.insert(known).second) {
         log_.info("known " + known + " at case " + std::to_string(spec.index) +
                   " (not a finding; counted as known): " + oracle::summary(r.verdict));
       }
@@ -231,8 +231,33 @@ class Campaign final : public CaseSink {
     if (!opt_.findings_dir.empty() && bundles_.write_first(spec, f, /*complete=*/!opt_.reduce)) {
       notes_.claimed(f, ledger_.claimed_case(sig));
       if (opt_.reduce && f.bundle_written) reducer_.reduce_new_finding(spec, f);
+      if (f.bundle_written) triage(f);
     }
     publish(std::move(f));
+  }
+
+  // The new bundle on every configured TVM build, recorded in its verdict.json.
+  void triage(const Finding& f) {
+    if (opt_.triage_builds.empty() || f.bundle_dir.empty()) return;
+    BundleSummary bundle;
+    bundle.signature = f.signature;
+    bundle.dir = f.bundle_dir;
+    std::optional<TriageRow> row;
+    {
+      std::lock_guard lock(triage_mutex_);
+      if (!triage_) triage_ = std::make_unique<Triage>(opt_.triage_builds);
+      row = triage_->row(bundle);
+    }
+    if (!row) return;
+    record_triage(bundle, *row);
+    std::string cells;
+    for (const TriageCell& c : row->cells) {
+      cells += (cells.empty() ? "" : ", ") + c.build + " " +
+               std::string(triage_outcome_name(c.outcome));
+    }
+    log_.info("triage " + f.signature + ": " + cells +
+              (row->first ? " (reproduces on " + *row->first + " to " + *row->last + ")"
+                          : " (reproduces on none)"));
   }
 
   void publish(Finding f) {
@@ -307,7 +332,9 @@ class Campaign final : public CaseSink {
   WorkerPool pool_;
   std::atomic<bool> toolchain_warned_{false};
   std::mutex known_mutex_;
-  std::set<std::string> known_seen_;
+  std::mutex triage_mutex_;
+  std::unique_ptr<Triage> triage_;
+  std::set<std::string> known_behaviours_seen_;
   bool interrupted_ = false;  // main thread only
 };
 

@@ -17,6 +17,7 @@
 
 #include "fuzz/campaign_stats.h"
 #include "fuzz/reducer.h"
+#include "fuzz/triage.h"
 #include "generator/policy.h"
 #include "ir/error.h"
 #include "ir/module.h"
@@ -94,6 +95,9 @@ struct CampaignOptions {
   std::chrono::milliseconds reduce_time{120'000};
   /// Threads of a reduction (0: jobs).
   int reduce_jobs = 0;
+  /// TVM builds each new finding's bundle is replayed on once it is reduced (`--triage-build`):
+  /// its row of the triage matrix goes into its verdict.json and the log.
+  std::vector<TriageBuild> triage_builds;
   /// Stop request (SIGINT): no new cases, reductions return their best so far.
   const std::atomic<bool>* stop = nullptr;
   /// Batched by default; a batched finding is confirmed by running the case alone before it is

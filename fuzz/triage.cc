@@ -124,7 +124,8 @@ TriageCell triage_cell(const TriageCase& finding, const TriageBuild& build,
   cell.summary = oracle::summary(v);
   if (signature_matches(finding.signature, cell.signature)) {
     cell.outcome = TriageOutcome::kReproduces;
-  } else if (v.kind() == oracle::VerdictKind::kPass) {
+  } else if (v.kind() == oracle::VerdictKind::kPass || v.kind() == oracle::VerdictKind::kKnown) {
+    // A listed behaviour of that release and nothing else: the finding's bug is not there.
     cell.outcome = TriageOutcome::kPasses;
   } else if (v.kind() == oracle::VerdictKind::kToolchainError) {
     cell.outcome = TriageOutcome::kCannotRun;

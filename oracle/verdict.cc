@@ -49,6 +49,13 @@ std::string tail(const std::string& text, std::size_t max) {
   return text.size() <= max ? text : text.substr(text.size() - max);
 }
 
+// A compiler's first error names the cause (and signatures of TVM's C are drawn from it); the
+// last lines say where it stopped: both ends of a long log.
+std::string ends(const std::string& text, std::size_t max) {
+  if (text.size() <= max) return text;
+  return text.substr(0, max / 2) + "\n[...]\n" + text.substr(text.size() - max / 2);
+}
+
 // Field access for from_json: each failure names the field and the kind it belongs to.
 class Reader {
  public:
@@ -501,7 +508,7 @@ std::optional<Verdict> verdict_from_compile(const host::CompileResult& result, h
       return std::nullopt;
     case host::CompileStatus::kCompileError:
       return Verdict{Stage::kCodegen, CompileError{std::string(host::compiler_kind_name(compiler)),
-                                                   tail(result.diagnostics, 8192), ""}};
+                                                   ends(result.diagnostics, 8192), ""}};
     case host::CompileStatus::kToolchainError:
       break;
   }

@@ -16,6 +16,8 @@
 #include "oracle/module_diff.h"
 #include "oracle/stages.h"
 #include "oracle/static_arity.h"
+#include "reference/c_interface.h"
+#include "reference/tvm_passes.h"
 #include "tvm/driver.h"
 #include "tvm/harness.h"
 #include "tvm/known.h"
@@ -278,12 +280,26 @@ std::optional<PreparedCase> prepare_tvm_case(const ir::Module& original, const C
                                 "(constant folding on the host): " + first_lines(tvm.message, 1)}};
     return std::nullopt;
   }
+  std::optional<std::string> c_interface_refusal;
+  if (options.aot.interface == aot::Options::Interface::kC) {
+    try {
+      reference::c_interface_input_names(annotated.main());
+    } catch (const reference::TvmRefuses& e) {
+      c_interface_refusal = e.what();
+    }
+  }
   if (tvm.status != TvmBuild::Status::kOk) {
     const Stage stage = stage_of_tvm_step(tvm.stage);
     if (builtin_refusal) {
       r.verdict = {builtin_refusal->stage,
                    InvalidInput{summary(*builtin_refusal) + "; TVM fails on it too at " +
                                 tvm.stage + ": " + first_lines(tvm.message, 3)}};
+    } else if (tvm.status == TvmBuild::Status::kTvmError && c_interface_refusal) {
+      // TVM checks on purpose that its C interface's names stay apart (the builtin pipeline
+      // refuses the same inputs): the graph is not one a user can build.
+      r.verdict = {stage, InvalidInput{"TVM refuses the input names of its C interface (" +
+                                       *c_interface_refusal + "): " +
+                                       first_lines(tvm.message, 1)}};
     } else if (tvm.status == TvmBuild::Status::kTvmError) {
       r.verdict = {stage, SutError{tvm.message, tvm_error_site(tvm.where, tvm.message)}};
     } else if (tvm.status == TvmBuild::Status::kCrashed) {

@@ -10,8 +10,10 @@
 #include <stdexcept>
 
 #include "fuzz/bundle.h"
+#include "fuzz/campaign.h"
 #include "fuzz/html_report.h"
 #include "host/tempdir.h"
+#include "systems/systems.h"
 #include "tests/support/files.h"
 
 namespace aotfuzz::fuzz {
@@ -82,6 +84,32 @@ TEST(Triage, EachBuildIsACellAndTheRangeIsWhereTheSignatureReproduces) {
   const std::string table = triage_table(bundles, rows, triage.builds());
   EXPECT_NE(table.find("cannot-run  reproduces"), std::string::npos) << table;
   EXPECT_NE(table.find("(not a TVM finding)"), std::string::npos) << table;
+}
+
+TEST(Triage, ACampaignTriagesEachNewFindingOnItsBuildsAndRecordsTheRow) {
+  host::TempDir dir("aotfuzz-triage-campaign-test");
+  CampaignOptions o;
+  o.seed = 4;
+  o.max_cases = 2;
+  o.jobs = 1;
+  o.reduce = false;
+  o.findings_dir = dir.file("findings");
+  // The fake v0.18 raises a TVM error at build for every graph; the fake v0.8 answers this
+  // module name as a TVM without LLVM does.
+  o.base.sut = systems::make_system(
+      {"tvm", test_support::source_path("tests/tvm/fake_tvm_v018").string(), ""});
+  o.base.aot.mod_name = "no_llvm";
+  o.triage_builds = {fake("v0.8", "fake_tvm"), fake("v0.18", "fake_tvm_v018")};
+  const CampaignResult r = run_campaign(o);
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_EQ(r.findings[0].signature, "sut-error:codegen:TVMError");
+  const auto j = nlohmann::json::parse(
+      read_text_file(fs::path(r.findings[0].bundle_dir) / "verdict.json"));
+  const auto& cells = j.at("triage").at("builds");
+  ASSERT_EQ(cells.size(), 2u) << j.dump();
+  EXPECT_EQ(cells[0].at("outcome"), "cannot-run") << j.dump();
+  EXPECT_EQ(cells[1].at("outcome"), "reproduces") << j.dump();
+  EXPECT_EQ(j.at("triage").at("first_reproducing"), "v0.18");
 }
 
 TEST(Triage, BuildsAreLabelEqualsDirOrLinesOfAFile) {

@@ -132,6 +132,25 @@ TEST(Verdict, TvmCompileErrorsOfDifferentCausesGetDifferentSignaturesAndTheSameC
             "compile-error:codegen");
 }
 
+TEST(Verdict, ALongCompilerLogKeepsItsFirstErrorSoOneBugKeepsOneSignature) {
+  // gcc reports the same bug of TVM's C in every region it generated: however many there are,
+  // the signature is drawn from the first error, not from wherever a cut left off.
+  host::CompileResult result;
+  result.status = host::CompileStatus::kCompileError;
+  result.diagnostics = "lib1.c:3:40: error: expected declaration specifiers before '*' token\n";
+  for (int i = 0; i < 400; ++i) {
+    result.diagnostics += "lib1.c:" + std::to_string(10 + i) +
+                          ":5: error: expected expression before ')' token\n";
+  }
+  const auto v = verdict_from_compile(result, host::CompilerKind::kGcc);
+  ASSERT_TRUE(v);
+  const auto& c = std::get<CompileError>(v->detail);
+  EXPECT_LE(c.diagnostics.size(), 8192u + 16u);
+  EXPECT_EQ(diagnostic_class(c.diagnostics), "expected-declaration-specifiers-before-token");
+  // The end of the log is kept too.
+  EXPECT_NE(c.diagnostics.find("lib1.c:409:5"), std::string::npos);
+}
+
 TEST(Verdict, ATvmErrorsSignatureNamesTheFailedCheckWithoutItsNumbers) {
   const std::string nested =
       "TVMError: Traceback...\n  File \"src/relay/backend/aot_executor_codegen.cc\", line 193\n"
