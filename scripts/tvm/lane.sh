@@ -23,6 +23,8 @@
 #      - the seed graph with and without merging;
 #      - 1,000 generated graphs (--quick: 200), --no-run, merge drawn: every difference between
 #        the builtin pipeline's partitioned module and the release's, by signature;
+#      and, for the newest release from v0.16 on, the ctest tier's rows of that release
+#      (AOTFUZZ_TVM_HOME_V018: its known num_args behaviour and its bugs in docs/tvm.md);
 #   5. triages every bundle of the pre-fix campaign on the three builds (pre-fix, then the
 #      releases oldest first): the matrix of `aotfuzz findings --rerun`.
 # Results land in build/tvm-lane/ (findings directories, logs, summary.txt).
@@ -153,6 +155,9 @@ for tarball in $(ls "$shared"/tvm-src-v*.tar.xz 2>/dev/null | sort -V); do
   fi
   note "$release: $home (build or cache: $(( $(date +%s) - start )) s)"
   builds+=(--tvm-build "$release=$home")
+  # The ctest rows of a release from v0.16 on (known behaviours, v0.18's bugs): the newest one.
+  minor="${release#v0.}"; minor="${minor%%.*}"
+  if [[ "$minor" =~ ^[0-9]+$ ]] && [ "$minor" -ge 16 ]; then v018="$home"; fi
   for merge in --merge --no-merge; do
     if "$aotfuzz" run corpus/seed/tvm_9036_annotated.relay $merge --mod-name my_mod --sut tvm \
          --tvm-home "$home" > "$out/seed-$release$merge.log" 2>&1; then
@@ -173,6 +178,13 @@ for tarball in $(ls "$shared"/tvm-src-v*.tar.xz 2>/dev/null | sort -V); do
     note "    $sig: $b"
   done
 done
+
+if [ -n "${v018:-}" ]; then
+  cmake -S . -B build/tvm-tests -DAOTFUZZ_TVM_HOME_V018="$v018" >> "$out/build.log" 2>&1
+  cmake --build build/tvm-tests -j "$(nproc)" >> "$out/build.log" 2>&1
+  ctest --test-dir build/tvm-tests -L tvm -R v018 --output-on-failure | tee "$out/ctest-v018.log" >&2
+  note "the tvm tier's rows of $v018: $(grep -m1 'tests passed' "$out/ctest-v018.log")"
+fi
 
 # 5. Triage of the pre-fix findings on every build.
 "$aotfuzz" findings "$out/pre-findings" --rerun "${builds[@]}" > "$out/triage.txt" 2>&1 || true
