@@ -20,6 +20,7 @@ ReduceOptions FindingReducer::reduce_options() const {
   ro.jobs = opt_.reduce_jobs > 0 ? opt_.reduce_jobs : std::max(1, opt_.jobs);
   ro.time_limit = opt_.reduce_time;
   ro.stop = opt_.stop;
+  ro.min_rank = static_cast<std::size_t>(std::max(0, opt_.policy.min_rank));
   return ro;
 }
 

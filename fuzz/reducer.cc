@@ -400,6 +400,16 @@ void shrink_shapes(const ir::Module& m, std::vector<CandidateFn>& out) {
 }
 
 // Builds and verifies a candidate; nullopt when the step does not apply.
+// Whether a parameter tensor of @main has a rank below `min_rank`.
+bool has_rank_below(const ir::Module& m, std::size_t min_rank) {
+  for (const auto& p : main_of(m)->params()) {
+    for (const auto& t : ir::flatten_tensors(p->type())) {
+      if (t->shape().size() < min_rank) return true;
+    }
+  }
+  return false;
+}
+
 std::optional<ir::Module> materialize(const CandidateFn& fn) {
   try {
     ir::Module c = fn();
@@ -514,7 +524,7 @@ class Reduction {
     while (idx < fns.size() && pending < jobs_) {
       const std::size_t pos = idx++;
       auto c = materialize(fns[pos]);
-      if (!c || !(complexity(*c) < current_cx_)) {
+      if (!c || !(complexity(*c) < current_cx_) || below_min_rank(*c)) {
         ++result_.rejected;
         continue;
       }
@@ -568,6 +578,10 @@ class Reduction {
   }
 
   const Predicate& keep_;
+  bool below_min_rank(const ir::Module& m) const {
+    return options_.min_rank > 0 && has_rank_below(m, options_.min_rank);
+  }
+
   const ReduceOptions& options_;
   const Clock::time_point t0_;
   const std::size_t jobs_;

@@ -79,6 +79,10 @@ struct ReduceOptions {
   const std::atomic<bool>* stop = nullptr;
   /// The passes to use, in table order; empty means all of them.
   std::vector<ReductionPass> passes;
+  /// No candidate gives a parameter tensor of @main a rank below this: a system whose known
+  /// limits the campaign draws inside (TVM's ccompiler takes rank 2) keeps a repro inside them too,
+  /// so that it shows the same bug on every build it is triaged on.
+  std::size_t min_rank = 0;
   /// Called after every accepted step with the pass and the new module.
   std::function<void(ReductionPass, const ir::Module&)> on_step;
 };

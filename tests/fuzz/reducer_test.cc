@@ -145,6 +145,26 @@ TEST(Reducer, ReducesASyntheticPredicateToOneMinimalGraph) {
   }
 }
 
+TEST(Reducer, ShrinksShapesNoLowerThanTheMinimumRankItIsGiven) {
+  const ir::Module m = test_support::parse_verified(R"(def @main(%x: Tensor[(3, 2, 4), float32],
+                                                              %y: Tensor[(2, 4), float32]) {
+  %0 = annotation.compiler_begin(%x, compiler="ccompiler");
+  %1 = annotation.compiler_begin(%y, compiler="ccompiler");
+  %2 = add(%0, %1);
+  annotation.compiler_end(%2, compiler="ccompiler")
+})");
+  Predicate keep = [](const ir::Module& c) { return has_op(c, ir::Op::kAdd); };
+  ReduceOptions options;
+  options.min_rank = 2;
+  const ReduceResult r = reduce(m, keep, options);
+  for (const auto& p : r.module.main()->params()) {
+    EXPECT_EQ(p->type()->shape(), (std::vector<std::int64_t>{1, 1})) << ir::print_module(r.module);
+  }
+  // Without the floor the same reduction goes down to rank 1.
+  const ReduceResult free = reduce(m, keep, ReduceOptions{});
+  EXPECT_EQ(free.module.main()->params().at(0)->type()->shape(), std::vector<std::int64_t>{1});
+}
+
 TEST(Reducer, ResultDoesNotDependOnTheNumberOfJobs) {
   ir::Module m = graph_with_multiply(40);
   Predicate keep = [](const ir::Module& c) {
