@@ -51,7 +51,8 @@ struct KnownBehaviour {
 std::span<const KnownBehaviour> known_behaviours();
 
 /// The row that explains every call of `calls` that disagrees with its callee, for `release`;
-/// nullopt when one of them is not explained by any row (or none disagrees).
+/// null when one of them is explained by no row, or by another row than the rest, or none
+/// disagrees.
 const KnownBehaviour* explain_arity(const std::vector<ArityObservation>& calls,
                                     const Release& release);
 
