@@ -25,6 +25,7 @@
 #include "fuzz/finding_bundle.h"
 #include "fuzz/finding_ledger.h"
 #include "fuzz/finding_reduction.h"
+#include "fuzz/triage.h"
 #include "fuzz/journal_notes.h"
 #include "fuzz/worker_pool.h"
 #include "host/tempdir.h"

@@ -17,7 +17,7 @@
 
 #include "fuzz/campaign_stats.h"
 #include "fuzz/reducer.h"
-#include "fuzz/triage.h"
+#include "fuzz/triage_build.h"
 #include "generator/policy.h"
 #include "ir/error.h"
 #include "ir/module.h"

@@ -399,7 +399,6 @@ void shrink_shapes(const ir::Module& m, std::vector<CandidateFn>& out) {
   }
 }
 
-// Builds and verifies a candidate; nullopt when the step does not apply.
 // Whether a parameter tensor of @main has a rank below `min_rank`.
 bool has_rank_below(const ir::Module& m, std::size_t min_rank) {
   for (const auto& p : main_of(m)->params()) {
@@ -410,6 +409,7 @@ bool has_rank_below(const ir::Module& m, std::size_t min_rank) {
   return false;
 }
 
+// Builds and verifies a candidate; nullopt when the step does not apply.
 std::optional<ir::Module> materialize(const CandidateFn& fn) {
   try {
     ir::Module c = fn();
@@ -515,6 +515,10 @@ class Reduction {
     return std::nullopt;
   }
 
+  bool below_min_rank(const ir::Module& m) const {
+    return options_.min_rank > 0 && has_rank_below(m, options_.min_rank);
+  }
+
   // The candidates from `idx` on, in order, up to `jobs` the cache cannot answer, or fewer ending
   // at one the cache says is kept. Left out: candidates that do not apply, do not lower
   // complexity(), or that the cache says are not kept. Advances `idx` past them.
@@ -578,10 +582,6 @@ class Reduction {
   }
 
   const Predicate& keep_;
-  bool below_min_rank(const ir::Module& m) const {
-    return options_.min_rank > 0 && has_rank_below(m, options_.min_rank);
-  }
-
   const ReduceOptions& options_;
   const Clock::time_point t0_;
   const std::size_t jobs_;

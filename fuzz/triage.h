@@ -12,16 +12,11 @@
 #include <vector>
 
 #include "fuzz/findings_list.h"
+#include "fuzz/triage_build.h"
 #include "ir/module.h"
 #include "oracle/oracle.h"
 
 namespace aotfuzz::fuzz {
-
-/// One TVM build to triage on, in the order builds are listed (oldest first, by convention).
-struct TriageBuild {
-  std::string label;
-  std::filesystem::path home;
-};
 
 /// `LABEL=DIR`; throws std::invalid_argument naming what is wrong.
 TriageBuild parse_triage_build(const std::string& text);

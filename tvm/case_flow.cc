@@ -110,7 +110,9 @@ std::map<std::string, int> external_arities(const std::optional<ir::Module>& tvm
 }
 
 Verdict known_verdict(const KnownBehaviour& why, Stage stage, const std::string& hidden) {
-  return {stage, oracle::Known{std::string(why.id), std::string(why.source), hidden}};
+  const std::string source = std::string(why.source) +
+                             (why.kind == KnownKind::kBug ? ", a bug of TVM" : ", a change of TVM");
+  return {stage, oracle::Known{std::string(why.id), source, hidden}};
 }
 
 }  // namespace
@@ -280,16 +282,16 @@ std::optional<PreparedCase> prepare_tvm_case(const ir::Module& original, const C
                                 "(constant folding on the host): " + first_lines(tvm.message, 1)}};
     return std::nullopt;
   }
-  std::optional<std::string> c_interface_refusal;
-  if (options.aot.interface == aot::Options::Interface::kC) {
-    try {
-      reference::c_interface_input_names(annotated.main());
-    } catch (const reference::TvmRefuses& e) {
-      c_interface_refusal = e.what();
-    }
-  }
   if (tvm.status != TvmBuild::Status::kOk) {
     const Stage stage = stage_of_tvm_step(tvm.stage);
+    std::optional<std::string> c_interface_refusal;
+    if (options.aot.interface == aot::Options::Interface::kC) {
+      try {
+        reference::c_interface_input_names(annotated.main());
+      } catch (const reference::TvmRefuses& e) {
+        c_interface_refusal = e.what();
+      }
+    }
     if (builtin_refusal) {
       r.verdict = {builtin_refusal->stage,
                    InvalidInput{summary(*builtin_refusal) + "; TVM fails on it too at " +

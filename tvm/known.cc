@@ -2,6 +2,8 @@
 #include "tvm/known.h"
 
 #include <cctype>
+#include <stdexcept>
+#include <string>
 
 namespace aotfuzz::tvm {
 namespace {
@@ -11,9 +13,11 @@ bool packed_call_one_short(const ArityObservation& call) {
   return call.site.packed && call.site.num_args + 1 == call.takes;
 }
 
+// A row's release; a row that names no release is a mistake in the table, not input.
 Release release_of(std::string_view text) {
-  auto r = parse_release(text);
-  return r.value_or(Release{});
+  const auto r = parse_release(text);
+  if (!r) throw std::logic_error("tvm/known.def: no release in '" + std::string(text) + "'");
+  return *r;
 }
 
 KnownBehaviour row(std::string_view id, KnownKind kind, std::string_view since,
@@ -26,7 +30,7 @@ KnownBehaviour row(std::string_view id, KnownKind kind, std::string_view since,
 
 const std::vector<KnownBehaviour>& table() {
   static const std::vector<KnownBehaviour> rows = {
-#define AOTFUZZ_TVM_KNOWN(Id, id, kind, since, until, source, rule, what) \
+#define AOTFUZZ_TVM_KNOWN(id, kind, since, until, source, rule, what) \
   row(id, KnownKind::kind, since, until, source, rule, what),
 #include "tvm/known.def"
 #undef AOTFUZZ_TVM_KNOWN
