@@ -27,7 +27,7 @@ Command register_bench(CLI::App& parent) {
   c.app = parent.add_subcommand(
       "bench",
       "Cases per second: batched campaign, single-case campaign, one process per case (--sut "
-      "tvm: the system's own path and one compiler's, with the phases)");
+      "tvm: the system's own path and one case at a time, with the phases)");
   c.app->add_option("--cases", opts->cases, "Cases per mode and round (default 1000)")
       ->transform(unsigned_decimal(1));
   c.app->add_option("--seed", opts->seed, "Campaign seed (default 9036)")

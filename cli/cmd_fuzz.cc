@@ -144,7 +144,8 @@ void add_fuzz_flags(CLI::App* app, FuzzFlags& f, bool full) {
                   "With --sut tvm: the triage builds from a file, one `LABEL DIR` per line");
   app->add_flag("--single-case", f.single_case,
                 "Compile and run every case as its own program (default: batches of cases in "
-                "one program, run by a fork server per worker)");
+                "one program, run by a fork server per worker); with --sut tvm, one case at a "
+                "time (default: TVM builds the next cases while the worker runs others)");
   add_pipeline_flags(app, f.flags, oracle::kFuzz);
 }
 

@@ -229,7 +229,11 @@ class Campaign final : public CaseSink {
               (opt_.findings_dir.empty() || !opt_.reduce ? "" : " (reducing)"));
     f.flags = oracle::replay_flags(spec.options);
     f.replay = bundles_.generator_replay(spec, f.flags);
-    if (!opt_.findings_dir.empty() && bundles_.write_first(spec, f, /*complete=*/!opt_.reduce)) {
+    // A case that ran alone has the result a run of its own would give (a batched one was
+    // confirmed alone, but its result is the batch's).
+    const oracle::CaseResult* ran = batched_ ? nullptr : &r;
+    if (!opt_.findings_dir.empty() &&
+        bundles_.write_first(spec, f, /*complete=*/!opt_.reduce, ran)) {
       notes_.claimed(f, ledger_.claimed_case(sig));
       if (opt_.reduce && f.bundle_written) reducer_.reduce_new_finding(spec, f);
       if (f.bundle_written) triage(f);
@@ -305,6 +309,7 @@ class Campaign final : public CaseSink {
     r.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0_);
     r.stats = counter_.totals();
     r.batched = batched_;
+    r.overlapped = pool_.overlapped();
     r.findings = ledger_.findings();
     r.known_seen = ledger_.known_seen();
     r.preexisting = ledger_.preexisting();

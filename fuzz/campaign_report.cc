@@ -154,7 +154,7 @@ nlohmann::json to_json(const CampaignResult& r, const CampaignOptions& o) {
        {{"pipeline", static_cast<double>(s.pipeline_us) / n},
         {"compile", static_cast<double>(s.compile_us) / n},
         {"run", static_cast<double>(s.run_us) / n}}},
-      {"executor", r.batched ? "batched" : "single"},
+      {"executor", r.batched ? "batched" : r.overlapped ? "overlapped" : "single"},
       {"phases", phases_json(r, o)},
       {"harness_problems", r.harness_problems},
   };
@@ -200,7 +200,9 @@ std::string format_summary(const CampaignResult& r, const CampaignOptions& o) {
     const auto times = phase_times_s(r, o);
     double total = 0;
     for (const auto& [name, t] : times) total += t;
-    out += std::string("\nthroughput: ") + head + ", " + (r.batched ? "batched" : "single-case") +
+    out += std::string("\nthroughput: ") + head + ", " + (r.batched      ? "batched"
+                                                         : r.overlapped ? "overlapped"
+                                                                        : "single-case") +
            "; time per phase:";
     for (const auto& [name, t] : times) {
       char buf[64];

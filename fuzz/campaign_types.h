@@ -158,6 +158,9 @@ struct CampaignResult {
   bool interrupted = false;
   /// Whether the cases ran batched (CampaignOptions::executor, where available).
   bool batched = false;
+  /// Whether the system's work for some cases overlapped the programs of others (a system
+  /// whose programs are not batched, SystemUnderTest::preparing_batch).
+  bool overlapped = false;
   /// Batched verdicts that running the case alone did not reproduce: problems of the harness,
   /// never findings (one line each: case, both signatures, options).
   std::vector<std::string> harness_problems;

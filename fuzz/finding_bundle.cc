@@ -47,13 +47,14 @@ nlohmann::json FindingBundles::campaign_info(const CaseSpec& spec,
 BundleWriteResult FindingBundles::write(const CaseSpec& spec, const std::string& signature,
                                         const oracle::CaseOptions& o, const ir::Module& reduced,
                                         const ReduceResult& red, bool complete, bool replace,
-                                        const nlohmann::json* prior) const {
+                                        const nlohmann::json* prior,
+                                        const oracle::CaseResult* ran) const {
   Bundle b;
   b.signature = signature;
   b.options = o;
   b.original = spec.module;
   b.reduced = reduced;
-  b.reduced_result = oracle::run_case(reduced, o);
+  b.reduced_result = ran != nullptr ? *ran : oracle::run_case(reduced, o);
   // Before reduction the two are one graph: run it once.
   b.original_verdict = ir::structural_equal(reduced, spec.module)
                            ? b.reduced_result.verdict
@@ -70,11 +71,12 @@ BundleWriteResult FindingBundles::write(const CaseSpec& spec, const std::string&
   return write_bundle(opt_.findings_dir, b, replace);
 }
 
-bool FindingBundles::write_first(const CaseSpec& spec, Finding& f, bool complete) const {
+bool FindingBundles::write_first(const CaseSpec& spec, Finding& f, bool complete,
+                                 const oracle::CaseResult* ran) const {
   f.reduction.before = f.reduction.after = module_size(spec.module);
   try {
     auto w = write(spec, f.signature, spec.options, spec.module, f.reduction, complete,
-                   /*replace=*/false);
+                   /*replace=*/false, nullptr, ran);
     f.bundle_dir = w.dir.string();
     f.bundle_written = w.written;
     f.replay = replay_command((w.dir / "reduced.relay").string(), spec.options);

@@ -27,14 +27,18 @@ class FindingBundles {
   BundleWriteResult write(const CaseSpec& spec, const std::string& signature,
                           const oracle::CaseOptions& o, const ir::Module& reduced,
                           const ReduceResult& red, bool complete, bool replace,
-                          const nlohmann::json* prior = nullptr) const;
+                          const nlohmann::json* prior = nullptr,
+                          const oracle::CaseResult* ran = nullptr) const;
 
   /// The first bundle of the new finding `f` of case `spec`: its graph as found, under the case's
   /// options, written before any reduction so that a kill at any later moment leaves it (marked
   /// not fully reduced unless `complete`) for the next campaign on the directory to reduce
   /// further. `f` gets the sizes, the bundle and its replay line; false (and `f.error`) when the
-  /// bundle cannot be written.
-  bool write_first(const CaseSpec& spec, Finding& f, bool complete) const;
+  /// bundle cannot be written. `ran`: the case's own result when it ran alone as run_case runs
+  /// it (not in a batch), which the bundle then records instead of running the case again (for
+  /// TVM, another build).
+  bool write_first(const CaseSpec& spec, Finding& f, bool complete,
+                   const oracle::CaseResult* ran = nullptr) const;
 
   /// The replay command of a case without a bundle: its graph from the generator, run with
   /// `flags`.

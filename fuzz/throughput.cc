@@ -133,19 +133,16 @@ std::vector<std::pair<std::string, std::uint64_t>> signature_counts(
 
 namespace {
 
-// A system whose programs are not batched: its own path against every case built by the one
-// compiler it decides with, alternating, single-case campaigns both.
+// A system whose programs are not batched: its own path (the system's work for some cases
+// overlapping the programs of others, where it can) against one case at a time, alternating.
 ThroughputResult measure_unbatched(CampaignOptions o, const ThroughputOptions& options) {
-  const auto own = oracle::system_of(o.base).default_compiler().value_or(host::CompilerKind::kGcc);
-  CampaignOptions one = o;
-  one.base.compiler = own;
-  one.base.toolchain = host::find_toolchain(own);
   ModeThroughput fast{"default", {}, 0, 0, {}, {}};
-  ModeThroughput slow{std::string(host::compiler_kind_name(own)), {}, 0, 0, {}, {}};
+  ModeThroughput slow{"one-case", {}, 0, 0, {}, {}};
   for (int round = 0; round < std::max(1, options.rounds); ++round) {
-    for (auto [mode, opts] : {std::pair{&fast, &o}, std::pair{&slow, &one}}) {
+    for (auto [mode, executor] :
+         {std::pair{&fast, ExecutorChoice::kBatched}, std::pair{&slow, ExecutorChoice::kSingle}}) {
       if (options.batched_only && mode == &slow) continue;
-      CampaignRun run = run_mode(*opts, ExecutorChoice::kSingle);
+      CampaignRun run = run_mode(o, executor);
       mode->cases_per_s.push_back(run.cases_per_s);
       mode->cases = run.cases;
       if (round == 0) {

@@ -1,8 +1,9 @@
 // `aotfuzz bench`: cases per second of the same fixed-seed cases three ways, side by side: the
 // batched campaign, the single-case campaign, and the floor of one compiler process and one
 // program process per case (the emitted sources only, no pipeline work timed). For a system whose
-// programs are not batched (TVM), two ways: its own path (a stand-in compiler first, where it has
-// one) and every case built by one compiler, each with its phases.
+// programs are not batched (TVM), two ways: its own path (its work for some cases overlapping the
+// programs of others, SystemUnderTest::preparing_batch) and one case at a time, each with its
+// phases.
 #pragma once
 
 #include <cstdint>
@@ -27,7 +28,7 @@ struct ThroughputOptions {
 
 /// One mode's measurement.
 struct ModeThroughput {
-  std::string mode;  ///< "batched", "single", "floor"; "default", "gcc" (no batches)
+  std::string mode;  ///< "batched", "single", "floor"; "default", "one-case" (no batches)
   std::vector<double> cases_per_s;  ///< one per round
   double median = 0;
   std::uint64_t cases = 0;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <exception>
 #include <new>
+#include <span>
 #include <string>
 #include <utility>
 
@@ -73,23 +74,81 @@ void WorkerPool::work(int slot) {
     changed_.wait(lock, [this] { return open_; });
   }
   WorkerTools tools = make_tools_();
-  std::uint64_t chunk = batched_ ? kFirstBatchCases : 1;
-  for (;;) {
-    check_stop();
-    const std::uint64_t k0 = next_.fetch_add(chunk);
-    if (opt_.max_cases && k0 >= *opt_.max_cases) break;
-    std::uint64_t k1 = k0 + chunk;
-    if (opt_.max_cases) k1 = std::min(k1, *opt_.max_cases);
-    if (stopping_) {
-      for (std::uint64_t k = k0; k < k1; ++k) sink_.dropped(k);
-      break;
-    }
-    run_chunk(k0, k1, tools, slot);
-    if (batched_) chunk = std::min(kBatchCases, chunk * 2);
+  if (!batched_ && opt_.executor == ExecutorChoice::kBatched && tools.system &&
+      tools.system->preparing_batch()) {
+    overlapped_ = true;
+    work_overlapped(tools, slot);
+  } else {
+    work_chunks(tools, slot);
   }
   std::lock_guard lock(mu_);
   ++finished_;
   changed_.notify_all();
+}
+
+bool WorkerPool::take_chunk(std::uint64_t size, std::uint64_t& k0, std::uint64_t& k1) {
+  check_stop();
+  k0 = next_.fetch_add(size);
+  if (opt_.max_cases && k0 >= *opt_.max_cases) return false;
+  k1 = k0 + size;
+  if (opt_.max_cases) k1 = std::min(k1, *opt_.max_cases);
+  if (stopping_) {
+    for (std::uint64_t k = k0; k < k1; ++k) sink_.dropped(k);
+    return false;
+  }
+  return true;
+}
+
+// Chunk k's TVM work is submitted before chunk k-1's programs run: the system works on the one
+// while the worker compiles, runs and judges the other.
+void WorkerPool::work_overlapped(WorkerTools& tools, int slot) {
+  struct Chunk {
+    std::uint64_t k0 = 0, k1 = 0;
+    std::vector<Item> items;
+    std::unique_ptr<oracle::PreparingBatch> batch;
+  };
+  std::optional<Chunk> pending;
+  // Case by case, each as soon as the system is done with it: its verdict does not wait for
+  // the rest of its chunk, and the system builds the next case while this one runs.
+  auto finish = [&](Chunk& c) {
+    for (auto& it : c.items) {
+      if (it.in_batch >= 0) {
+        InProcessSteps steps(opt_.journal, slot, it.k);
+        try {
+          it.prepared = c.batch->finish(static_cast<std::size_t>(it.in_batch), it.result);
+        } catch (const std::bad_alloc&) {
+          dropped_for_memory(it);
+        }
+      }
+      run_prepared(std::span<Item>(&it, 1), it.k, it.k + 1, *tools.executor, slot);
+      hand_over(std::span<Item>(&it, 1));
+    }
+  };
+  std::uint64_t size = 1;
+  for (;;) {
+    Chunk c;
+    if (!take_chunk(size, c.k0, c.k1)) break;
+    c.batch = tools.system->preparing_batch();
+    c.items.resize(c.k1 - c.k0);
+    for (std::uint64_t k = c.k0; k < c.k1; ++k) {
+      c.items[k - c.k0].k = k;
+      prepare(c.items[k - c.k0], tools, slot, c.batch.get());
+    }
+    c.batch->submit();
+    if (pending) finish(*pending);
+    pending = std::move(c);
+    size = std::min(kOverlappedCases, size * 2);
+  }
+  if (pending) finish(*pending);
+}
+
+void WorkerPool::work_chunks(WorkerTools& tools, int slot) {
+  std::uint64_t chunk = batched_ ? kFirstBatchCases : 1;
+  std::uint64_t k0 = 0, k1 = 0;
+  while (take_chunk(chunk, k0, k1)) {
+    run_chunk(k0, k1, tools, slot);
+    if (batched_) chunk = std::min(kBatchCases, chunk * 2);
+  }
 }
 
 void WorkerPool::run_chunk(std::uint64_t k0, std::uint64_t k1, WorkerTools& tools, int slot) {
@@ -102,7 +161,16 @@ void WorkerPool::run_chunk(std::uint64_t k0, std::uint64_t k1, WorkerTools& tool
   hand_over(items);
 }
 
-void WorkerPool::prepare(Item& it, WorkerTools& tools, int slot) {
+void WorkerPool::dropped_for_memory(Item& it) {
+  // The machine, not the pipeline: the case is dropped, the campaign goes on.
+  it.generated = false;
+  it.prepared.reset();
+  log_.harness_problem("case " + std::to_string(shard_case(opt_.shard, it.k)) +
+                       ": out of memory while preparing it (" +
+                       oracle::replay_flags(it.spec.options) + ")");
+}
+
+void WorkerPool::prepare(Item& it, WorkerTools& tools, int slot, oracle::PreparingBatch* batch) {
   const std::uint64_t k = it.k;
   const std::uint64_t index = shard_case(opt_.shard, k);
   // A stop request (SIGTERM) is honoured within a case, not at the end of a batch.
@@ -129,12 +197,13 @@ void WorkerPool::prepare(Item& it, WorkerTools& tools, int slot) {
   }
   if (tools.system) it.spec.options.sut = tools.system;
   try {
-    it.prepared = oracle::prepare_case(it.spec.module, it.spec.options, it.result);
+    if (batch != nullptr) {
+      it.in_batch = static_cast<long>(batch->add(it.spec.module, it.spec.options, it.result));
+    } else {
+      it.prepared = oracle::prepare_case(it.spec.module, it.spec.options, it.result);
+    }
   } catch (const std::bad_alloc&) {
-    // The machine, not the pipeline: the case is dropped, the campaign goes on.
-    it.generated = false;
-    log_.harness_problem("case " + std::to_string(index) + ": out of memory while preparing it (" +
-                         oracle::replay_flags(it.spec.options) + ")");
+    dropped_for_memory(it);
   }
 }
 
@@ -177,7 +246,7 @@ void WorkerPool::judge_culprit(Item& it, int slot) {
   it.result = oracle::run_case(it.spec.module, o);
 }
 
-void WorkerPool::run_prepared(std::vector<Item>& items, std::uint64_t k0, std::uint64_t k1,
+void WorkerPool::run_prepared(std::span<Item> items, std::uint64_t k0, std::uint64_t k1,
                               oracle::Executor& executor, int slot) {
   std::vector<oracle::PreparedCase> to_run;
   std::vector<Item*> ran;
@@ -206,7 +275,7 @@ void WorkerPool::run_prepared(std::vector<Item>& items, std::uint64_t k0, std::u
   }
 }
 
-void WorkerPool::hand_over(std::vector<Item>& items) {
+void WorkerPool::hand_over(std::span<Item> items) {
   for (auto& it : items) {
     if (it.generated) {
       sink_.judged(it.k, it.spec, it.result, it.gen_us);

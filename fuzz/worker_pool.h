@@ -13,6 +13,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <span>
 #include <thread>
 #include <vector>
 
@@ -73,6 +74,8 @@ class WorkerPool {
   /// the deadline has passed, or by request_stop().
   void check_stop();
   void request_stop() { stopping_ = true; }
+  /// Whether a worker prepared its cases in overlapped batches.
+  bool overlapped() const { return overlapped_; }
   bool stopping() const { return stopping_; }
 
  private:
@@ -84,23 +87,37 @@ class WorkerPool {
     oracle::CaseResult result;
     std::optional<oracle::PreparedCase> prepared;
     std::uint64_t gen_us = 0;
+    // Its index in the chunk's PreparingBatch (-1: not in one).
+    long in_batch = -1;
   };
 
   void work(int slot);
+  // The next chunk of at most `size` cases, [k0, k1); false when there is none to take.
+  bool take_chunk(std::uint64_t size, std::uint64_t& k0, std::uint64_t& k1);
+  // Chunks prepared, run and judged one after another (batched chunks grow).
+  void work_chunks(WorkerTools& tools, int slot);
+  // Chunks whose system work (SystemUnderTest::preparing_batch) overlaps the previous chunk's
+  // programs.
+  void work_overlapped(WorkerTools& tools, int slot);
   void run_chunk(std::uint64_t k0, std::uint64_t k1, WorkerTools& tools, int slot);
-  // Generates and prepares case k in process; it is left not generated when it gets no verdict.
-  void prepare(Item& it, WorkerTools& tools, int slot);
+  // Generates and prepares case k in process, or adds it to `batch`; it is left not generated
+  // when it gets no verdict.
+  void prepare(Item& it, WorkerTools& tools, int slot, oracle::PreparingBatch* batch = nullptr);
+  void dropped_for_memory(Item& it);
   bool generate(Item& it, std::uint64_t index);
   void judge_culprit(Item& it, int slot);
   // Runs the prepared cases of a chunk through the executor in one call and judges them.
-  void run_prepared(std::vector<Item>& items, std::uint64_t k0, std::uint64_t k1,
+  void run_prepared(std::span<Item> items, std::uint64_t k0, std::uint64_t k1,
                     oracle::Executor& executor, int slot);
-  void hand_over(std::vector<Item>& items);
+  void hand_over(std::span<Item> items);
 
   static constexpr std::uint64_t kFirstBatchCases = 4;
   // A batch's fixed costs (a fork, libtcc's start and the system headers, the child's buffers)
   // still showed between 64, 128, 256 and 512 cases; a batch of 512 takes about half a second.
   static constexpr std::uint64_t kBatchCases = 512;
+  // Overlapped chunks start at one case (the first verdict comes early) and double to this: past
+  // it a chunk only delays its verdicts, the overlap being the same.
+  static constexpr std::uint64_t kOverlappedCases = 8;
 
   const CampaignOptions& opt_;
   const bool batched_;
@@ -113,6 +130,7 @@ class WorkerPool {
   const std::function<WorkerTools()> make_tools_;
   std::atomic<std::uint64_t> next_;
   std::atomic<bool> stopping_{false};
+  std::atomic<bool> overlapped_{false};
   std::mutex mu_;
   std::condition_variable changed_;
   bool open_ = false;

@@ -3,6 +3,7 @@
 // replay line names it (systems/); everything below asks the system, never which one it is.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
@@ -25,6 +26,22 @@ struct SutSpec {
   bool operator==(const SutSpec&) const = default;
 };
 
+/// Cases whose system's own work goes on out of process while the worker that added them does
+/// other work (runs the programs of the cases before them).
+class PreparingBatch {
+ public:
+  virtual ~PreparingBatch() = default;
+  /// The in-process steps of the next case, now, in the calling thread (r is filled as far as
+  /// they go); returns its index for finish. `annotated` and `options` need not outlive the call.
+  virtual std::size_t add(const ir::Module& annotated, const CaseOptions& options,
+                          CaseResult& r) = 0;
+  /// Hands the added cases' work to the system, which does it in the background.
+  virtual void submit() = 0;
+  /// Case i once the system's work for it is done (waiting for it): what prepare
+  /// would have given, with the same r that add filled.
+  virtual std::optional<PreparedCase> finish(std::size_t i, CaseResult& r) = 0;
+};
+
 class SystemUnderTest {
  public:
   virtual ~SystemUnderTest() = default;
@@ -42,6 +59,11 @@ class SystemUnderTest {
   /// take the caller down (the probe and a campaign's supervisor guard such steps). A system
   /// behind a driver process contains its faults itself.
   virtual bool prepares_in_process() const = 0;
+
+  /// A batch to prepare cases in while the worker runs others (a system whose work is out of
+  /// process); nullptr: the system's cases are prepared one at a time by prepare. The batch's
+  /// verdicts are prepare's.
+  virtual std::unique_ptr<PreparingBatch> preparing_batch() const { return nullptr; }
 
   /// Whether the executor may put this system's programs in one batch with other cases'.
   virtual bool batches_programs() const = 0;

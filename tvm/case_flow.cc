@@ -225,8 +225,8 @@ nlohmann::json tvm_graph_json(const ir::Function& main) {
 }
 
 
-std::optional<PreparedCase> prepare_tvm_case(const ir::Module& original, const CaseOptions& options,
-                                             CaseResult& r, TvmDriver& driver) {
+std::optional<TvmCaseStart> begin_tvm_case(const ir::Module& original, const CaseOptions& options,
+                                           CaseResult& r) {
   const auto t0 = Clock::now();
   // 1-2. The reference, and the builtin pipeline on the same (tensor-parameter) graph.
   ir::Module annotated;
@@ -255,18 +255,28 @@ std::optional<PreparedCase> prepare_tvm_case(const ir::Module& original, const C
   std::optional<Verdict> builtin_refusal;
   if (!builtin_ok && r.verdict.kind() == VerdictKind::kInvalidInput) builtin_refusal = r.verdict;
 
-  // 3. TVM.
-  nlohmann::json request;
+  // 3. TVM's request.
+  TvmCaseStart start;
   try {
-    request = {{"graph", tvm_graph_json(annotated.main())}, {"merge", options.aot.merge},
-               {"mod_name", options.aot.mod_name},          {"api", api_name(options.aot)},
-               {"interface", interface_name(options.aot)},  {"build", !options.in_process_only}};
+    start.request = {{"graph", tvm_graph_json(annotated.main())}, {"merge", options.aot.merge},
+                     {"mod_name", options.aot.mod_name},          {"api", api_name(options.aot)},
+                     {"interface", interface_name(options.aot)},  {"build", !options.in_process_only}};
   } catch (const ir::Error& e) {
     r.verdict = {Stage::kAnnotated, InvalidInput{e.what()}};
     return std::nullopt;
   }
-  const TvmBuild tvm = driver.build(request);
-  r.pipeline_time = since(t0);
+  start.annotated = std::move(annotated);
+  start.builtin_refusal = std::move(builtin_refusal);
+  start.own_time = since(t0);
+  return start;
+}
+
+std::optional<PreparedCase> finish_tvm_case(const TvmCaseStart& start, const TvmBuild& tvm,
+                                            const CaseOptions& options, CaseResult& r,
+                                            TvmDriver& driver) {
+  const ir::Module& annotated = start.annotated;
+  const std::optional<Verdict>& builtin_refusal = start.builtin_refusal;
+  r.pipeline_time = start.own_time + tvm.elapsed;
   r.system_steps = {{"tvm partition", tvm.partition_time},
                     {"tvm build", tvm.build_time},
                     {"tvm export", tvm.export_time}};
@@ -425,6 +435,18 @@ std::optional<PreparedCase> prepare_tvm_case(const ir::Module& original, const C
   c.keep_files = options.keep_files;
   r.files = c.program_files();
   return c;
+}
+
+std::optional<PreparedCase> prepare_tvm_case(const ir::Module& annotated,
+                                             const CaseOptions& options, CaseResult& r,
+                                             TvmDriver& driver) {
+  auto start = begin_tvm_case(annotated, options, r);
+  if (!start) return std::nullopt;
+  const auto t0 = Clock::now();
+  TvmBuild tvm = driver.build(start->request);
+  // The driver's own wait (its lock, a restart) counts as TVM's time, as it always has.
+  tvm.elapsed = since(t0);
+  return finish_tvm_case(*start, tvm, options, r, driver);
 }
 
 }  // namespace aotfuzz::tvm

@@ -5,6 +5,7 @@
 // partitioned modules, for which stage a difference is in.
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <string>
 
@@ -32,6 +33,32 @@ namespace aotfuzz::tvm {
 std::optional<oracle::PreparedCase> prepare_tvm_case(const ir::Module& annotated,
                                                      const oracle::CaseOptions& options,
                                                      oracle::CaseResult& r, TvmDriver& driver);
+
+/// A TVM case between the steps before TVM and TVM's answer: what prepare_tvm_case does is
+/// begin_tvm_case, the driver's build of `request`, then finish_tvm_case, which a campaign worker
+/// splits so that TVM builds some cases while it compiles and runs others.
+struct TvmCaseStart {
+  /// The case's graph with tensor parameters only (flatten_tuple_params).
+  ir::Module annotated;
+  /// The builtin pipeline's refusal of the graph (a merge-unsafe graph), if it refuses it.
+  std::optional<oracle::Verdict> builtin_refusal;
+  /// The driver's request (driver.py's protocol).
+  nlohmann::json request;
+  /// The time the steps before TVM took.
+  std::chrono::microseconds own_time{0};
+};
+
+/// The steps of prepare_tvm_case before TVM (verification, the reference, the builtin pipeline,
+/// the request); nullopt when they settle the verdict, which is then in r.
+std::optional<TvmCaseStart> begin_tvm_case(const ir::Module& annotated,
+                                           const oracle::CaseOptions& options,
+                                           oracle::CaseResult& r);
+
+/// The steps of prepare_tvm_case after TVM's answer `tvm` to start.request (`driver`: its TVM
+/// version and C runtime directory).
+std::optional<oracle::PreparedCase> finish_tvm_case(const TvmCaseStart& start, const TvmBuild& tvm,
+                                                    const oracle::CaseOptions& options,
+                                                    oracle::CaseResult& r, TvmDriver& driver);
 
 /// `annotated` with each tuple-typed parameter of @main replaced by one tensor parameter per
 /// field, named `<param>_<k>` (as the exported pytest files name them), and the tuple rebuilt

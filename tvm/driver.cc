@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <mutex>
 #include <optional>
+#include <variant>
 
 #include "host/process.h"
 #include "host/toolchain.h"
@@ -162,29 +163,35 @@ class TvmDriver::Impl {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto t0 = Clock::now();
     TvmBuild out = build_locked(request);
-    out.elapsed = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0);
+    out.elapsed = since(t0);
     return out;
   }
 
-  std::string crt_dir() {
+  std::vector<TvmBuild> build_batch(const std::vector<nlohmann::json>& requests,
+                                    const TvmDriver::OnAnswer& on_answer) {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (pid_ <= 0) start();
-    return crt_dir_;
+    std::vector<TvmBuild> out(requests.size());
+    std::size_t next = 0;
+    while (next < requests.size()) {
+      if (requests.size() - next == 1) {
+        const auto t0 = Clock::now();
+        out[next] = build_locked(requests[next]);
+        out[next].elapsed = since(t0);
+        if (on_answer) on_answer(next, out[next]);
+        ++next;
+      } else {
+        next = batch_from(requests, next, out, on_answer);
+      }
+    }
+    return out;
   }
 
-  std::string version() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (pid_ <= 0) start();
-    return version_;
-  }
-
-  std::string api() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (pid_ <= 0) start();
-    return api_;
-  }
+  std::string crt_dir() { return info(&Info::crt_dir); }
+  std::string version() { return info(&Info::version); }
+  std::string api() { return info(&Info::api); }
 
   int starts() const { return starts_; }
+  int retries() const { return retries_; }
 
  private:
   // A line of the driver's stdout, or why there is none.
@@ -193,66 +200,153 @@ class TvmDriver::Impl {
     enum class Failure { kNone, kDied, kTimedOut, kGarbage } failure = Failure::kNone;
   };
 
-  TvmBuild build_locked(const nlohmann::json& request) {
-    TvmBuild out;
+  struct Info {
+    std::string crt_dir, version, api;
+  };
+
+  static std::chrono::microseconds since(Clock::time_point t0) {
+    return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0);
+  }
+
+  // What the driver said when it started; a build in progress does not hold it up.
+  std::string info(std::string Info::*field) {
+    {
+      std::lock_guard<std::mutex> lock(info_mutex_);
+      if (!info_.version.empty()) return info_.*field;
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (pid_ <= 0) start();
+    std::lock_guard<std::mutex> info_lock(info_mutex_);
+    return info_.*field;
+  }
+
+  // Sends `line`, starting the driver first when it is not running; false (and `out` says why)
+  // when it cannot be started or does not take the line.
+  bool send_line(const std::string& line, TvmBuild& out) {
     if (pid_ <= 0 && !start()) {
       out.status = TvmBuild::Status::kUnavailable;
       out.message = start_error_;
+      return false;
+    }
+    stage_ = "merge";
+    if (write_all(in_fd_, line)) return true;
+    // The driver died between requests; one fresh start, then the request once more.
+    stop();
+    if (start() && write_all(in_fd_, line)) return true;
+    out.status = TvmBuild::Status::kUnavailable;
+    out.message = start_error_.empty() ? "the TVM driver does not accept requests" : start_error_;
+    return false;
+  }
+
+  // The failure of the request in progress (the driver is stopped).
+  TvmBuild failed(Reply::Failure failure) {
+    TvmBuild out;
+    out.stage = stage_;
+    out.status = failure == Reply::Failure::kTimedOut ? TvmBuild::Status::kTimedOut
+                                                      : TvmBuild::Status::kCrashed;
+    out.message =
+        failure == Reply::Failure::kTimedOut
+            ? "no answer from TVM after " + std::to_string(opt_.request_timeout.count()) + " ms"
+            : ended_text();
+    stop();
+    return out;
+  }
+
+  // The answer of a request (anything but a progress line); nullopt when it is not one.
+  std::optional<TvmBuild> answer(const nlohmann::json& m) try {
+    TvmBuild out;
+    if (m.value("ok", false)) {
+      out.status = TvmBuild::Status::kOk;
+      out.partitioned = with_constants(m.value("partitioned", ""),
+                                       m.value("constants", nlohmann::json::array()));
+      for (const auto& f : m.at("files")) {
+        out.files.emplace_back(f.at(0).get<std::string>(), f.at(1).get<std::string>());
+      }
+      const auto times = m.value("times", nlohmann::json::object());
+      auto us = [&](const char* key) {
+        return std::chrono::microseconds(static_cast<std::int64_t>(times.value(key, 0.0) * 1e6));
+      };
+      out.partition_time = us("partition_s");
+      out.build_time = us("build_s");
+      out.export_time = us("export_s");
       return out;
     }
-    std::string line = request.dump() + "\n";
-    stage_ = "merge";
-    if (!write_all(in_fd_, line)) {
-      // The driver died between requests; one fresh start, then the request once more.
-      stop();
-      if (!start() || !write_all(in_fd_, line)) {
-        out.status = TvmBuild::Status::kUnavailable;
-        out.message =
-            start_error_.empty() ? "the TVM driver does not accept requests" : start_error_;
-        return out;
-      }
-    }
+    out.status = TvmBuild::Status::kTvmError;
+    out.stage = m.value("stage", stage_);
+    out.message = m.value("error", "");
+    out.where = m.value("where", "");
+    return out;
+  } catch (const nlohmann::json::exception&) {
+    keep_stderr("an answer of the wrong shape: " + m.dump().substr(0, 2000));
+    return std::nullopt;
+  }
+
+  // Reads until the answer of the request in progress: its own deadline, progress lines noted.
+  // `index`: the batch index its lines must carry (nullopt: a single request's, which carry none).
+  std::variant<nlohmann::json, Reply::Failure> read_answer(std::optional<std::size_t> index) {
     const auto deadline = Clock::now() + opt_.request_timeout;
     for (;;) {
       Reply reply = read_reply(deadline);
-      if (reply.failure != Reply::Failure::kNone) {
-        out.stage = stage_;
-        out.status = reply.failure == Reply::Failure::kTimedOut ? TvmBuild::Status::kTimedOut
-                                                                : TvmBuild::Status::kCrashed;
-        out.message =
-            reply.failure == Reply::Failure::kTimedOut
-                ? "no answer from TVM after " + std::to_string(opt_.request_timeout.count()) + " ms"
-                : ended_text();
-        stop();
-        return out;
+      if (reply.failure != Reply::Failure::kNone) return reply.failure;
+      nlohmann::json& m = *reply.message;
+      if (index && (!m.contains("index") || !m["index"].is_number_unsigned() ||
+                    m["index"].get<std::size_t>() != *index)) {
+        keep_stderr("an answer out of order: " + m.dump());
+        return Reply::Failure::kGarbage;
       }
-      const nlohmann::json& m = *reply.message;
       if (m.contains("progress")) {
         stage_ = m.value("progress", stage_);
         continue;
       }
-      if (m.value("ok", false)) {
-        out.status = TvmBuild::Status::kOk;
-        out.partitioned = with_constants(m.value("partitioned", ""),
-                                         m.value("constants", nlohmann::json::array()));
-        for (const auto& f : m.at("files")) {
-          out.files.emplace_back(f.at(0).get<std::string>(), f.at(1).get<std::string>());
-        }
-        const auto times = m.value("times", nlohmann::json::object());
-        auto us = [&](const char* key) {
-          return std::chrono::microseconds(static_cast<std::int64_t>(times.value(key, 0.0) * 1e6));
-        };
-        out.partition_time = us("partition_s");
-        out.build_time = us("build_s");
-        out.export_time = us("export_s");
-        return out;
-      }
-      out.status = TvmBuild::Status::kTvmError;
-      out.stage = m.value("stage", stage_);
-      out.message = m.value("error", "");
-      out.where = m.value("where", "");
-      return out;
+      return std::move(m);
     }
+  }
+
+  TvmBuild build_locked(const nlohmann::json& request) {
+    TvmBuild out;
+    if (!send_line(request.dump() + "\n", out)) return out;
+    auto got = read_answer(std::nullopt);
+    if (auto* failure = std::get_if<Reply::Failure>(&got)) return failed(*failure);
+    if (auto built = answer(std::get<nlohmann::json>(got))) return *built;
+    return failed(Reply::Failure::kGarbage);
+  }
+
+  // Sends requests[from...] as one batch and reads their answers into `out` (and to on_answer),
+  // each timed from the answer before it. A request the driver died, hung or answered garbage on is built again alone
+  // by a fresh driver, so that its outcome is its own and not the batch's; the index to go on
+  // from is returned.
+  std::size_t batch_from(const std::vector<nlohmann::json>& requests, std::size_t from,
+                         std::vector<TvmBuild>& out, const TvmDriver::OnAnswer& on_answer) {
+    nlohmann::json batch = {{"batch", nlohmann::json::array()}};
+    for (std::size_t i = from; i < requests.size(); ++i) batch["batch"].push_back(requests[i]);
+    auto t0 = Clock::now();
+    if (!send_line(batch.dump() + "\n", out[from])) {
+      for (std::size_t i = from; i < requests.size(); ++i) {
+        out[i] = out[from];
+        if (on_answer) on_answer(i, out[i]);
+      }
+      return requests.size();
+    }
+    for (std::size_t i = from; i < requests.size(); ++i) {
+      stage_ = "merge";
+      auto got = read_answer(i - from);
+      std::optional<TvmBuild> built;
+      if (auto* m = std::get_if<nlohmann::json>(&got)) built = answer(*m);
+      if (!built) {
+        stop();
+        ++retries_;
+        t0 = Clock::now();
+        out[i] = build_locked(requests[i]);
+        out[i].elapsed = since(t0);
+        if (on_answer) on_answer(i, out[i]);
+        return i + 1;
+      }
+      out[i] = std::move(*built);
+      out[i].elapsed = since(t0);
+      if (on_answer) on_answer(i, out[i]);
+      t0 = Clock::now();
+    }
+    return requests.size();
   }
 
   bool start() {
@@ -344,9 +438,10 @@ class TvmDriver::Impl {
       stop();
       return false;
     }
-    crt_dir_ = ready.message->value("crt_dir", "");
-    version_ = ready.message->value("tvm_version", "");
-    api_ = ready.message->value("api", "");
+    std::lock_guard<std::mutex> info_lock(info_mutex_);
+    info_.crt_dir = ready.message->value("crt_dir", "");
+    info_.version = ready.message->value("tvm_version", "");
+    info_.api = ready.message->value("api", "");
     return true;
   }
 
@@ -409,6 +504,8 @@ class TvmDriver::Impl {
       keep_stderr(buf, static_cast<std::size_t>(n));
     }
   }
+
+  void keep_stderr(const std::string& text) { keep_stderr(text.data(), text.size()); }
 
   void keep_stderr(const char* data, std::size_t n) {
     constexpr std::size_t kKeep = 4096;
@@ -481,16 +578,23 @@ class TvmDriver::Impl {
   std::string out_buffer_, err_tail_;
   std::string stage_ = "merge";
   std::string start_error_;
-  std::string crt_dir_, version_, api_;
+  int retries_ = 0;
+  std::mutex info_mutex_;
+  Info info_;
 };
 
 TvmDriver::TvmDriver(TvmDriverOptions options)
     : impl_(std::make_unique<Impl>(std::move(options))) {}
 TvmDriver::~TvmDriver() = default;
 TvmBuild TvmDriver::build(const nlohmann::json& request) { return impl_->build(request); }
+std::vector<TvmBuild> TvmDriver::build_batch(const std::vector<nlohmann::json>& requests,
+                                             const OnAnswer& on_answer) {
+  return impl_->build_batch(requests, on_answer);
+}
 std::string TvmDriver::crt_dir() { return impl_->crt_dir(); }
 std::string TvmDriver::tvm_version() { return impl_->version(); }
 std::string TvmDriver::api() { return impl_->api(); }
 int TvmDriver::starts() const { return impl_->starts(); }
+int TvmDriver::retries() const { return impl_->retries(); }
 
 }  // namespace aotfuzz::tvm

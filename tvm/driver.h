@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -82,7 +83,19 @@ class TvmDriver {
   /// use. Thread-safe: concurrent calls are served one after the other.
   TvmBuild build(const nlohmann::json& request);
 
-  /// The standalone CRT directory of this TVM build (known once the driver has started).
+  /// Compiles several graphs with one message to the driver, which builds them one after the
+  /// other as single requests: one result per request, each as build(request) gives it, its
+  /// `elapsed` the time since the answer before it. When the driver dies, hangs or answers
+  /// garbage on one, that one is built again alone by a fresh driver (its crash, hang or answer
+  /// is then its own; retries() counts these) and the batch goes on from the next.
+  /// `on_answer(i, result)`, when given, is called with each result as soon as it is known, in
+  /// order, on the calling thread.
+  using OnAnswer = std::function<void(std::size_t, const TvmBuild&)>;
+  std::vector<TvmBuild> build_batch(const std::vector<nlohmann::json>& requests,
+                                    const OnAnswer& on_answer = {});
+
+  /// The standalone CRT directory of this TVM build (known once the driver has started). These
+  /// three do not wait for a build in progress once the driver has started.
   std::string crt_dir();
   /// TVM's version string (known once the driver has started).
   std::string tvm_version();
@@ -91,6 +104,8 @@ class TvmDriver {
   std::string api();
   /// Driver processes started so far.
   int starts() const;
+  /// Requests of batches built again alone (build_batch).
+  int retries() const;
 
   class Impl;
 

@@ -11,7 +11,9 @@
 #       "times": {...}}
 #   -> {"ok": false, "stage": "merge"|"partition"|"build"|"export", "error": TEXT}
 # and, before each step after the first, {"progress": STEP}, so that a crash of TVM is attributed
-# to the step it happened in.
+# to the step it happened in. A batch, {"batch": [REQUEST, ...]}, is answered request by request
+# in order, each answer and progress line carrying its request's "index": the graphs are built one
+# after the other as separate requests would be, without a round trip between them.
 # GRAPH (oracle/tvm_graph.h): {"params": [{"name", "shape", "dtype"}], "nodes": [...],
 # "result": i}; a node refers to earlier nodes by index; CONST is {"shape", "dtype", "values"}.
 # TEXT is TVM's own printing of the partitioned module with @main's parameters renamed
@@ -36,7 +38,13 @@ proto = os.fdopen(os.dup(1), "w")
 os.dup2(2, 1)
 
 
+# The index of the batch request being answered (None: a single request).
+batch_index = None
+
+
 def send(obj):
+    if batch_index is not None:
+        obj = dict(obj, index=batch_index)
     proto.write(json.dumps(obj) + "\n")
     proto.flush()
 
@@ -304,4 +312,10 @@ send(
 for line in sys.stdin:
     if not line.strip():
         continue
-    send(handle(json.loads(line)))
+    message = json.loads(line)
+    if "batch" in message:
+        for batch_index, request in enumerate(message["batch"]):
+            send(handle(request))
+        batch_index = None
+    else:
+        send(handle(message))

@@ -2,6 +2,8 @@
 #include "tvm/system.h"
 
 #include <filesystem>
+#include <condition_variable>
+#include <future>
 #include <mutex>
 #include <system_error>
 
@@ -29,8 +31,16 @@ class TvmSystem final : public oracle::SystemUnderTest {
                                               const oracle::CaseReference* /*reference*/,
                                               const oracle::StageMark* /*mark*/) const override {
     auto prepared = prepare_tvm_case(annotated, options, r, *driver_);
-    // TVM's own tests build its C with gcc, which decides every finding; tcc, 10 times faster
-    // on it, builds the programs that pass (docs/tvm.md, "Speed").
+    use_fast_compiler(prepared, options);
+    return prepared;
+  }
+
+  std::unique_ptr<oracle::PreparingBatch> preparing_batch() const override;
+
+  // TVM's own tests build its C with gcc, which decides every finding; tcc, 10 times faster
+  // on it, builds the programs that pass (docs/tvm.md, "Speed").
+  void use_fast_compiler(std::optional<oracle::PreparedCase>& prepared,
+                         const oracle::CaseOptions& options) const {
     if (prepared && !options.compiler && !options.sanitize && !options.keep_files) {
       if (const auto& tcc = fast_compiler()) {
         prepared->confirm_compiler = prepared->compiler;
@@ -38,7 +48,6 @@ class TvmSystem final : public oracle::SystemUnderTest {
         prepared->toolchain = *tcc;
       }
     }
-    return prepared;
   }
 
   // TVM runs in its driver process, which contains its crashes and hangs.
@@ -118,6 +127,97 @@ class TvmSystem final : public oracle::SystemUnderTest {
   // The driver's calls are serialized inside it; a const system still sends it requests.
   std::shared_ptr<TvmDriver> driver_;
 };
+
+// Cases whose graphs go to the driver in one request, built by TVM on another thread while the
+// worker runs the cases before them. Verdicts are prepare's: the driver builds a batch's graphs
+// one after the other as it builds single requests, and each case's steps before and after TVM
+// are prepare_tvm_case's own.
+class TvmPreparingBatch final : public oracle::PreparingBatch {
+ public:
+  // `system` outlives its batches (a campaign worker holds both).
+  TvmPreparingBatch(const TvmSystem& system, std::shared_ptr<TvmDriver> driver)
+      : system_(system), driver_(std::move(driver)) {}
+
+  ~TvmPreparingBatch() override {
+    if (builds_.valid()) builds_.wait();
+  }
+
+  std::size_t add(const ir::Module& annotated, const oracle::CaseOptions& options,
+                  oracle::CaseResult& r) override {
+    Entry e{options, begin_tvm_case(annotated, options, r), requests_.size()};
+    if (e.start) requests_.push_back(e.start->request);
+    entries_.push_back(std::move(e));
+    return entries_.size() - 1;
+  }
+
+  void submit() override {
+    if (requests_.empty()) return;
+    answers_ = std::make_shared<Answers>();
+    answers_->builds.resize(requests_.size());
+    builds_ = std::async(std::launch::async,
+                         [driver = driver_, requests = requests_, answers = answers_] {
+                           try {
+                             driver->build_batch(requests, [&](std::size_t i, const TvmBuild& b) {
+                               std::lock_guard lock(answers->mutex);
+                               answers->builds[i] = b;
+                               answers->changed.notify_all();
+                             });
+                           } catch (const std::exception& e) {
+                             // This process, not TVM (out of memory): no verdict of TVM's.
+                             answers->fail(std::string("the TVM driver's client failed: ") +
+                                           e.what());
+                           }
+                         });
+  }
+
+  std::optional<oracle::PreparedCase> finish(std::size_t i, oracle::CaseResult& r) override {
+    const Entry& e = entries_.at(i);
+    if (!e.start) return std::nullopt;
+    TvmBuild built;
+    {
+      std::unique_lock lock(answers_->mutex);
+      answers_->changed.wait(lock, [&] { return answers_->builds.at(e.request).has_value(); });
+      built = std::move(*answers_->builds[e.request]);
+    }
+    auto prepared = finish_tvm_case(*e.start, built, e.options, r, *driver_);
+    system_.use_fast_compiler(prepared, e.options);
+    return prepared;
+  }
+
+ private:
+  struct Entry {
+    oracle::CaseOptions options;
+    std::optional<TvmCaseStart> start;  // nullopt: settled before TVM
+    std::size_t request = 0;            // its index among requests_
+  };
+  const TvmSystem& system_;
+  std::shared_ptr<TvmDriver> driver_;
+  std::vector<Entry> entries_;
+  std::vector<nlohmann::json> requests_;
+  // The driver's answers as they come, from the thread that waits for them.
+  struct Answers {
+    std::mutex mutex;
+    std::condition_variable changed;
+    std::vector<std::optional<TvmBuild>> builds;
+
+    void fail(const std::string& why) {
+      std::lock_guard lock(mutex);
+      for (auto& b : builds) {
+        if (b) continue;
+        b.emplace();
+        b->status = TvmBuild::Status::kUnavailable;
+        b->message = why;
+      }
+      changed.notify_all();
+    }
+  };
+  std::shared_ptr<Answers> answers_;
+  std::future<void> builds_;
+};
+
+std::unique_ptr<oracle::PreparingBatch> TvmSystem::preparing_batch() const {
+  return std::make_unique<TvmPreparingBatch>(*this, driver_);
+}
 
 }  // namespace
 

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 
@@ -166,6 +167,41 @@ TEST(Campaign, DrawsTheUnpackedApiAsOftenAsItsSystemAsks) {
   EXPECT_GT(tenth, 10);
   EXPECT_LT(tenth, 75);
   EXPECT_EQ(unpacked_cases(0.0), 0);
+}
+
+// Verdict signatures by case, of a campaign of `o`.
+std::map<std::uint64_t, std::string> signatures_by_case(const CampaignOptions& o,
+                                                        bool overlapped) {
+  std::map<std::uint64_t, std::string> out;
+  std::mutex mu;
+  CampaignCallbacks cb;
+  cb.on_case = [&](const CaseSpec& spec, const oracle::CaseResult& r) {
+    std::lock_guard lock(mu);
+    out[spec.index] = oracle::signature(r.verdict);
+  };
+  EXPECT_EQ(run_campaign(o, cb).overlapped, overlapped);
+  return out;
+}
+
+TEST(Campaign, PreparesInOverlappedBatchesWhereTheSystemCanAndGivesEachCaseItsOwnVerdict) {
+  CampaignOptions o = with_9036_bug(in_process(1, 60));
+  o.base.in_process_only = false;
+  o.base.compiler = host::CompilerKind::kTcc;
+  auto system = std::make_shared<test_support::UnbatchedBuiltin>(0.5, /*overlapped=*/true);
+  o.base.sut = system;
+  const auto overlapped = signatures_by_case(o, true);
+  const int batches = system->batches_made();
+  CampaignOptions alone = o;
+  alone.executor = ExecutorChoice::kSingle;
+  const auto one_by_one = signatures_by_case(alone, false);
+  EXPECT_GT(batches, 2);
+  // One case at a time makes no batch.
+  EXPECT_EQ(system->batches_made(), batches);
+  ASSERT_EQ(overlapped.size(), 60u);
+  EXPECT_EQ(overlapped, one_by_one);
+  std::set<std::string> kinds;
+  for (const auto& [k, sig] : overlapped) kinds.insert(sig);
+  EXPECT_GT(kinds.size(), 1u) << "the cases should not all end alike: " << *kinds.begin();
 }
 
 bool fixes_anything(const PipelineChoice& c) {

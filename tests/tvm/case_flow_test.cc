@@ -4,6 +4,13 @@
 // timeout verdicts; a TVM that does not import is a toolchain error.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "fuzz/campaign.h"
+#include "fuzz/campaign_cases.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "ir/verify.h"
@@ -201,6 +208,110 @@ TEST(TvmDriver, ServesManyRequestsFromOneProcess) {
   for (int i = 0; i < 5; ++i) EXPECT_EQ(driver.build(request).status, TvmBuild::Status::kTvmError);
   EXPECT_EQ(driver.starts(), 1);
   EXPECT_EQ(driver.tvm_version(), "0.0.fake");
+}
+
+nlohmann::json request_for(const std::string& mod_name) {
+  return {{"graph", tvm_graph_json(test_support::seed_9036().main())},
+          {"merge", false},
+          {"mod_name", mod_name},
+          {"api", "packed"},
+          {"interface", "packed"}};
+}
+
+std::vector<nlohmann::json> requests_for(const std::vector<std::string>& mod_names) {
+  std::vector<nlohmann::json> out;
+  for (const auto& name : mod_names) out.push_back(request_for(name));
+  return out;
+}
+
+TvmDriverOptions fake_driver(std::chrono::milliseconds request_timeout = std::chrono::seconds(120)) {
+  TvmDriverOptions o;
+  o.home = test_support::source_path("tests/tvm/fake_tvm").string();
+  o.request_timeout = request_timeout;
+  return o;
+}
+
+// What matters of a build for a verdict.
+std::string outcome(const TvmBuild& b) {
+  std::string first_line = b.message.substr(0, b.message.find('\n'));
+  return std::to_string(static_cast<int>(b.status)) + " " + b.stage + " " + first_line;
+}
+
+TEST(TvmDriver, AnswersEachRequestOfABatchInOrderFromOneProcess) {
+  TvmDriver driver(fake_driver());
+  std::vector<std::size_t> answered;
+  const auto builds = driver.build_batch(requests_for({"first", "second", "third"}),
+                                         [&](std::size_t i, const TvmBuild&) {
+                                           answered.push_back(i);
+                                         });
+  ASSERT_EQ(builds.size(), 3u);
+  for (const auto& [i, name] : std::vector<std::pair<int, std::string>>{
+           {0, "first"}, {1, "second"}, {2, "third"}}) {
+    EXPECT_EQ(builds[i].status, TvmBuild::Status::kTvmError);
+    EXPECT_EQ(builds[i].stage, "build");
+    EXPECT_NE(builds[i].message.find("(module " + name + ")"), std::string::npos)
+        << builds[i].message;
+  }
+  EXPECT_EQ(answered, (std::vector<std::size_t>{0, 1, 2}));
+  EXPECT_EQ(driver.starts(), 1);
+  EXPECT_EQ(driver.retries(), 0);
+}
+
+TEST(TvmDriver, ACrashInABatchIsThatRequestsAloneAndTheBatchGoesOn) {
+  TvmDriver alone(fake_driver());
+  const TvmBuild crash_alone = alone.build(request_for("crash_build"));
+  ASSERT_EQ(crash_alone.status, TvmBuild::Status::kCrashed);
+
+  TvmDriver driver(fake_driver());
+  const auto builds = driver.build_batch(requests_for({"before", "crash_build", "after"}));
+  ASSERT_EQ(builds.size(), 3u);
+  EXPECT_EQ(outcome(builds[0]), outcome(alone.build(request_for("before"))));
+  EXPECT_EQ(outcome(builds[1]), outcome(crash_alone));
+  EXPECT_NE(builds[1].message.find("SIGABRT"), std::string::npos) << builds[1].message;
+  EXPECT_EQ(outcome(builds[2]), outcome(alone.build(request_for("after"))));
+  // The batch, the crashed request again alone, then the rest.
+  EXPECT_EQ(driver.retries(), 1);
+  EXPECT_EQ(driver.starts(), 3);
+}
+
+TEST(TvmDriver, AHangOrAGarbageAnswerInABatchCostsTheBatchARetryNotAVerdict) {
+  TvmDriver driver(fake_driver(std::chrono::milliseconds(1'500)));
+  const auto builds =
+      driver.build_batch(requests_for({"hang_build", "garbage_build", "after"}));
+  ASSERT_EQ(builds.size(), 3u);
+  EXPECT_EQ(builds[0].status, TvmBuild::Status::kTimedOut) << builds[0].message;
+  EXPECT_EQ(builds[0].stage, "build");
+  EXPECT_EQ(builds[1].status, TvmBuild::Status::kCrashed) << builds[1].message;
+  EXPECT_EQ(builds[1].stage, "build");
+  EXPECT_NE(builds[1].message.find("this is no answer"), std::string::npos) << builds[1].message;
+  EXPECT_EQ(builds[2].status, TvmBuild::Status::kTvmError) << builds[2].message;
+  EXPECT_NE(builds[2].message.find("(module after)"), std::string::npos) << builds[2].message;
+  EXPECT_EQ(driver.retries(), 2);
+}
+
+TEST(TvmCase, ACampaignOnTvmGivesEachCaseTheVerdictItGetsAlone) {
+  // The fake TVM fails every build alike: what is checked is that TVM's work in batches,
+  // overlapping the runs of other cases, loses and mixes up nothing on the way.
+  fuzz::CampaignOptions o;
+  o.seed = 4;
+  o.max_cases = 12;
+  o.jobs = 2;
+  o.base = tvm_options("tests/tvm/fake_tvm", "my_mod");
+  std::map<std::uint64_t, std::string> overlapped, alone;
+  for (auto [out, executor] : {std::pair{&overlapped, fuzz::ExecutorChoice::kBatched},
+                               std::pair{&alone, fuzz::ExecutorChoice::kSingle}}) {
+    o.executor = executor;
+    std::mutex mu;
+    fuzz::CampaignCallbacks cb;
+    cb.on_case = [&, out = out](const fuzz::CaseSpec& spec, const CaseResult& r) {
+      std::lock_guard lock(mu);
+      (*out)[spec.index] = signature(r.verdict);
+    };
+    const fuzz::CampaignResult r = fuzz::run_campaign(o, cb);
+    EXPECT_EQ(r.overlapped, executor == fuzz::ExecutorChoice::kBatched);
+  }
+  ASSERT_EQ(overlapped.size(), 12u);
+  EXPECT_EQ(overlapped, alone);
 }
 
 TEST(TvmCase, ATvmThatDoesNotImportIsAToolchainErrorNotAFinding) {
