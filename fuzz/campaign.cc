@@ -141,7 +141,8 @@ class Campaign final : public CaseSink {
       bo.stop = opt_.stop;
       tools.executor = std::make_unique<oracle::BatchedExecutor>(bo);
     } else {
-      tools.executor = std::make_unique<oracle::SingleProgramExecutor>();
+      // Support files (TVM's runtime piece, the harness's runtime) compiled once per worker.
+      tools.executor = std::make_unique<oracle::SingleProgramExecutor>(true);
     }
     // Each worker has its own connection to the system under test (TVM: its own driver process).
     if (opt_.base.sut) tools.system = opt_.base.sut->for_worker();

@@ -266,7 +266,8 @@ void WorkerPool::run_prepared(std::span<Item> items, std::uint64_t k0, std::uint
         continue;
       }
       InProcessSteps steps(opt_.journal, slot, it.k);
-      oracle::judge_case(it.spec.module, it.spec.options, to_run[j], raws[j], it.result);
+      oracle::judge_case(it.spec.module, it.spec.options, to_run[j], raws[j], it.result,
+                         dynamic_cast<oracle::SingleProgramExecutor*>(&executor));
     }
   } catch (const std::bad_alloc&) {
     for (Item* it : ran) it->generated = false;

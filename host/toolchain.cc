@@ -176,6 +176,7 @@ std::vector<std::string> compile_command(const Toolchain& toolchain,
   for (const auto& dir : options.include_dirs) cmd.push_back("-I" + dir);
   for (const auto& def : options.defines) cmd.push_back("-D" + def);
   cmd.insert(cmd.end(), options.extra_flags.begin(), options.extra_flags.end());
+  if (options.object_only) cmd.push_back("-c");
   if (options.syntax_only) {
     cmd.push_back("-fsyntax-only");
   } else {
@@ -253,7 +254,7 @@ CompileResult compile(const Toolchain& toolchain, const std::vector<std::string>
     return result;
   }
   if (r.exit_code == 0) {
-    if (!is_executable_file(output_exe)) {
+    if (!options.object_only && !is_executable_file(output_exe)) {
       return fail(std::string(compiler_kind_name(toolchain.kind)) +
                   " exited 0 but wrote no executable " + output_exe);
     }

@@ -59,6 +59,8 @@ struct CompileOptions {
   /// Check only (-fsyntax-only, no -o): kOk means no diagnostic that is an error; nothing is
   /// written. gcc/clang only.
   bool syntax_only = false;
+  /// Compile only (-c): the output is an object file to link into programs later.
+  bool object_only = false;
   std::vector<std::string> extra_flags;  ///< before the sources
   std::vector<std::string> link_flags;   ///< after the sources (e.g. "-lm")
   std::chrono::milliseconds timeout{60'000};

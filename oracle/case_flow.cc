@@ -256,7 +256,8 @@ void judge_raw(const ir::Module& annotated, const CaseOptions& options,
 }  // namespace
 
 void judge_case(const ir::Module& annotated, const CaseOptions& options,
-                const PreparedCase& prepared, const RawResult& raw, CaseResult& r) {
+                const PreparedCase& prepared, const RawResult& raw, CaseResult& r,
+                SingleProgramExecutor* confirming_executor) {
   judge_raw(annotated, options, prepared, raw, r);
   // A known behaviour stands in for a pass: the program ran right.
   if (!prepared.confirm_compiler || r.verdict.kind() == VerdictKind::kPass ||
@@ -268,7 +269,8 @@ void judge_case(const ir::Module& annotated, const CaseOptions& options,
   confirming.toolchain.reset();
   confirming.confirm_compiler.reset();
   const auto stand_in_compile = r.compile_time;
-  SingleProgramExecutor executor;
+  SingleProgramExecutor own;
+  SingleProgramExecutor& executor = confirming_executor != nullptr ? *confirming_executor : own;
   const auto again = executor.run(std::span<const PreparedCase>(&confirming, 1));
   judge_raw(annotated, options, confirming, again.front(), r);
   r.compile_time += stand_in_compile;

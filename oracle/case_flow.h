@@ -36,9 +36,10 @@ host::RunLimits case_limits(const ir::Module& annotated, const CaseOptions& opti
 /// timeouts, return codes, unwritten outputs, output comparison. Sets r.verdict, r.actual,
 /// r.compile_time, r.run_time and r.work_dir. A verdict other than pass of a program that
 /// `prepared.compiler` built as a stand-in (PreparedCase::confirm_compiler) is replaced by the
-/// verdict of the program the confirming compiler builds (SingleProgramExecutor; the compile
-/// times add up). Never throws.
+/// verdict of the program the confirming compiler builds (by `confirming`, else a
+/// SingleProgramExecutor of its own; the compile times add up). Never throws.
 void judge_case(const ir::Module& annotated, const CaseOptions& options,
-                const PreparedCase& prepared, const RawResult& raw, CaseResult& r);
+                const PreparedCase& prepared, const RawResult& raw, CaseResult& r,
+                SingleProgramExecutor* confirming = nullptr);
 
 }  // namespace aotfuzz::oracle

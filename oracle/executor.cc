@@ -14,6 +14,7 @@
 #include <fstream>
 #include <set>
 #include <string_view>
+#include <unordered_map>
 
 #include "aot/runtime_header.h"
 #include "host/tempdir.h"
@@ -45,11 +46,11 @@ RawResult settled(Verdict v) {
 
 // Writes `files` into `dir` and appends the paths of the .c ones to `c_files`; a file that
 // cannot be written is the environment's failure (toolchain-error).
-std::optional<Verdict> write_files(const host::TempDir& dir,
+std::optional<Verdict> write_files(const std::filesystem::path& dir,
                                    const std::vector<std::pair<std::string, std::string>>& files,
                                    std::vector<std::string>& c_files) {
   for (const auto& [name, text] : files) {
-    const std::string path = dir.file(name).string();
+    const std::string path = (dir / name).string();
     std::ofstream f(path, std::ios::binary);
     f << text;
     f.close();  // a full disk shows only when the buffer is written
@@ -78,7 +79,7 @@ std::optional<Verdict> warnings_verdict(const PreparedCase& c, const std::option
     std::vector<std::string> c_files;
     // The generated files only: the harness's main.c is the oracle's code, and its system
     // headers would triple the check's time.
-    if (auto v = write_files(dir, c.sources, c_files)) return v;
+    if (auto v = write_files(dir.path(), c.sources, c_files)) return v;
     host::CompileOptions co;
     co.include_dirs = {dir.path().string()};
     co.include_dirs.insert(co.include_dirs.end(), c.include_dirs.begin(), c.include_dirs.end());
@@ -99,7 +100,80 @@ std::optional<Verdict> warnings_verdict(const PreparedCase& c, const std::option
   }
 }
 
-RawResult run_single(const PreparedCase& c) {
+}  // namespace
+
+// Objects of support sources, by everything that makes them: compiler, flags, the file and the
+// headers beside it.
+class SingleProgramExecutor::SupportObjects {
+ public:
+  // The objects of c's support .c files for compiler `tc` and options `co` (without the
+  // program's own directory), compiled now where not yet; nullopt when one does not compile
+  // alone (the caller compiles the program whole).
+  std::optional<std::vector<std::string>> objects(const PreparedCase& c, const host::Toolchain& tc,
+                                                  const host::CompileOptions& co) {
+    std::string headers;
+    for (const auto& [name, text] : c.support_sources) {
+      if (!ends_with(name, ".c")) headers += name + '\0' + text + '\0';
+    }
+    std::string common = tc.path + '\0' + std::string(host::compiler_kind_name(tc.kind)) + '\0';
+    for (const auto& d : co.include_dirs) common += "-I" + d + '\0';
+    for (const auto& d : co.defines) common += "-D" + d + '\0';
+    common += co.warnings_as_errors ? "W" : "w";
+    common += co.sanitize ? "S" : "s";
+    common += '\0' + headers;
+    std::vector<std::string> out;
+    for (const auto& [name, text] : c.support_sources) {
+      if (!ends_with(name, ".c")) continue;
+      const std::string key = common + name + '\0' + text;
+      auto it = objects_.find(key);
+      // A file that did not compile alone is not tried again (empty: none).
+      if (it == objects_.end()) it = objects_.emplace(key, compile_one(c, tc, co, name)).first;
+      if (it->second.empty()) return std::nullopt;
+      out.push_back(it->second);
+    }
+    return out;
+  }
+
+  std::size_t size() const {
+    return static_cast<std::size_t>(std::count_if(
+        objects_.begin(), objects_.end(), [](const auto& o) { return !o.second.empty(); }));
+  }
+
+ private:
+  // The object's path, or empty when the file does not compile alone.
+  std::string compile_one(const PreparedCase& c, const host::Toolchain& tc,
+                          const host::CompileOptions& co, const std::string& name) try {
+    if (!dir_) dir_.emplace("aotfuzz-support");
+    // Each object in a directory of its own, with the support headers beside its source.
+    const std::filesystem::path at = dir_->file(std::to_string(objects_.size()));
+    std::error_code ec;
+    std::filesystem::create_directories(at, ec);
+    if (ec) return {};
+    std::vector<std::string> ignored;
+    std::vector<std::pair<std::string, std::string>> files;
+    for (const auto& f : c.support_sources) {
+      if (!ends_with(f.first, ".c") || f.first == name) files.push_back(f);
+    }
+    if (write_files(at, files, ignored)) return {};
+    host::CompileOptions one = co;
+    one.include_dirs.insert(one.include_dirs.begin(), at.string());
+    one.object_only = true;
+    const std::string object = (at / (name + ".o")).string();
+    const host::CompileResult cr = compile(tc, {(at / name).string()}, object, one);
+    if (cr.status != host::CompileStatus::kOk) return {};
+    return object;
+  } catch (const std::exception&) {
+    // No temporary directory: the programs are compiled whole, as without objects.
+    return {};
+  }
+
+  std::optional<host::TempDir> dir_;
+  std::unordered_map<std::string, std::string> objects_;
+};
+
+namespace {
+
+RawResult run_single(const PreparedCase& c, SingleProgramExecutor::SupportObjects* support) {
   RawResult out;
   std::optional<host::Toolchain> tc = c.toolchain;
   if (!tc) {
@@ -117,15 +191,30 @@ RawResult run_single(const PreparedCase& c) {
   if (c.keep_files) dir.keep();
   out.work_dir = dir.path().string();
   std::vector<std::string> c_files;
-  if (auto v = write_files(dir, c.program_files(), c_files)) return settled(std::move(*v));
+  if (auto v = write_files(dir.path(), c.program_files(), c_files)) return settled(std::move(*v));
   host::CompileOptions co;
-  co.include_dirs = {dir.path().string()};
-  co.include_dirs.insert(co.include_dirs.end(), c.include_dirs.begin(), c.include_dirs.end());
+  co.include_dirs = c.include_dirs;
   co.defines = c.defines;
   co.warnings_as_errors = c.warnings_as_errors;
   co.sanitize = c.sanitize;
   const std::string exe = dir.file("case").string();
   auto t1 = Clock::now();
+  std::optional<std::vector<std::string>> objects;
+  if (support != nullptr && !c.support_sources.empty() && !c.keep_files) {
+    objects = support->objects(c, *tc, co);
+  }
+  if (objects) {
+    std::vector<std::string> own;
+    for (const auto& f : c_files) {
+      const std::string name = std::filesystem::path(f).filename().string();
+      const bool shared = std::any_of(c.support_sources.begin(), c.support_sources.end(),
+                                      [&](const auto& s) { return s.first == name; });
+      if (!shared) own.push_back(f);
+    }
+    own.insert(own.end(), objects->begin(), objects->end());
+    c_files = std::move(own);
+  }
+  co.include_dirs.insert(co.include_dirs.begin(), dir.path().string());
   host::CompileResult cr = compile(*tc, c_files, exe, co);
   out.compile_time = since(t1);
   if (auto v = verdict_from_compile(cr, tc->kind)) {
@@ -250,6 +339,7 @@ std::string replace_runtime_include(std::string runtime) {
 
 std::vector<std::pair<std::string, std::string>> PreparedCase::program_files() const {
   auto files = sources;
+  files.insert(files.end(), support_sources.begin(), support_sources.end());
   files.emplace_back(
       "main.c", main_c.empty()
                     ? harness_main_c(mod_name, header_name, harness_inputs_c(inputs) + harness_case)
@@ -257,12 +347,21 @@ std::vector<std::pair<std::string, std::string>> PreparedCase::program_files() c
   return files;
 }
 
+SingleProgramExecutor::SingleProgramExecutor(bool keep_support_objects)
+    : support_(keep_support_objects ? std::make_unique<SupportObjects>() : nullptr) {}
+
+SingleProgramExecutor::~SingleProgramExecutor() = default;
+
+std::size_t SingleProgramExecutor::support_objects() const {
+  return support_ ? support_->size() : 0;
+}
+
 std::vector<RawResult> SingleProgramExecutor::run(std::span<const PreparedCase> cases) {
   std::vector<RawResult> out;
   out.reserve(cases.size());
   for (const auto& c : cases) {
     try {
-      out.push_back(run_single(c));
+      out.push_back(run_single(c, support_.get()));
     } catch (const ir::Error& e) {
       out.push_back(settled({Stage::kRun, ToolchainError{e.what()}}));
     } catch (const std::exception& e) {

@@ -75,7 +75,14 @@ struct PreparedCase {
   /// `sources`.
   std::shared_ptr<const PlanCase> plan;
 
-  /// The files of the single program: `sources` and main.c.
+  /// Files of the program that are the same for many cases (TVM's: the C runtime's backend API,
+  /// its configuration header, the harness's runtime and platform layer): an executor that keeps
+  /// objects (SingleProgramExecutor(true)) compiles each .c of them once and links the object
+  /// into every program it fits; the headers here are the ones those files may include from the
+  /// program's directory. Otherwise they are compiled with the rest.
+  std::vector<std::pair<std::string, std::string>> support_sources;
+
+  /// The files of the single program: `sources`, `support_sources` and main.c.
   std::vector<std::pair<std::string, std::string>> program_files() const;
 };
 
@@ -112,7 +119,21 @@ class Executor {
 /// with run_process under the case's limits.
 class SingleProgramExecutor : public Executor {
  public:
+  /// `keep_support_objects`: compile each case's support_sources once (per compiler, flags and
+  /// contents) into objects kept in a temporary directory of this executor, and link them into
+  /// the programs, which then compile only their own files (a campaign worker's executor). A
+  /// support file that does not compile alone is compiled with the program, as without this.
+  explicit SingleProgramExecutor(bool keep_support_objects = false);
+  ~SingleProgramExecutor() override;
   std::vector<RawResult> run(std::span<const PreparedCase> cases) override;
+
+  /// Support objects compiled so far.
+  std::size_t support_objects() const;
+
+  class SupportObjects;
+
+ private:
+  std::unique_ptr<SupportObjects> support_;
 };
 
 /// How a BatchedExecutor compiles and where it runs.

@@ -293,20 +293,37 @@ std::string harness_main_c(const std::string& mod_name, const std::string& heade
   return out;
 }
 
-std::string foreign_harness_main_c(const std::string& title, const std::string& preamble,
-                                   const std::string& run_declaration,
-                                   const std::string& case_part) {
+std::string foreign_harness_support_c(const std::string& title, const std::string& headers,
+                                      const std::string& platform) {
   std::string out = title;
   out += kPrologue;
-  out += preamble;
+  out += headers;
+  out += "\n";
+  out += platform;
   for (std::string_view piece : {kCaseStruct, kRuntimePart}) {
     out += "\n";
     out += piece;
   }
+  const std::string entry = "int " + std::string(kSharedEntry) +
+                            "(const struct aotfuzz_harness_case* c, const uint8_t* const* "
+                            "input_data)";
+  return out + "\n" + entry + ";\n" + entry + " {\n  return aotfuzz_harness_run(c, input_data);\n}\n";
+}
+
+std::string foreign_harness_case_c(const std::string& title, const std::string& headers,
+                                   const std::string& run_declaration,
+                                   const std::string& case_part) {
+  std::string out = title;
+  out += kPrologue;
+  out += headers;
+  out += "\n";
+  out += kCaseStruct;
+  out += "int " + std::string(kSharedEntry) +
+         "(const struct aotfuzz_harness_case* c, const uint8_t* const* input_data);\n";
   out += run_declaration;
   out += case_part;
-  out += "\nint main(void) { return aotfuzz_harness_run(&" + std::string(kCasePrefix) +
-         "entry, NULL); }\n";
+  out += "\nint main(void) { return " + std::string(kSharedEntry) + "(&" +
+         std::string(kCasePrefix) + "entry, NULL); }\n";
   return out;
 }
 

@@ -106,12 +106,18 @@ std::string harness_inputs_stub_c(std::size_t num_inputs);
 std::string harness_code_c(const ir::Module& module, const aot::Options& options,
                            const std::vector<HarnessInput>& inputs);
 
-/// main.c of a program around another system's generated C (TVM's, tvm/harness.h): `title` (a
-/// comment line), the prologue, `preamble` (that system's runtime headers and the platform layer
-/// it leaves to the application), the same runtime and checks as the builtin pipeline's
-/// programs, `run_declaration` (what declares the entry point the case calls), the case and
-/// `int main(void)`. No call trace: such C has none.
-std::string foreign_harness_main_c(const std::string& title, const std::string& preamble,
+/// The harness of a program around another system's generated C (TVM's, tvm/harness.h), in two
+/// files: the part every case shares (foreign_harness_support_c), which a worker compiles once,
+/// and the case's main.c (foreign_harness_case_c). No call trace: such C has none.
+///
+/// The shared part: `title` (a comment line), the prologue, `headers` (that system's runtime
+/// headers), `platform` (the platform layer it leaves to the application), the same runtime and
+/// checks as the builtin pipeline's programs, and their entry point for a case.
+std::string foreign_harness_support_c(const std::string& title, const std::string& headers,
+                                      const std::string& platform);
+/// main.c: `title`, the prologue, `headers`, `run_declaration` (what declares the entry point
+/// the case calls), the case and `int main(void)`, which runs it through the shared part.
+std::string foreign_harness_case_c(const std::string& title, const std::string& headers,
                                    const std::string& run_declaration,
                                    const std::string& case_part);
 

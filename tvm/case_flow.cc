@@ -410,7 +410,13 @@ std::optional<PreparedCase> finish_tvm_case(const TvmCaseStart& start, const Tvm
   PreparedCase c;
   c.mod_name = options.aot.mod_name;
   c.header_name = prefix + ".h";
-  c.sources = tvm.files;
+  // What TVM generated for this case is compiled per case; the C runtime's pieces and the
+  // harness's runtime are the same for every case of a build (PreparedCase::support_sources).
+  for (const auto& f : tvm.files) {
+    const bool runtime = f.first == "crt_backend_api.c" || f.first == "crt_config.h";
+    (runtime ? c.support_sources : c.sources).push_back(f);
+  }
+  c.support_sources.emplace_back(kTvmHarnessSupportName, tvm_harness_support_c());
   try {
     c.inputs = harness_inputs(annotated, r.inputs);
     c.harness_case = harness_code_c(annotated, options.aot, c.inputs);

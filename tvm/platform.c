@@ -1,7 +1,7 @@
 // The platform layer that TVM's standalone C runtime leaves to the application, for the programs
 // of `--sut tvm`: as TVM's AoT tests define it in their main.c, with the heap instead of a stack
 // allocator, and memory filled with 0xCD so that reading storage nobody wrote shows.
-// tvm_harness_main_c (tvm/harness.cc) splices it after TVM's runtime headers; only TVM's
+// tvm_harness_support_c (tvm/harness.cc) splices it after TVM's runtime headers; only TVM's
 // programs use it.
 // Compiled into aotfuzz by cmake/embed_text.cmake, without these // lines.
 

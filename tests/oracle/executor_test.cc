@@ -390,6 +390,52 @@ Verdict judge_single(Case c, host::CompilerKind kind,
   return c.result.verdict;
 }
 
+// A program of main.c and a support file (and its header) that says whether helper() is 7.
+PreparedCase with_support(const std::string& helper_value, host::CompilerKind kind) {
+  PreparedCase c;
+  c.mod_name = "support";
+  c.main_c = "int helper(void);\nint main(void) { return helper() == 7 ? 0 : 1; }\n";
+  c.support_sources = {{"support.h", "#define HELPER " + helper_value + "\n"},
+                       {"support.c", "#include \"support.h\"\nint helper(void);\n"
+                                     "int helper(void) { return HELPER; }\n"}};
+  c.compiler = kind;
+  c.defines.clear();
+  return c;
+}
+
+int exit_code_of(SingleProgramExecutor& executor, const PreparedCase& c) {
+  const auto raws = executor.run(std::span<const PreparedCase>(&c, 1));
+  EXPECT_FALSE(raws.front().settled) << summary(*raws.front().settled);
+  return raws.front().run.exit_code;
+}
+
+TEST(SingleProgramExecutor, CompilesEachSupportFileOnceAndLinksItIntoEveryProgramItFits) {
+  for (auto kind : {host::CompilerKind::kTcc, host::CompilerKind::kGcc}) {
+    SCOPED_TRACE(std::string(host::compiler_kind_name(kind)));
+    ASSERT_TRUE(host::find_toolchain(kind));
+    SingleProgramExecutor keeping(/*keep_support_objects=*/true);
+    SingleProgramExecutor whole;
+    EXPECT_EQ(exit_code_of(keeping, with_support("7", kind)), 0);
+    EXPECT_EQ(exit_code_of(keeping, with_support("7", kind)), 0);
+    EXPECT_EQ(keeping.support_objects(), 1u);
+    // Another header beside it is another object, and the program sees its value.
+    EXPECT_EQ(exit_code_of(keeping, with_support("8", kind)), 1);
+    EXPECT_EQ(keeping.support_objects(), 2u);
+    EXPECT_EQ(exit_code_of(whole, with_support("8", kind)), 1);
+    EXPECT_EQ(whole.support_objects(), 0u);
+  }
+}
+
+TEST(SingleProgramExecutor, ASupportFileThatNeedsTheCasesOwnFilesIsCompiledWithTheProgram) {
+  SingleProgramExecutor keeping(/*keep_support_objects=*/true);
+  PreparedCase c = with_support("7", host::CompilerKind::kTcc);
+  // The header is the case's own, not a support file: alone, support.c does not compile.
+  c.sources.push_back(c.support_sources.front());
+  c.support_sources.erase(c.support_sources.begin());
+  EXPECT_EQ(exit_code_of(keeping, c), 0);
+  EXPECT_EQ(keeping.support_objects(), 0u);
+}
+
 TEST(SingleProgramExecutor, AStandInCompilersFindingIsJudgedAgainOnTheConfirmingCompilersProgram) {
   ASSERT_TRUE(host::find_toolchain(host::CompilerKind::kTcc));
   ASSERT_TRUE(host::find_toolchain(host::CompilerKind::kGcc));
