@@ -42,8 +42,10 @@ def main():
     p.add_argument("--seeds", type=int, default=5)
     p.add_argument("--time", type=float, default=30)
     p.add_argument("--signature", default="arity:codegen:kernel")
-    p.add_argument("flags", nargs="*", help="after --: more flags of aotfuzz fuzz")
-    args = p.parse_args()
+    argv = sys.argv[1:]
+    extra = argv[argv.index("--") + 1:] if "--" in argv else []
+    args = p.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
+    args.flags = extra
     print("tvm_time_to_find: %s on %s, seeds 1..%d, budget %g s%s"
           % (args.signature, args.tvm_home, args.seeds, args.time,
              (", flags " + " ".join(args.flags)) if args.flags else ""))

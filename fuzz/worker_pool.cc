@@ -113,9 +113,11 @@ void WorkerPool::work_overlapped(WorkerTools& tools, int slot) {
   auto finish = [&](Chunk& c) {
     for (auto& it : c.items) {
       if (it.in_batch >= 0) {
+        const auto i = static_cast<std::size_t>(it.in_batch);
+        c.batch->wait(i);
         InProcessSteps steps(opt_.journal, slot, it.k);
         try {
-          it.prepared = c.batch->finish(static_cast<std::size_t>(it.in_batch), it.result);
+          it.prepared = c.batch->finish(i, it.result);
         } catch (const std::bad_alloc&) {
           dropped_for_memory(it);
         }

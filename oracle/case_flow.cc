@@ -268,6 +268,7 @@ void judge_case(const ir::Module& annotated, const CaseOptions& options,
   confirming.compiler = prepared.confirm_compiler;
   confirming.toolchain.reset();
   confirming.confirm_compiler.reset();
+  confirming.syntax_check_first = r.verdict.kind() == VerdictKind::kCompileError;
   const auto stand_in_compile = r.compile_time;
   SingleProgramExecutor own;
   SingleProgramExecutor& executor = confirming_executor != nullptr ? *confirming_executor : own;

@@ -215,6 +215,20 @@ RawResult run_single(const PreparedCase& c, SingleProgramExecutor::SupportObject
     c_files = std::move(own);
   }
   co.include_dirs.insert(co.include_dirs.begin(), dir.path().string());
+  if (c.syntax_check_first && tc->kind != host::CompilerKind::kTcc) {
+    std::vector<std::string> own;
+    for (const auto& f : c_files) {
+      if (ends_with(f, ".c")) own.push_back(f);
+    }
+    host::CompileOptions check = co;
+    check.syntax_only = true;
+    const host::CompileResult checked = compile(*tc, own, "", check);
+    if (checked.status == host::CompileStatus::kCompileError) {
+      out.compile_time = since(t1);
+      out.settled = verdict_from_compile(checked, tc->kind);
+      return out;
+    }
+  }
   host::CompileResult cr = compile(*tc, c_files, exe, co);
   out.compile_time = since(t1);
   if (auto v = verdict_from_compile(cr, tc->kind)) {

@@ -51,6 +51,10 @@ struct PreparedCase {
   std::optional<host::CompilerKind> confirm_compiler;
   bool sanitize = false;
   bool keep_files = false;
+  /// gcc/clang: check the program's own files with -fsyntax-only first and stop at an error
+  /// there, whose diagnostics are the full build's: confirming a stand-in compiler's compile
+  /// error then costs no code generation or link. A clean check goes on to the full build.
+  bool syntax_check_first = false;
   /// main.c when set (TVM's programs: the harness over TVM's runtime headers); else
   /// harness_main_c of the builtin pipeline's runtime.
   std::string main_c;

@@ -37,6 +37,9 @@ class PreparingBatch {
                           CaseResult& r) = 0;
   /// Hands the added cases' work to the system, which does it in the background.
   virtual void submit() = 0;
+  /// Waits until the system's work for case i is done: time out of this process, which a
+  /// supervisor watching in-process steps must not count.
+  virtual void wait(std::size_t i) = 0;
   /// Case i once the system's work for it is done (waiting for it): what prepare
   /// would have given, with the same r that add filled.
   virtual std::optional<PreparedCase> finish(std::size_t i, CaseResult& r) = 0;

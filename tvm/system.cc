@@ -170,13 +170,20 @@ class TvmPreparingBatch final : public oracle::PreparingBatch {
                          });
   }
 
+  void wait(std::size_t i) override {
+    const Entry& e = entries_.at(i);
+    if (!e.start) return;
+    std::unique_lock lock(answers_->mutex);
+    answers_->changed.wait(lock, [&] { return answers_->builds.at(e.request).has_value(); });
+  }
+
   std::optional<oracle::PreparedCase> finish(std::size_t i, oracle::CaseResult& r) override {
     const Entry& e = entries_.at(i);
     if (!e.start) return std::nullopt;
+    wait(i);
     TvmBuild built;
     {
-      std::unique_lock lock(answers_->mutex);
-      answers_->changed.wait(lock, [&] { return answers_->builds.at(e.request).has_value(); });
+      std::lock_guard lock(answers_->mutex);
       built = std::move(*answers_->builds[e.request]);
     }
     auto prepared = finish_tvm_case(*e.start, built, e.options, r, *driver_);

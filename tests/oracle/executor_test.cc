@@ -426,6 +426,23 @@ TEST(SingleProgramExecutor, CompilesEachSupportFileOnceAndLinksItIntoEveryProgra
   }
 }
 
+TEST(SingleProgramExecutor, ACompileErrorFoundByTheSyntaxCheckReadsAsTheFullBuildsAndStopsIt) {
+  ASSERT_TRUE(host::find_toolchain(host::CompilerKind::kGcc));
+  PreparedCase c = with_support("7", host::CompilerKind::kGcc);
+  c.sources = {{"broken.c", "int broken(void) { return 1 }\n"}};
+  SingleProgramExecutor executor;
+  const auto full = executor.run(std::span<const PreparedCase>(&c, 1));
+  c.syntax_check_first = true;
+  const auto checked = executor.run(std::span<const PreparedCase>(&c, 1));
+  ASSERT_TRUE(full.front().settled && checked.front().settled);
+  EXPECT_EQ(signature(*checked.front().settled), signature(*full.front().settled));
+  EXPECT_EQ(checked.front().settled->kind(), VerdictKind::kCompileError);
+  // A clean check goes on to the build and the run.
+  PreparedCase clean = with_support("7", host::CompilerKind::kGcc);
+  clean.syntax_check_first = true;
+  EXPECT_EQ(exit_code_of(executor, clean), 0);
+}
+
 TEST(SingleProgramExecutor, ASupportFileThatNeedsTheCasesOwnFilesIsCompiledWithTheProgram) {
   SingleProgramExecutor keeping(/*keep_support_objects=*/true);
   PreparedCase c = with_support("7", host::CompilerKind::kTcc);

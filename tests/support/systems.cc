@@ -37,8 +37,11 @@ class ThreadedBatch final : public oracle::PreparingBatch {
       }
     });
   }
-  std::optional<oracle::PreparedCase> finish(std::size_t i, oracle::CaseResult& r) override {
+  void wait(std::size_t) override {
     if (work_.valid()) work_.get();
+  }
+  std::optional<oracle::PreparedCase> finish(std::size_t i, oracle::CaseResult& r) override {
+    wait(i);
     r = cases_.at(i).result;
     return cases_.at(i).prepared;
   }
