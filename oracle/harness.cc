@@ -82,12 +82,24 @@ std::string without_system_includes(std::string_view text) {
 
 }  // namespace
 
+namespace {
+
+// The entry point of a runtime compiled apart from its cases: its prototype, and its
+// definition, which runs a case through the runtime's own aotfuzz_harness_run.
+std::string shared_entry_declaration() {
+  return "int " + std::string(kSharedEntry) +
+         "(const struct aotfuzz_harness_case* c, const uint8_t* const* input_data);\n";
+}
+std::string shared_entry_definition() {
+  std::string head = shared_entry_declaration();
+  head.replace(head.size() - 2, 2, " {\n");
+  return shared_entry_declaration() + head + "  return aotfuzz_harness_run(c, input_data);\n}\n";
+}
+
+}  // namespace
+
 std::string harness_shared_runtime_c() {
-  return harness_runtime_c() + "\nint " + std::string(kSharedEntry) +
-         "(const struct aotfuzz_harness_case* c, const uint8_t* const* input_data);\nint " +
-         std::string(kSharedEntry) +
-         "(const struct aotfuzz_harness_case* c, const uint8_t* const* input_data) {\n"
-         "  return aotfuzz_harness_run(c, input_data);\n}\n";
+  return harness_runtime_c() + "\n" + shared_entry_definition();
 }
 
 std::vector<std::string> harness_runtime_symbols() {
@@ -99,8 +111,7 @@ std::vector<std::string> harness_runtime_symbols() {
 
 std::string harness_case_prelude_c() {
   return std::string(kCaseLibc) + without_system_includes(aot::runtime_header_text()) +
-         std::string(kCaseStruct) + "int " + std::string(kSharedEntry) +
-         "(const struct aotfuzz_harness_case* c, const uint8_t* const* input_data);\n";
+         std::string(kCaseStruct) + shared_entry_declaration();
 }
 
 std::string_view harness_shared_entry() { return kSharedEntry; }
@@ -293,33 +304,32 @@ std::string harness_main_c(const std::string& mod_name, const std::string& heade
   return out;
 }
 
+namespace {
+
+// The top of both files of a foreign system's harness.
+std::string foreign_top(const std::string& title, const std::string& headers) {
+  return title + std::string(kPrologue) + headers + "\n";
+}
+
+}  // namespace
+
 std::string foreign_harness_support_c(const std::string& title, const std::string& headers,
                                       const std::string& platform) {
-  std::string out = title;
-  out += kPrologue;
-  out += headers;
-  out += "\n";
+  std::string out = foreign_top(title, headers);
   out += platform;
   for (std::string_view piece : {kCaseStruct, kRuntimePart}) {
     out += "\n";
     out += piece;
   }
-  const std::string entry = "int " + std::string(kSharedEntry) +
-                            "(const struct aotfuzz_harness_case* c, const uint8_t* const* "
-                            "input_data)";
-  return out + "\n" + entry + ";\n" + entry + " {\n  return aotfuzz_harness_run(c, input_data);\n}\n";
+  return out + "\n" + shared_entry_definition();
 }
 
 std::string foreign_harness_case_c(const std::string& title, const std::string& headers,
                                    const std::string& run_declaration,
                                    const std::string& case_part) {
-  std::string out = title;
-  out += kPrologue;
-  out += headers;
-  out += "\n";
+  std::string out = foreign_top(title, headers);
   out += kCaseStruct;
-  out += "int " + std::string(kSharedEntry) +
-         "(const struct aotfuzz_harness_case* c, const uint8_t* const* input_data);\n";
+  out += shared_entry_declaration();
   out += run_declaration;
   out += case_part;
   out += "\nint main(void) { return " + std::string(kSharedEntry) + "(&" +

@@ -161,10 +161,7 @@ class TvmDriver::Impl {
 
   TvmBuild build(const nlohmann::json& request) {
     std::lock_guard<std::mutex> lock(mutex_);
-    const auto t0 = Clock::now();
-    TvmBuild out = build_locked(request);
-    out.elapsed = since(t0);
-    return out;
+    return timed_build_locked(request);
   }
 
   std::vector<TvmBuild> build_batch(const std::vector<nlohmann::json>& requests,
@@ -174,9 +171,7 @@ class TvmDriver::Impl {
     std::size_t next = 0;
     while (next < requests.size()) {
       if (requests.size() - next == 1) {
-        const auto t0 = Clock::now();
-        out[next] = build_locked(requests[next]);
-        out[next].elapsed = since(t0);
+        out[next] = timed_build_locked(requests[next]);
         if (on_answer) on_answer(next, out[next]);
         ++next;
       } else {
@@ -311,10 +306,18 @@ class TvmDriver::Impl {
     return failed(Reply::Failure::kGarbage);
   }
 
+  // build_locked with the time it took.
+  TvmBuild timed_build_locked(const nlohmann::json& request) {
+    const auto t0 = Clock::now();
+    TvmBuild out = build_locked(request);
+    out.elapsed = since(t0);
+    return out;
+  }
+
   // Sends requests[from...] as one batch and reads their answers into `out` (and to on_answer),
-  // each timed from the answer before it. A request the driver died, hung or answered garbage on is built again alone
-  // by a fresh driver, so that its outcome is its own and not the batch's; the index to go on
-  // from is returned.
+  // each timed from the answer before it. A request the driver died, hung or answered garbage
+  // on is built again alone by a fresh driver, so that its outcome is its own and not the
+  // batch's; the index to go on from is returned.
   std::size_t batch_from(const std::vector<nlohmann::json>& requests, std::size_t from,
                          std::vector<TvmBuild>& out, const TvmDriver::OnAnswer& on_answer) {
     nlohmann::json batch = {{"batch", nlohmann::json::array()}};
@@ -335,9 +338,7 @@ class TvmDriver::Impl {
       if (!built) {
         stop();
         ++retries_;
-        t0 = Clock::now();
-        out[i] = build_locked(requests[i]);
-        out[i].elapsed = since(t0);
+        out[i] = timed_build_locked(requests[i]);
         if (on_answer) on_answer(i, out[i]);
         return i + 1;
       }

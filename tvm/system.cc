@@ -155,7 +155,7 @@ class TvmPreparingBatch final : public oracle::PreparingBatch {
     answers_ = std::make_shared<Answers>();
     answers_->builds.resize(requests_.size());
     builds_ = std::async(std::launch::async,
-                         [driver = driver_, requests = requests_, answers = answers_] {
+                         [driver = driver_, requests = std::move(requests_), answers = answers_] {
                            try {
                              driver->build_batch(requests, [&](std::size_t i, const TvmBuild& b) {
                                std::lock_guard lock(answers->mutex);
