@@ -369,8 +369,13 @@ TEST(Campaign, AFindingsDirectoryReplacedByAFileMidCampaignLosesNoFinding) {
     announced.push_back(f);
     if (announced.size() == 1) {
       // The directory vanishes under the campaign (a user's `rm -rf`, a full disk's cleanup).
-      fs::remove_all(findings);
-      std::ofstream(findings) << "not a directory\n";
+      // Another worker may be writing a bundle into it meanwhile: removed until it stays gone.
+      for (bool replaced = false; !replaced;) {
+        std::error_code ec;
+        fs::remove_all(findings, ec);
+        std::ofstream file(findings);
+        replaced = static_cast<bool>(file << "not a directory\n");
+      }
     }
   };
   CampaignResult r = run_campaign(o, cb);
