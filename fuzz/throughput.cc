@@ -30,6 +30,7 @@ struct CampaignRun {
   std::uint64_t cases = 0;
   std::vector<std::pair<std::string, std::uint64_t>> signatures;
   std::vector<std::pair<std::string, double>> phase_shares;
+  double system_bound = 0;
 };
 
 // Seconds by phase, in the order they first appear.
@@ -48,6 +49,7 @@ class PhaseTimes {
     auto rest = r.pipeline_time - r.codegen_time;
     for (const auto& [name, t] : r.system_steps) {
       add(name, t);
+      system_seconds_ += static_cast<double>(t.count()) / 1e6;
       rest -= t;
     }
     add(r.system_steps.empty() ? "passes" : "prepare, other", std::max(rest, decltype(rest){0}));
@@ -64,9 +66,15 @@ class PhaseTimes {
     out.emplace_back("other", (total - known) / total);
     return out;
   }
+  /// Cases per second the system's own steps allow on `jobs` workers (0: none were reported).
+  double system_bound(std::uint64_t cases, int jobs) const {
+    if (system_seconds_ <= 0) return 0;
+    return static_cast<double>(cases) * std::max(1, jobs) / system_seconds_;
+  }
 
  private:
   std::vector<std::pair<std::string, double>> seconds_;
+  double system_seconds_ = 0;
 };
 
 CampaignRun run_mode(CampaignOptions o, ExecutorChoice executor) {
@@ -90,6 +98,7 @@ CampaignRun run_mode(CampaignOptions o, ExecutorChoice executor) {
   out.cases_per_s = static_cast<double>(r.stats.cases) / std::max(1e-9, secs);
   out.signatures.assign(counts.begin(), counts.end());
   out.phase_shares = phases.shares(secs * std::max(1, o.jobs));
+  out.system_bound = phases.system_bound(r.stats.cases, o.jobs);
   return out;
 }
 
@@ -136,8 +145,8 @@ namespace {
 // A system whose programs are not batched: its own path (the system's work for some cases
 // overlapping the programs of others, where it can) against one case at a time, alternating.
 ThroughputResult measure_unbatched(CampaignOptions o, const ThroughputOptions& options) {
-  ModeThroughput fast{"default", {}, 0, 0, {}, {}};
-  ModeThroughput slow{"one-case", {}, 0, 0, {}, {}};
+  ModeThroughput fast{"default", {}, 0, 0, {}, {}, 0};
+  ModeThroughput slow{"one-case", {}, 0, 0, {}, {}, 0};
   for (int round = 0; round < std::max(1, options.rounds); ++round) {
     for (auto [mode, executor] :
          {std::pair{&fast, ExecutorChoice::kBatched}, std::pair{&slow, ExecutorChoice::kSingle}}) {
@@ -148,6 +157,7 @@ ThroughputResult measure_unbatched(CampaignOptions o, const ThroughputOptions& o
       if (round == 0) {
         mode->signatures = run.signatures;
         mode->phase_shares = run.phase_shares;
+        mode->system_bound = run.system_bound;
       }
     }
   }
@@ -176,9 +186,9 @@ ThroughputResult measure_throughput(const ThroughputOptions& options) {
                                        : host::default_toolchain();
   }
   if (!o.base.compiler && o.base.toolchain) o.base.compiler = o.base.toolchain->kind;
-  ModeThroughput batched{"batched", {}, 0, 0, {}, {}};
-  ModeThroughput single{"single", {}, 0, 0, {}, {}};
-  ModeThroughput floor{"floor", {}, 0, 0, {}, {}};
+  ModeThroughput batched{"batched", {}, 0, 0, {}, {}, 0};
+  ModeThroughput single{"single", {}, 0, 0, {}, {}, 0};
+  ModeThroughput floor{"floor", {}, 0, 0, {}, {}, 0};
   for (int round = 0; round < std::max(1, options.rounds); ++round) {
     CampaignRun b = run_mode(o, ExecutorChoice::kBatched);
     batched.cases_per_s.push_back(b.cases_per_s);
@@ -241,6 +251,14 @@ std::string format_throughput(const ThroughputResult& r, const ThroughputOptions
       out += buf;
     }
     out.pop_back();
+  }
+  for (const auto& m : r.modes) {
+    if (m.system_bound <= 0) continue;
+    char buf[160];
+    std::snprintf(buf, sizeof buf,
+                  "\nbound by the system's own steps alone (%s): %.1f cases/s on %d jobs",
+                  m.mode.c_str(), m.system_bound, std::max(1, o.jobs));
+    out += buf;
   }
   if (r.same_signatures && r.modes.size() >= 2) {
     out += "\nsignature counts " + r.modes[0].mode + " vs " + r.modes[1].mode + ": " +

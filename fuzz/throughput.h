@@ -37,6 +37,10 @@ struct ModeThroughput {
   /// Shares of the workers' time in the first round (campaign modes): the system's own steps
   /// (CaseResult::system_steps), the rest of preparing, codegen, compile, run, and other.
   std::vector<std::pair<std::string, double>> phase_shares;
+  /// What the system's own steps alone allow (first round, campaign modes): cases per second if
+  /// each of the jobs did nothing but them, at the speed they were measured (0: no own steps).
+  /// TVM's lane is bounded by TVM's work per graph, which no change to aotfuzz makes faster.
+  double system_bound = 0;
 };
 
 struct ThroughputResult {

@@ -304,18 +304,9 @@ std::string harness_main_c(const std::string& mod_name, const std::string& heade
   return out;
 }
 
-namespace {
-
-// The top of both files of a foreign system's harness.
-std::string foreign_top(const std::string& title, const std::string& headers) {
-  return title + std::string(kPrologue) + headers + "\n";
-}
-
-}  // namespace
-
 std::string foreign_harness_support_c(const std::string& title, const std::string& headers,
                                       const std::string& platform) {
-  std::string out = foreign_top(title, headers);
+  std::string out = title + std::string(kPrologue) + headers + "\n";
   out += platform;
   for (std::string_view piece : {kCaseStruct, kRuntimePart}) {
     out += "\n";
@@ -327,7 +318,10 @@ std::string foreign_harness_support_c(const std::string& title, const std::strin
 std::string foreign_harness_case_c(const std::string& title, const std::string& headers,
                                    const std::string& run_declaration,
                                    const std::string& case_part) {
-  std::string out = foreign_top(title, headers);
+  // Only what the case code uses (types, NULL, memset): the prologue's headers are the runtime's,
+  // and parsing them again in every case's file was most of what its compile cost.
+  std::string out = title + "#include <stddef.h>\n#include <stdint.h>\n#include <string.h>\n" +
+                    headers + "\n";
   out += kCaseStruct;
   out += shared_entry_declaration();
   out += run_declaration;

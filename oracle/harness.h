@@ -115,8 +115,9 @@ std::string harness_code_c(const ir::Module& module, const aot::Options& options
 /// checks as the builtin pipeline's programs, and their entry point for a case.
 std::string foreign_harness_support_c(const std::string& title, const std::string& headers,
                                       const std::string& platform);
-/// main.c: `title`, the prologue, `headers`, `run_declaration` (what declares the entry point
-/// the case calls), the case and `int main(void)`, which runs it through the shared part.
+/// main.c: `title`, the C library headers the case code uses, `headers` (what the case code uses
+/// of that system's headers), `run_declaration` (what declares the entry point the case calls),
+/// the case and `int main(void)`, which runs it through the shared part.
 std::string foreign_harness_case_c(const std::string& title, const std::string& headers,
                                    const std::string& run_declaration,
                                    const std::string& case_part);

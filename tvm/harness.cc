@@ -13,6 +13,8 @@ constexpr const char* kHeaders =
     "#include <stdarg.h>\n#include <tvm/runtime/c_backend_api.h>\n"
     "#include <tvm/runtime/c_runtime_api.h>\n#include <tvm/runtime/crt/error_codes.h>\n"
     "#include <tvm/runtime/crt/logging.h>\n#include <tvm/runtime/crt/platform.h>\n";
+// A case's main.c: DLTensor, TVMValue and the type codes it passes to the entry point.
+constexpr const char* kCaseHeaders = "#include <tvm/runtime/c_runtime_api.h>\n";
 
 }  // namespace
 
@@ -36,7 +38,7 @@ std::string tvm_harness_main_c(const aot::Options& options, const std::string& h
                       "_run(void* args, void* type_code, int num_args, void* out_value, "
                       "void* out_type_code, void* resource_handle);\n\n";
   }
-  return oracle::foreign_harness_case_c(title, kHeaders, run_declaration, case_part);
+  return oracle::foreign_harness_case_c(title, kCaseHeaders, run_declaration, case_part);
 }
 
 }  // namespace aotfuzz::tvm

@@ -47,7 +47,7 @@ src="$(realpath -e -- "$src")"
 # Debian packages: the build, TVM's Python, pytest for exported repros, ccache for rebuilds.
 packages=(cmake ninja-build g++ ccache python3 python3-numpy python3-scipy python3-decorator
           python3-attr python3-psutil python3-cloudpickle python3-tornado python3-pytest
-          python3-typing-extensions xz-utils patch)
+          python3-typing-extensions xz-utils patch cython3 python3-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -160,6 +160,26 @@ else
     } > "$root/inputs"
     touch "$root/done"
   fi
+fi
+
+# TVM's Python made ready to start fast, once per build: its Cython FFI (its `make cython3`; TVM's
+# pip packages ship it), without which TVM falls back to ctypes, whose Python per FFI crossing is
+# about a sixth of TVM's work per graph on a Release build (the same C++ functions run either
+# way; a source whose extension does not build runs on ctypes), and its modules' bytecode, which
+# aotfuzz's TVM drivers do not write (PYTHONDONTWRITEBYTECODE) and would otherwise compile at
+# every start.
+if [ ! -f "$root/python-ready" ]; then
+  exec 9>"$root.lock"
+  flock 9
+  if [ ! -f "$root/python-ready" ]; then
+    echo "tvm-build: building TVM's Cython FFI and bytecode" >&2
+    (cd "$home/python" && /usr/bin/python3 setup.py build_ext --inplace) >> "$root/build.log" 2>&1 \
+      || echo "tvm-build: TVM's Cython FFI did not build (log: $root/build.log); TVM runs on ctypes" >&2
+    /usr/bin/python3 -m compileall -q -j 0 "$home/python/tvm" >> "$root/build.log" 2>&1 \
+      || echo "tvm-build: some of TVM's modules did not compile to bytecode (log: $root/build.log)" >&2
+    touch "$root/python-ready"
+  fi
+  exec 9>&-
 fi
 
 cat > "$home/env.sh" <<ENV

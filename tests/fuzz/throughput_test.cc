@@ -50,13 +50,19 @@ TEST(Throughput, AnUnbatchedSystemIsMeasuredOnItsOwnPathAndOneCaseAtATimeSideByS
     EXPECT_NEAR(total, 1.0, 1e-6);
     EXPECT_TRUE(own_step);
     EXPECT_TRUE(compile);
+    EXPECT_GT(m.system_bound, 0);
   }
+  // One case at a time, the own steps are part of each worker's time, so what they alone allow
+  // is at least what the campaign made.
+  EXPECT_GE(r.modes[1].system_bound, r.modes[1].cases_per_s.front());
   ASSERT_TRUE(r.same_signatures.has_value());
   EXPECT_TRUE(*r.same_signatures);
   const std::string text = format_throughput(r, t);
   EXPECT_NE(text.find("default / one-case: "), std::string::npos) << text;
   EXPECT_NE(text.find("signature counts default vs one-case: same"), std::string::npos) << text;
   EXPECT_NE(text.find("phases (default, workers' time): own step "), std::string::npos) << text;
+  EXPECT_NE(text.find("bound by the system's own steps alone (one-case): "), std::string::npos)
+      << text;
 }
 
 }  // namespace
