@@ -3,6 +3,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -10,8 +11,16 @@
 
 namespace aotfuzz::host {
 
-/// The directory temporary files go under: $TMPDIR when set and non-empty, else /tmp.
+/// The directory temporary files go under: $TMPDIR when set and non-empty, else /dev/shm when
+/// it is a memory file system aotfuzz may write and run programs in with kMemoryTempMinFree
+/// bytes free (usable_memory_temp_dir), else /tmp.
 std::filesystem::path temp_root();
+
+/// Whether `dir` is a tmpfs, writable and searchable by this process, mounted neither read-only
+/// nor noexec (the compiled test programs run from the temporary directories), with at least
+/// `min_free_bytes` free.
+bool usable_memory_temp_dir(const std::filesystem::path& dir, std::uint64_t min_free_bytes);
+inline constexpr std::uint64_t kMemoryTempMinFree = std::uint64_t{512} << 20;
 
 /// A fresh directory `<temp_root()>/<prefix>-<pid>-XXXXXX`, created mode 0700 and removed with
 /// all its contents on destruction unless keep() was called. Movable, not copyable.

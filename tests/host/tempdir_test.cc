@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <filesystem>
 
 #include "host/process.h"
@@ -175,6 +176,26 @@ TEST(ScopedTempRoot, ARootThatCannotBeMadeChangesNothing) {
     EXPECT_EQ(temp_root(), fs::path(file));
   }
   EXPECT_EQ(temp_root(), fs::path(file));
+}
+
+TEST(TempRoot, WithoutTmpdirIsDevShmWhenThatIsAUsableMemoryFileSystemElseTmp) {
+  test_support::ScopedTmpdir tmp;
+  // The scope puts TMPDIR back when it ends.
+  ::unsetenv("TMPDIR");
+  const fs::path expected =
+      usable_memory_temp_dir("/dev/shm", kMemoryTempMinFree) ? "/dev/shm" : "/tmp";
+  EXPECT_EQ(temp_root(), expected);
+  ::setenv("TMPDIR", "", 1);
+  EXPECT_EQ(temp_root(), expected);
+}
+
+TEST(TempRoot, OnlyAWritableTmpfsWithRoomIsAMemoryTemporaryDirectory) {
+  test_support::ScopedTmpdir tmp;
+  EXPECT_FALSE(usable_memory_temp_dir("/proc", 0));
+  EXPECT_FALSE(usable_memory_temp_dir("/nonexistent/aotfuzz", 0));
+  EXPECT_FALSE(usable_memory_temp_dir("/dev/shm", UINT64_MAX));
+  // The test's own TMPDIR is wherever the machine keeps it; set, it is the root whatever it is.
+  EXPECT_EQ(temp_root(), tmp.path());
 }
 
 TEST(TempDir, AnUnusableTmpdirThrows) {
