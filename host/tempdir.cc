@@ -35,8 +35,8 @@ std::filesystem::path temp_root() {
   const char* env = ::getenv("TMPDIR");
   if (env != nullptr && env[0] != '\0') return std::filesystem::path(env);
   // A case writes, compiles, links and runs a handful of small files, and TVM's export writes and
-  // reads back a tar of them: on a disk file system the kernel's share of that was a third of a
-  // TVM case's time.
+  // reads back a tar of them: on a disk file system the kernel's part in that is a large share of
+  // a TVM case (docs/fuzzing.md).
   if (usable_memory_temp_dir("/dev/shm", kMemoryTempMinFree)) return "/dev/shm";
   return std::filesystem::path("/tmp");
 }
