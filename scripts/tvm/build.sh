@@ -164,7 +164,7 @@ fi
 
 # TVM's Python made ready to start fast, once per build: its Cython FFI (its `make cython3`; TVM's
 # pip packages ship it), without which TVM falls back to ctypes, whose Python per FFI crossing is
-# about a sixth of TVM's work per graph on a Release build (the same C++ functions run either
+# about 14% of TVM's work per graph on a Release build (the same C++ functions run either
 # way; a source whose extension does not build runs on ctypes), and its modules' bytecode, which
 # aotfuzz's TVM drivers do not write (PYTHONDONTWRITEBYTECODE) and would otherwise compile at
 # every start.
