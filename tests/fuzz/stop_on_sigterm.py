@@ -34,7 +34,7 @@ def one_stop(name, flags, wait, expected_exits):
     os.makedirs(tmp)
     env = dict(os.environ, TMPDIR=tmp)
     stats = os.path.join(work, "stats.json")
-    cmd = [AOTFUZZ, "fuzz", "--time", "300", "--jobs", "2", "--quiet",
+    cmd = [AOTFUZZ, "fuzz", "--time", "300", "--jobs", "2", "--quiet", "--seed", "7",
            "--findings", os.path.join(work, "findings"), "--stats", stats] + flags
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
