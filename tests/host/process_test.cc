@@ -104,7 +104,7 @@ TEST_F(Process, AnInfiniteLoopIsKilledAtTheTimeout) {
   RunResult r = child({"spin"}, limits);
   EXPECT_EQ(r.kind, ExitKind::kTimedOut) << r.describe();
   EXPECT_GE(r.elapsed, 1000ms);
-  EXPECT_LT(r.elapsed, 2000ms);
+  EXPECT_LT(r.elapsed, 3000ms);
   EXPECT_TRUE(process_is_dead(r.pid));
   auto v = verdict_from_run(r, limits);
   ASSERT_TRUE(v.has_value());
@@ -166,7 +166,7 @@ TEST_F(Process, AGrandchildIsKilledWithItsParentAtTheTimeout) {
   limits.timeout = 500ms;
   RunResult r = child({"fork-sleep"}, limits);
   EXPECT_EQ(r.kind, ExitKind::kTimedOut) << r.describe();
-  EXPECT_LT(r.elapsed, 1500ms);
+  EXPECT_LT(r.elapsed, 3000ms);
   int grandchild = first_line_as_pid(r.stdout_text);
   ASSERT_GT(grandchild, 0) << r.stdout_text;
   EXPECT_TRUE(process_is_dead(grandchild));
@@ -176,7 +176,8 @@ TEST_F(Process, AGrandchildLeftBehindByAnExitingChildIsKilledAndDoesNotStallUs) 
   RunResult r = child({"fork-exit"});
   EXPECT_EQ(r.kind, ExitKind::kExited) << r.describe();
   EXPECT_EQ(r.exit_code, 0);
-  EXPECT_LT(r.elapsed, 2s) << "the grandchild holds stdout open; it must be killed, not awaited";
+  // Well under the default 10 s timeout, which is where awaiting the grandchild would end.
+  EXPECT_LT(r.elapsed, 5s) << "the grandchild holds stdout open; it must be killed, not awaited";
   int grandchild = first_line_as_pid(r.stdout_text);
   ASSERT_GT(grandchild, 0) << r.stdout_text;
   EXPECT_TRUE(process_is_dead(grandchild));
@@ -380,11 +381,11 @@ TEST_F(Process, WithoutPidfdExitsSignalsTimeoutsAndGrandchildrenAreStillHandled)
   EXPECT_TRUE(flood.exited_ok());
   EXPECT_TRUE(flood.stdout_truncated);
   EXPECT_EQ(spin.kind, ExitKind::kTimedOut);
-  EXPECT_LT(spin.elapsed, 1500ms);
+  EXPECT_LT(spin.elapsed, 3000ms);
   EXPECT_EQ(fork.kind, ExitKind::kTimedOut);
   EXPECT_TRUE(process_is_dead(first_line_as_pid(fork.stdout_text)));
   EXPECT_TRUE(left.exited_ok());
-  EXPECT_LT(left.elapsed, 2s);
+  EXPECT_LT(left.elapsed, 5s);
   EXPECT_TRUE(process_is_dead(first_line_as_pid(left.stdout_text)));
 }
 

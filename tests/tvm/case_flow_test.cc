@@ -180,7 +180,7 @@ TEST(TvmCase, APartitionedModuleUnlikeTheBuiltinOneIsAFidelityVerdictWithADiff) 
 TEST(TvmDriver, AHungRequestTimesOutAndTheNextRequestGetsAFreshDriver) {
   TvmDriverOptions o;
   o.home = test_support::source_path("tests/tvm/fake_tvm").string();
-  o.request_timeout = std::chrono::milliseconds(1'500);
+  o.request_timeout = std::chrono::milliseconds(3'000);
   TvmDriver driver(o);
   nlohmann::json request = {{"graph", tvm_graph_json(test_support::seed_9036().main())},
                             {"merge", true},
@@ -275,7 +275,7 @@ TEST(TvmDriver, ACrashInABatchIsThatRequestsAloneAndTheBatchGoesOn) {
 }
 
 TEST(TvmDriver, AHangOrAGarbageAnswerInABatchCostsTheBatchARetryNotAVerdict) {
-  TvmDriver driver(fake_driver(std::chrono::milliseconds(1'500)));
+  TvmDriver driver(fake_driver(std::chrono::milliseconds(3'000)));
   const auto builds =
       driver.build_batch(requests_for({"hang_build", "garbage_build", "after"}));
   ASSERT_EQ(builds.size(), 3u);
