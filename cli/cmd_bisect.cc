@@ -283,7 +283,7 @@ bool search(Bisection& b, fuzz::BisectSteps& steps, const std::atomic<bool>& int
     const std::string& commit = b.range.candidates[*p.next];
     const std::string line = fuzz::bisect_progress_line(
         recorded_among_candidates(b.range, steps) + 1, p.left, commit, b.tvm.subject(commit),
-        fuzz::mean_step_seconds(steps), p.steps_left);
+        fuzz::step_estimate_seconds(steps), p.steps_left);
     std::fprintf(stderr, "%s\n", line.c_str());
     const auto step = run_step(b, commit);
     if (!step) return false;

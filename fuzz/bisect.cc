@@ -288,28 +288,24 @@ std::string duration_text(double seconds) {
   return buf;
 }
 
-std::optional<double> mean_step_seconds(const BisectSteps& steps) {
-  double total = 0;
-  int n = 0;
+std::optional<double> step_estimate_seconds(const BisectSteps& steps) {
+  std::optional<double> longest;
   for (const auto& [commit, s] : steps) {
-    if (s.seconds <= 0) continue;
-    total += s.seconds;
-    ++n;
+    if (s.seconds > 0 && (!longest || s.seconds > *longest)) longest = s.seconds;
   }
-  if (n == 0) return std::nullopt;
-  return total / n;
+  return longest;
 }
 
 std::string bisect_progress_line(int step, std::size_t candidates_left, const std::string& commit,
-                                 const std::string& subject, std::optional<double> mean_seconds,
+                                 const std::string& subject, std::optional<double> step_seconds,
                                  int steps_left) {
   std::string line = "bisect: step " + std::to_string(step) + ", " +
                      std::to_string(candidates_left) + " candidates left, building " +
                      commit.substr(0, 12) + " " + subject + "; ";
   const std::string steps = std::to_string(steps_left) + (steps_left == 1 ? " step" : " steps");
-  if (mean_seconds) {
-    line += "about " + duration_text(*mean_seconds * steps_left) + " left (" + steps + " of " +
-            duration_text(*mean_seconds) + ")";
+  if (step_seconds) {
+    line += "up to about " + duration_text(*step_seconds * steps_left) + " left (" + steps +
+            " of up to " + duration_text(*step_seconds) + ", the longest step so far)";
   } else {
     line += "at most " + steps + " left, time unknown until one ends";
   }

@@ -120,12 +120,14 @@ nlohmann::json bisect_result_json(const BisectRange& range, const BisectSteps& s
 void record_bisect(const std::filesystem::path& bundle_dir, const nlohmann::json& result);
 
 /// The progress line of a step about to run: step number, candidates left, the commit and an
-/// estimate of the time left (mean step time times steps left) when a step time is known.
+/// estimate of the time left (the longest step time times steps left) when a step time is known.
 std::string bisect_progress_line(int step, std::size_t candidates_left, const std::string& commit,
-                                 const std::string& subject, std::optional<double> mean_seconds,
+                                 const std::string& subject, std::optional<double> step_seconds,
                                  int steps_left);
-/// The mean wall time of the recorded steps that built something; none without one.
-std::optional<double> mean_step_seconds(const BisectSteps& steps);
+/// What a step may take: the longest recorded step; none without one. Not the mean: a step whose
+/// build is cached takes seconds, one built from cold an hour, and the first steps (the ends,
+/// often built before) would make a mean far too short.
+std::optional<double> step_estimate_seconds(const BisectSteps& steps);
 
 /// "1h05m", "12m30s", "40s".
 std::string duration_text(double seconds);

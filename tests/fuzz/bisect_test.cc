@@ -93,15 +93,19 @@ TEST(BisectAnswer, WithoutTheNewerEndAmongTheCandidatesTheChangeMayBeOutsideTheP
   EXPECT_TRUE(a.maybe_outside_paths);
 }
 
-TEST(BisectProgress, EstimatesTimeLeftAsMeanStepTimeTimesStepsLeft) {
-  const BisectSteps steps = {{"a", step(StepOutcome::kPasses)}, {"b", step(StepOutcome::kPasses)}};
-  ASSERT_TRUE(mean_step_seconds(steps));
-  EXPECT_DOUBLE_EQ(*mean_step_seconds(steps), 10.0);
+TEST(BisectProgress, EstimatesTimeLeftAsTheLongestStepTimesStepsLeft) {
+  BisectSteps steps = {{"a", step(StepOutcome::kPasses)}, {"b", step(StepOutcome::kPasses)}};
+  EXPECT_FALSE(step_estimate_seconds({}));
+  // Two cached builds, then one from cold: the estimate is the cold build, not the mean.
+  steps["c"] = step(StepOutcome::kReproduces);
+  steps["c"].seconds = 3600;
+  ASSERT_TRUE(step_estimate_seconds(steps));
+  EXPECT_DOUBLE_EQ(*step_estimate_seconds(steps), 3600.0);
   const std::string line =
       bisect_progress_line(3, 7, "0123456789abcdef", "[Relay] x (#1)", 600.0, 3);
   EXPECT_EQ(line,
-            "bisect: step 3, 7 candidates left, building 0123456789ab [Relay] x (#1); about "
-            "30m00s left (3 steps of 10m00s)");
+            "bisect: step 3, 7 candidates left, building 0123456789ab [Relay] x (#1); up to about "
+            "30m00s left (3 steps of up to 10m00s, the longest step so far)");
   EXPECT_NE(bisect_progress_line(1, 7, "0123456789abcdef", "s", std::nullopt, 3).find("unknown"),
             std::string::npos);
 }
