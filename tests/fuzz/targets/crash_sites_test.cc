@@ -2,9 +2,12 @@
 // report_finding really aborts from the site named in its report.
 #include <gtest/gtest.h>
 
+#include <regex>
 #include <set>
+#include <sstream>
 
 #include "fuzz/targets/crash_sites.h"
+#include "tests/support/files.h"
 
 namespace aotfuzz {
 namespace {
@@ -71,6 +74,26 @@ TEST(CrashSites, TheTableHasOneDistinctFunctionPerRow) {
     EXPECT_FALSE(row.description.empty());
   }
   EXPECT_EQ(crash_site_table().size(), static_cast<std::size_t>(CrashSite::kCount));
+}
+
+// ClusterFuzz users read the bucket names in docs/libfuzzer.md; `prefix_{a,b}` there names
+// prefix_a and prefix_b.
+TEST(CrashSites, TheLibfuzzerDocNamesEverySite) {
+  const std::string doc = test_support::read_text(test_support::source_path("docs/libfuzzer.md"));
+  std::set<std::string> named;
+  const std::regex site(R"(`(crash_on_[a-z_]*)(\{([a-z_,]+)\})?`)");
+  for (auto it = std::sregex_iterator(doc.begin(), doc.end(), site); it != std::sregex_iterator();
+       ++it) {
+    if (!(*it)[3].matched) {
+      named.insert((*it)[1]);
+      continue;
+    }
+    std::stringstream alternatives((*it)[3]);
+    for (std::string a; std::getline(alternatives, a, ',');) named.insert((*it)[1].str() + a);
+  }
+  for (const auto& row : crash_site_table()) {
+    EXPECT_TRUE(named.count(std::string(row.name))) << row.name << " is not in docs/libfuzzer.md";
+  }
 }
 
 TEST(CrashSitesDeathTest, ReportFindingAbortsNamingTheSiteAndTheSignature) {
