@@ -33,6 +33,35 @@ def campaign(findings, env, timeout=600):
                           timeout=timeout)
 
 
+def descendants(pid):
+    """The pids of every process below `pid` now (children first found by their parent's pid)."""
+    parent = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % entry) as f:
+                stat = f.read()
+        except OSError:
+            continue
+        parent[int(entry)] = int(stat[stat.rfind(")") + 2:].split()[1])
+    out, frontier = [], [pid]
+    while frontier:
+        below = [p for p, pp in parent.items() if pp in frontier]
+        out += below
+        frontier = below
+    return out
+
+
+def running(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            stat = f.read()
+    except OSError:
+        return False
+    return stat[stat.rfind(")") + 2] != "Z"
+
+
 def bundles(findings, after_kill=False):
     """{signature: (case, complete)} of the bundles of `findings`; fails on a malformed one, and
     unless `after_kill` on a bundle still being built (a kill leaves it; the next run removes it)."""
@@ -79,10 +108,17 @@ def main():
         proc = subprocess.Popen([AOTFUZZ] + CAMPAIGN + ["--findings", findings], env=env,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(killed_after)
+        below = descendants(proc.pid)
         proc.send_signal(signal.SIGKILL)
         proc.wait()
-        # The supervised campaign's child dies with its parent; let it go before the next start.
-        time.sleep(0.2)
+        # The supervised campaign's child dies with its parent, and the compilers and programs it
+        # started with it; wait until they are gone, as a supervisor restarting the job would.
+        deadline = time.monotonic() + 30
+        while any(running(p) for p in below):
+            if time.monotonic() > deadline:
+                fail("kill %d: processes of the killed campaign still run after 30 s: %s"
+                     % (n, [p for p in below if running(p)]))
+            time.sleep(0.02)
         if os.path.isdir(findings):
             for sig, (case, _) in bundles(findings, after_kill=True).items():
                 if sig in expected and expected[sig][0] != case:
