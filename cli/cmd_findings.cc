@@ -23,14 +23,18 @@ Command register_findings(CLI::App& parent) {
   auto opts = std::make_shared<Opts>();
   Command c;
   c.app = parent.add_subcommand(
-      "findings", "List the bundles of a findings directory: signature, first and last seen, "
-                  "hits, reduced size, and with --rerun whether each still reproduces");
-  c.app->add_option("DIR", opts->dir, "Findings directory")->required()->check(CLI::ExistingDirectory);
+      "findings",
+      "List the bundles of a findings directory: signature, first and last seen, "
+      "hits, reduced size, and with --rerun whether each still reproduces");
+  c.app->add_option("DIR", opts->dir, "Findings directory")
+      ->required()
+      ->check(CLI::ExistingDirectory);
   c.app->add_flag("--json", opts->json, "Print a JSON array instead of the table");
   c.app->add_flag("--rerun", opts->rerun,
                   "Replay every bundle's reduced graph with this build; a bundle that no longer "
                   "gives its verdict is marked fixed (in its seen.json); exit 1 while any "
-                  "reproduces");
+                  "reproduces, else 3 when one cannot be replayed here (cannot-run: no C "
+                  "compiler, a TVM build that is gone)");
   c.app->add_option("--tvm-build", opts->tvm_builds,
                     "With --rerun: also replay every TVM finding on this TVM build, LABEL=DIR "
                     "(repeatable, oldest first): a matrix of bundles by builds, kept in each "
@@ -51,14 +55,16 @@ Command register_findings(CLI::App& parent) {
       throw CommandError(kBadInput, e.what());
     }
     bool any_reproduces = false;
+    bool any_cannot_run = false;
     if (opts->rerun) {
       for (auto& b : bundles) {
-        try {
-          fuzz::rerun_bundle(b);
-        } catch (const std::system_error& e) {
-          throw CommandError(kInternal, e.what());
+        fuzz::rerun_bundle(b);
+        any_reproduces = any_reproduces || b.reproduces.value_or(false);
+        any_cannot_run = any_cannot_run || !b.cannot_run.empty();
+        if (!b.record_error.empty()) {
+          std::cerr << "aotfuzz findings: warning: the result for " << b.signature
+                    << " is not recorded: " << b.record_error << "\n";
         }
-        any_reproduces = any_reproduces || *b.reproduces;
       }
     }
     std::vector<std::optional<fuzz::TriageRow>> rows;
@@ -85,7 +91,8 @@ Command register_findings(CLI::App& parent) {
       if (!builds.empty()) std::cout << "\n" << fuzz::triage_table(bundles, rows, builds);
       std::cout << "findings: " << bundles.size() << " bundles in " << opts->dir << "\n";
     }
-    return static_cast<int>(any_reproduces ? kFinding : kOk);
+    if (any_reproduces) return static_cast<int>(kFinding);
+    return static_cast<int>(any_cannot_run ? kInternal : kOk);
   };
   return c;
 }

@@ -9,16 +9,20 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <mutex>
 #include <thread>
 
+#include "aotfuzz_commit.h"
 #include "cli/cmd_fuzz.h"
 #include "cli/common.h"
 #include "fuzz/campaign.h"
 #include "fuzz/campaign_report.h"
 #include "fuzz/crash_journal.h"
 #include "fuzz/interrupt.h"
+#include "fuzz/replay.h"
 #include "generator/policy.h"
+#include "host/shell_words.h"
 #include "host/tempdir.h"
 #include "ir/error.h"
 
@@ -38,6 +42,47 @@ std::uint64_t seed_from_time() {
 }
 
 }  // namespace
+
+// This process's argument vector as one pasteable line (/proc/self/cmdline: the command line as
+// the kernel holds it, with no state of ours to keep); "" where it cannot be read.
+std::string own_command_line() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string line;
+  std::size_t pos = 0;
+  while (pos < all.size()) {
+    const std::size_t end = all.find('\0', pos);
+    const std::string word = all.substr(pos, end == std::string::npos ? end : end - pos);
+    line += (line.empty() ? "" : " ") + host::shell_quote(word);
+    if (end == std::string::npos) break;
+    pos = end + 1;
+  }
+  return line;
+}
+
+// The graphs of --corpus, each parsed and verified now: a file that is no graph is bad input
+// (file:line:col), not a case.
+std::vector<fuzz::CorpusGraph> load_corpus(const std::vector<std::string>& paths,
+                                           const std::string& command) {
+  std::vector<fuzz::CorpusGraph> out;
+  if (paths.empty()) return out;
+  std::vector<std::string> files;
+  try {
+    files = fuzz::collect_relay_files(paths);
+  } catch (const fuzz::ReplayError& e) {
+    throw CommandError(kBadInput, command + ": --corpus: " + e.what());
+  }
+  if (files.empty()) {
+    throw CommandError(kBadInput, command + ": --corpus: no .relay file in " + paths.front());
+  }
+  for (const auto& file : files) {
+    fuzz::CorpusGraph g;
+    g.path = std::filesystem::absolute(file).lexically_normal().string();
+    g.module = load_module(file);
+    out.push_back(std::move(g));
+  }
+  return out;
+}
 
 fuzz::CampaignOptions campaign_options(CLI::App* app, FuzzFlags f, bool seed_given) {
   fuzz::CampaignOptions o;
@@ -71,16 +116,20 @@ fuzz::CampaignOptions campaign_options(CLI::App* app, FuzzFlags f, bool seed_giv
   o.reduce_time = std::chrono::milliseconds(static_cast<std::int64_t>(f.reduce_time * 1000));
   // Absolute: the bundle paths in replay lines, verdict.json and the report then work from any
   // directory, not only the one the campaign ran in.
-  if (!f.findings.empty()) o.findings_dir = std::filesystem::absolute(f.findings).lexically_normal();
+  if (!f.findings.empty())
+    o.findings_dir = std::filesystem::absolute(f.findings).lexically_normal();
   o.executor = f.single_case ? fuzz::ExecutorChoice::kSingle : fuzz::ExecutorChoice::kBatched;
+  o.corpus = load_corpus(f.corpus, app->get_name());
+  o.command_line = own_command_line();
+  o.version = std::string(AOTFUZZ_VERSION) + " (commit " + AOTFUZZ_COMMIT + ")";
   o.triage_builds = triage_builds(f.triage_build, f.triage_builds_file, app->get_name());
   if (!o.triage_builds.empty() && oracle::system_of(o.base).spec().name != "tvm") {
     throw CommandError(kBadInput, std::string(app->get_name()) +
                                       ": --triage-build and --triage-builds need --sut tvm");
   }
   if (!o.triage_builds.empty() && o.findings_dir.empty()) {
-    throw CommandError(kBadInput, std::string(app->get_name()) +
-                                      ": --triage-build needs a findings directory");
+    throw CommandError(
+        kBadInput, std::string(app->get_name()) + ": --triage-build needs a findings directory");
   }
 
   // Options given on the command line are fixed; the rest are drawn per case.
@@ -104,7 +153,10 @@ fuzz::CampaignOptions campaign_options(CLI::App* app, FuzzFlags f, bool seed_giv
 void add_fuzz_flags(CLI::App* app, FuzzFlags& f, bool full) {
   // The last of repeated budget flags wins, so scripts can prepend defaults.
   const auto last = CLI::MultiOptionPolicy::TakeLast;
-  app->add_option("--time", f.time, "Seconds to fuzz (default 60 when --cases is not given)")
+  app->add_option("--time", f.time,
+                  "Seconds to fuzz (default 60 when --cases is not given); reductions keep to "
+                  "it too, and the next campaign on the findings directory finishes a bundle "
+                  "one cut short")
       ->multi_option_policy(last)
       ->check(positive_seconds());
   app->add_option("--jobs,-j", f.jobs, "Worker threads (default: all cores)")
@@ -136,6 +188,10 @@ void add_fuzz_flags(CLI::App* app, FuzzFlags& f, bool full) {
   app->add_option("--reduce-time", f.reduce_time, "Seconds one reduction may take (default 120)")
       ->check(positive_seconds());
   app->add_option("--stats", f.stats, "Write statistics as JSON to this file");
+  app->add_option("--corpus", f.corpus,
+                  "Start from your own graphs too (AFL++'s -i): the .relay files of DIR (or a "
+                  "file; repeatable), each mutated in every other case as the text fuzz targets "
+                  "mutate them; the other cases are generated as without it");
   app->add_option("--triage-build", f.triage_build,
                   "With --sut tvm: replay each new finding, once reduced, on this TVM build too, "
                   "LABEL=DIR (repeatable, oldest first); its row of the triage matrix goes into "
@@ -151,7 +207,8 @@ void add_fuzz_flags(CLI::App* app, FuzzFlags& f, bool full) {
 
 // The compiler the campaign's programs are built with, as resolved on this machine.
 std::string resolved_compiler(const fuzz::CampaignOptions& options) {
-  if (const auto own = oracle::system_of(options.base).default_compiler(); own && !options.base.compiler) {
+  if (const auto own = oracle::system_of(options.base).default_compiler();
+      own && !options.base.compiler) {
     return std::string(host::compiler_kind_name(*own)) + " (the system under test's own)";
   }
   if (options.base.compiler) return std::string(host::compiler_kind_name(*options.base.compiler));
@@ -263,13 +320,15 @@ fuzz::CampaignResult run_campaign_with_output(fuzz::CampaignOptions options,
     budget += buf;
   }
   if (options.max_cases) budget += " " + std::to_string(*options.max_cases) + " cases";
+  // Which build the findings belong to, in the log and in every bundle.
+  options.system_identity = oracle::system_of(options.base).identity();
   const std::string header =
       "aotfuzz fuzz: seed " + std::to_string(options.seed) + " (shard " +
       std::to_string(options.shard.index) + "/" + std::to_string(options.shard.count) + ", " +
       std::to_string(options.jobs) + " jobs," + budget + ", compiler " +
-      resolved_compiler(options) +
-      ", findings " + (options.findings_dir.empty() ? "(none)" : options.findings_dir.string()) +
-      ")";
+      resolved_compiler(options) + ", findings " +
+      (options.findings_dir.empty() ? "(none)" : options.findings_dir.string()) + ")" +
+      (options.system_identity.empty() ? "" : "\nsystem: " + options.system_identity);
   // A campaign restarted by its supervisor goes on under the header already printed.
   if (options.journal == nullptr || options.journal->children.load() <= 1) {
     printer.line(stdout, header);

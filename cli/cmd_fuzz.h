@@ -33,6 +33,8 @@ struct FuzzFlags {
   /// --triage-build LABEL=DIR (repeatable) and --triage-builds FILE.
   std::vector<std::string> triage_build;
   std::string triage_builds_file;
+  /// --corpus DIR|FILE (repeatable): the user's graphs, mutated in every other case.
+  std::vector<std::string> corpus;
   /// No progress line, and the log level warn unless --log-level says otherwise.
   bool quiet = false;
   /// spdlog's level names: trace, debug, info, warn, error, critical, off.
@@ -45,7 +47,6 @@ struct FuzzFlags {
 /// also --cases, --stop-after-findings, --shard, --knob, --size, --swarm, --reduce, --reduce-time,
 /// --stats, --triage-build(s) and the pipeline flags.
 void add_fuzz_flags(CLI::App* app, FuzzFlags& flags, bool full);
-
 
 /// The campaign options the flags describe: pipeline flags given on the command line are fixed,
 /// the others drawn per case; the seed comes from the clock unless `seed_given`; the C compiler

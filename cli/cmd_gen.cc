@@ -4,12 +4,15 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "cli/common.h"
 #include "generator/builder.h"
+#include "generator/mutator.h"
 #include "generator/policy.h"
 #include "generator/stats.h"
+#include "host/shell_words.h"
 #include "ir/printer.h"
 #include "ir/verify.h"
 
@@ -26,6 +29,7 @@ Command register_gen(CLI::App& parent) {
     bool list_knobs = false;
     std::string out_dir;
     std::vector<std::string> knobs;
+    std::string mutate;
   };
   auto opts = std::make_shared<Opts>();
   Command c;
@@ -39,9 +43,13 @@ Command register_gen(CLI::App& parent) {
   add_policy_flags(c.app, opts->knobs, opts->size);
   c.app->add_flag("--list-knobs", opts->list_knobs,
                   "List the policy knobs with their defaults and exit");
+  c.app->add_option("--mutate", opts->mutate,
+                    "Print mutants of this graph instead (graph k: the mutant for seed+k, as "
+                    "`fuzz --corpus` makes them)");
   c.app->add_option("--out-dir", opts->out_dir,
                     "Write each graph to DIR/gen-<seed>.relay instead of stdout");
-  c.run = [opts] {
+  CLI::App* app = c.app;
+  c.run = [opts, app] {
     if (opts->list_knobs) {
       const generator::GenPolicy defaults;
       std::size_t name_width = 0, value_width = 0;
@@ -62,22 +70,40 @@ Command register_gen(CLI::App& parent) {
       check_output_dir(opts->out_dir, "--out-dir", "gen");
       std::error_code ec;
       std::filesystem::create_directories(opts->out_dir, ec);
-      if (ec) throw CommandError(kBadInput, "gen: --out-dir " + opts->out_dir + ": " + ec.message());
+      if (ec)
+        throw CommandError(kBadInput, "gen: --out-dir " + opts->out_dir + ": " + ec.message());
     }
     const generator::GenPolicy policy = policy_from_flags(opts->knobs, opts->size, "gen");
+    std::optional<ir::Module> original;
+    if (!opts->mutate.empty()) {
+      for (const char* flag : {"--swarm", "--knob", "--size"}) {
+        if (given(app, flag)) {
+          throw CommandError(kBadInput, std::string("gen: --mutate takes no ") + flag +
+                                            " (a mutant depends on the seed alone)");
+        }
+      }
+      original = load_module(opts->mutate);
+    }
     ir::PrintOptions po;
     po.type_comments = opts->types;
     std::size_t ops = 0, regions = 0, multi = 0, tuples = 0, host_between = 0;
     for (int k = 0; k < opts->count; ++k) {
       const std::uint64_t seed = opts->seed + static_cast<std::uint64_t>(k);
-      ir::Rng rng(seed);
-      generator::GenPolicy p = opts->swarm ? generator::swarm(policy, rng) : policy;
-      ir::Module m = generator::generate(p, rng);
-      ir::verify(m);
       std::ostringstream text;
-      text << "// aotfuzz gen --seed " << seed << (opts->swarm ? " --swarm" : "")
-           << knob_flags(policy) << "\n"
-           << ir::print_module(m, po) << "\n";
+      ir::Module m;
+      if (original) {
+        m = generator::mutant(*original, seed);
+        text << "// aotfuzz gen --seed " << seed << " --mutate "
+             << host::shell_quote_path(opts->mutate) << "\n";
+      } else {
+        ir::Rng rng(seed);
+        generator::GenPolicy p = opts->swarm ? generator::swarm(policy, rng) : policy;
+        m = generator::generate(p, rng);
+        text << "// aotfuzz gen --seed " << seed << (opts->swarm ? " --swarm" : "")
+             << knob_flags(policy) << "\n";
+      }
+      ir::verify(m);
+      text << ir::print_module(m, po) << "\n";
       if (opts->out_dir.empty()) {
         std::cout << text.str();
       } else {
@@ -98,11 +124,12 @@ Command register_gen(CLI::App& parent) {
       }
     }
     if (opts->summary) {
-      std::fprintf(stderr,
-                   "gen: seed %llu, %d graphs: %zu ops, %zu regions (%zu multi-output), %zu tuples, "
-                   "%zu host ops between regions\n",
-                   static_cast<unsigned long long>(opts->seed), opts->count, ops, regions, multi,
-                   tuples, host_between);
+      std::fprintf(
+          stderr,
+          "gen: seed %llu, %d graphs: %zu ops, %zu regions (%zu multi-output), %zu tuples, "
+          "%zu host ops between regions\n",
+          static_cast<unsigned long long>(opts->seed), opts->count, ops, regions, multi, tuples,
+          host_between);
     }
     return kOk;
   };

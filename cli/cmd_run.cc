@@ -49,8 +49,8 @@ Command register_run(CLI::App& parent) {
           try {
             co = fuzz::parse_case_flags(flags);
           } catch (const oracle::FlagError& e) {
-            throw CommandError(kBadInput, "run: " + opts->file + ":" +
-                                              std::to_string(line->line) + ": " + e.what());
+            throw CommandError(kBadInput, "run: " + opts->file + ":" + std::to_string(line->line) +
+                                              ": " + e.what());
           }
           std::fprintf(stderr, "run: using the flags of %s:%d: %s\n", opts->file.c_str(),
                        line->line, flags.c_str());
@@ -58,17 +58,20 @@ Command register_run(CLI::App& parent) {
       }
     } catch (const CommandError& e) {
       std::fprintf(stderr, "%s\n", e.what());
+      const oracle::Verdict invalid{aot::Stage::kAnnotated, oracle::InvalidInput{e.what()}};
       if (opts->json) {
-        oracle::Verdict invalid{aot::Stage::kAnnotated, oracle::InvalidInput{e.what()}};
         std::cout << oracle::to_json(invalid).dump(2) << "\n";
       } else {
+        // The same two lines as every other verdict, so scripts read one shape.
         std::printf("verdict: invalid-input\n");
+        std::printf("signature: %s\n", oracle::signature(invalid).c_str());
       }
       return static_cast<int>(kBadInput);
     }
     co.keep_files = opts->keep;
     oracle::CaseResult r = oracle::run_case(m, co);
-    const std::string replay = "aotfuzz run " + host::shell_quote_path(opts->file) + " " + oracle::replay_flags(co);
+    const std::string replay =
+        "aotfuzz run " + host::shell_quote_path(opts->file) + " " + oracle::replay_flags(co);
     if (opts->json) {
       // Everything on stdout is one JSON object, so the replay command is a field of it.
       nlohmann::json j = oracle::to_json(r.verdict);
@@ -91,7 +94,15 @@ Command register_run(CLI::App& parent) {
       }
       r.work_dir = dir.path().string();
     }
-    if (opts->keep && !r.work_dir.empty()) std::fprintf(stderr, "kept %s\n", r.work_dir.c_str());
+    if (opts->keep && !r.work_dir.empty()) {
+      // Temporary files live in memory when /dev/shm is usable (host::temp_root): say so, or a
+      // user reboots and loses what they kept.
+      const bool in_memory = r.work_dir.rfind("/dev/shm/", 0) == 0;
+      std::fprintf(stderr, "kept %s%s\n", r.work_dir.c_str(),
+                   in_memory ? " (in memory, /dev/shm: gone at reboot; copy it, or set TMPDIR "
+                               "to a directory on disk)"
+                             : "");
+    }
     return oracle::exit_code(r.verdict);
   };
   return c;

@@ -14,6 +14,8 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <optional>
+#include <set>
 #include <sstream>
 
 #include "aot/bugs.h"
@@ -157,19 +159,21 @@ CLI::Validator positive_seconds() {
       "", "");
 }
 
-CLI::Option* add_flag_pair(CLI::App* app, const std::string& name,
-                           std::function<void(bool)> set, const std::string& help) {
+CLI::Option* add_flag_pair(CLI::App* app, const std::string& name, std::function<void(bool)> set,
+                           const std::string& help) {
   // No --x=false: a flag callback runs only for true, so the value would be ignored.
-  CLI::Option* on = app->add_flag_callback("--" + name, [set] { set(true); }, help);
-  CLI::Option* off =
-      app->add_flag_callback("--no-" + name, [set] { set(false); }, "Opposite of --" + name);
+  CLI::Option* on = app->add_flag_callback(
+      "--" + name, [set] { set(true); }, help);
+  CLI::Option* off = app->add_flag_callback(
+      "--no-" + name, [set] { set(false); }, "Opposite of --" + name);
   on->disable_flag_override()->excludes(off);
   off->disable_flag_override();
   return on;
 }
 
 void add_flag_pair(CLI::App* app, const std::string& name, bool& value, const std::string& help) {
-  add_flag_pair(app, name, [&value](bool on) { value = on; }, help);
+  add_flag_pair(
+      app, name, [&value](bool on) { value = on; }, help);
 }
 
 namespace {
@@ -208,18 +212,21 @@ void add_pipeline_flags(CLI::App* app, PipelineFlags& f, unsigned command) {
   for (const auto& row : oracle::case_flag_table()) {
     if ((row.commands & command) == 0) continue;
     const std::string flag = "--" + std::string(row.name);
-    const std::string help = case_flag_help(row, command == oracle::kFuzz);
+    // A campaign and bench draw per case; the other commands run one case as given.
+    const std::string help =
+        case_flag_help(row, command == oracle::kFuzz || command == oracle::kBench);
     CLI::Option* option = nullptr;
     switch (row.kind) {
       case oracle::CaseFlagKind::kPair: {
         const std::string name(row.name);
         option = add_flag_pair(
-            app, name,
-            [&words, name](bool on) { words.push_back((on ? "--" : "--no-") + name); }, help);
+            app, name, [&words, name](bool on) { words.push_back((on ? "--" : "--no-") + name); },
+            help);
         break;
       }
       case oracle::CaseFlagKind::kSwitch:
-        option = app->add_flag_callback(flag, [&words, flag] { words.push_back(flag); }, help);
+        option = app->add_flag_callback(
+            flag, [&words, flag] { words.push_back(flag); }, help);
         option->disable_flag_override();
         break;
       case oracle::CaseFlagKind::kValue:
@@ -275,9 +282,8 @@ std::string setting_flags(const PipelineFlags& flags) {
   std::string out;
   for (std::size_t i = 0; i < flags.words.size(); ++i) {
     const auto* row = oracle::find_case_flag(flags.words[i]);
-    const bool takes_value =
-        row != nullptr && (row->kind == oracle::CaseFlagKind::kValue ||
-                           row->kind == oracle::CaseFlagKind::kList);
+    const bool takes_value = row != nullptr && (row->kind == oracle::CaseFlagKind::kValue ||
+                                                row->kind == oracle::CaseFlagKind::kList);
     const bool setting = row != nullptr && row->replay != oracle::CaseFlagReplay::kCase;
     if (setting) out += " " + host::shell_quote(flags.words[i]);
     if (takes_value && i + 1 < flags.words.size()) {
@@ -303,12 +309,31 @@ generator::GenPolicy policy_from_flags(const std::vector<std::string>& knobs, in
       if (eq == std::string::npos) throw ir::Error("--knob expects NAME=VALUE, got '" + kv + "'");
       generator::set_knob(policy, kv.substr(0, eq), kv.substr(eq + 1));
     }
-    if (size > 0) policy = generator::with_size(policy, size);
     generator::validate(policy);
   } catch (const ir::Error& e) {
     throw CommandError(kBadInput, command + ": " + e.what());
   }
-  return policy;
+  if (size <= 0) return policy;
+  const auto sized = [&](int n) -> std::optional<generator::GenPolicy> {
+    try {
+      generator::GenPolicy p = generator::with_size(policy, n);
+      generator::validate(p);
+      return p;
+    } catch (const ir::Error&) {
+      return std::nullopt;
+    }
+  };
+  if (auto p = sized(size)) return *p;
+  // The flag was given, so the message names it and its largest value, not a knob it sets.
+  int lo = 0, hi = size;  // sized(lo) holds (0: none), sized(hi) does not
+  while (hi - lo > 1) {
+    const int mid = lo + (hi - lo) / 2;
+    (sized(mid) ? lo : hi) = mid;
+  }
+  throw CommandError(kBadInput, command + ": --size " + std::to_string(size) + " is too large" +
+                                    (lo > 0 ? ": at most " + std::to_string(lo) +
+                                                  (knobs.empty() ? "" : " with these knobs")
+                                            : " for these knobs"));
 }
 
 std::vector<fuzz::TriageBuild> triage_builds(const std::vector<std::string>& labelled,
@@ -320,11 +345,20 @@ std::vector<fuzz::TriageBuild> triage_builds(const std::vector<std::string>& lab
   } catch (const std::invalid_argument& e) {
     throw CommandError(kBadInput, command + ": " + e.what());
   }
+  std::set<std::string> labels;
   for (auto& b : builds) {
+    if (!labels.insert(b.label).second) {
+      throw CommandError(kBadInput, command + ": TVM build label '" + b.label + "' given twice");
+    }
     b.home = std::filesystem::absolute(b.home);
     if (!std::filesystem::is_directory(b.home)) {
-      throw CommandError(kBadInput, command + ": TVM build '" + b.label + "': no directory " +
-                                        b.home.string());
+      throw CommandError(
+          kBadInput, command + ": TVM build '" + b.label + "': no directory " + b.home.string());
+    }
+    // The check --tvm-home gets: a directory that is no TVM build is bad input, not a column of
+    // cannot-run cells.
+    if (auto problem = systems::make_system({"tvm", b.home.string(), ""})->problem()) {
+      throw CommandError(kBadInput, command + ": TVM build '" + b.label + "': " + *problem);
     }
   }
   return builds;
@@ -389,7 +423,8 @@ void require_findings_dir(const std::string& dir, const std::string& command) {
   }
   throw CommandError(kBadInput, command + ": " + dir +
                                     ": not a findings directory (no bundle, no campaign's status "
-                                    "files; `aotfuzz fuzz --findings " + dir + "` makes one)");
+                                    "files; `aotfuzz fuzz --findings " +
+                                    dir + "` makes one)");
 }
 
 }  // namespace aotfuzz::cli

@@ -6,26 +6,18 @@
 #include <exception>
 #include <iostream>
 
+#include "aotfuzz_commit.h"
 #include "cli/common.h"
 
 namespace {
 
 // Every subcommand, in the order `aotfuzz --help` lists them.
 constexpr aotfuzz::cli::Registrar kCommands[] = {
-    aotfuzz::cli::register_gen,
-    aotfuzz::cli::register_fmt,
-    aotfuzz::cli::register_show,
-    aotfuzz::cli::register_compile,
-    aotfuzz::cli::register_run,
-    aotfuzz::cli::register_bugs,
-    aotfuzz::cli::register_fuzz,
-    aotfuzz::cli::register_reduce,
-    aotfuzz::cli::register_replay,
-    aotfuzz::cli::register_check,
-    aotfuzz::cli::register_findings,
-    aotfuzz::cli::register_bisect,
-    aotfuzz::cli::register_report,
-    aotfuzz::cli::register_bench,
+    aotfuzz::cli::register_gen,     aotfuzz::cli::register_fmt,      aotfuzz::cli::register_show,
+    aotfuzz::cli::register_compile, aotfuzz::cli::register_run,      aotfuzz::cli::register_bugs,
+    aotfuzz::cli::register_fuzz,    aotfuzz::cli::register_reduce,   aotfuzz::cli::register_replay,
+    aotfuzz::cli::register_check,   aotfuzz::cli::register_findings, aotfuzz::cli::register_bisect,
+    aotfuzz::cli::register_report,  aotfuzz::cli::register_bench,
 };
 
 // CLI11's default message is two lines ("Run with --help ..." below the error); bad usage gets
@@ -60,10 +52,9 @@ std::string styled_error(const std::string& command, std::string message) {
   }
   const std::size_t colon = message.find(':');
   const std::size_t space = message.find(' ');
-  const bool at_a_place = colon != std::string::npos && colon > 0 &&
-                          (space == std::string::npos || colon < space) &&
-                          colon + 1 < message.size() &&
-                          std::isdigit(static_cast<unsigned char>(message[colon + 1]));
+  const bool at_a_place =
+      colon != std::string::npos && colon > 0 && (space == std::string::npos || colon < space) &&
+      colon + 1 < message.size() && std::isdigit(static_cast<unsigned char>(message[colon + 1]));
   return at_a_place ? message : full + message;
 }
 
@@ -79,6 +70,14 @@ int main(int argc, char** argv) {
   CLI::App app{"aotfuzz: differential testing and fuzzing of BYOC partitioning + AoT codegen",
                "aotfuzz"};
   app.require_subcommand(1);
+  app.footer(
+      "Exit codes (every command):\n"
+      "  0    passed: no finding, or nothing to report\n"
+      "  1    a finding (a test failed, a bundle reproduces, a replay line differs)\n"
+      "  2    bad input: a flag, a file or a graph the command refuses (one line says why)\n"
+      "  3    the environment failed (no C compiler, a TVM build that does not import, a disk\n"
+      "       that cannot be written): nothing was judged\n"
+      "  130  interrupted (SIGINT or SIGTERM) before the work ended");
   app.set_version_flag("--version", std::string("aotfuzz ") + AOTFUZZ_VERSION + " (commit " +
                                         AOTFUZZ_COMMIT + ", " + AOTFUZZ_BUILD_TYPE + " build)");
   app.failure_message(one_line_failure);

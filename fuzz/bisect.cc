@@ -270,6 +270,7 @@ nlohmann::json bisect_result_json(const BisectRange& range, const BisectSteps& s
 
 void record_bisect(const std::filesystem::path& bundle_dir, const nlohmann::json& result) {
   const auto path = bundle_dir / "verdict.json";
+  BundleLock lock(bundle_dir);
   nlohmann::json j = nlohmann::json::parse(read_text_file(path));
   j["bisect"] = result;
   write_file_atomically(path, j.dump(2) + "\n");

@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -70,6 +71,37 @@ void for_each_bundle(const fs::path& findings_dir, Fn fn) {
 }
 
 }  // namespace
+
+BundleLock::BundleLock(const fs::path& bundle_dir) {
+  fd_ = ::open(bundle_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd_ < 0) return;
+  while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+  }
+}
+
+BundleLock::~BundleLock() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+bool written_by_bundle_writer(std::string_view name) {
+  static constexpr std::string_view kFiles[] = {"original.relay",
+                                                "reduced.relay",
+                                                "verdict.json",
+                                                "inputs.txt",
+                                                "expected.txt",
+                                                "actual.txt",
+                                                "c",
+                                                "structure.diff",
+                                                "original.dot",
+                                                "reduced.dot",
+                                                "reduced.svg",
+                                                "replay.txt"};
+  for (std::string_view f : kFiles) {
+    if (name == f) return true;
+  }
+  const bool relay = name.size() > 6 && name.substr(name.size() - 6) == ".relay";
+  return relay && (name.rfind("pipeline-", 0) == 0 || name.rfind("tvm-rules-", 0) == 0);
+}
 
 std::string bundle_dir_name(std::string_view signature) {
   std::string out;
@@ -196,8 +228,55 @@ void write_pictures(const fs::path& tmp, const Bundle& b) {
   }
 }
 
-// Moves the bundle built in `tmp` to `result.dir`: swapped for the bundle there with `replace`,
-// else left out when another campaign got there first.
+// verdict.json as the writer made it, with the top-level records others added to the one in
+// place (a triage row, a bisect result) kept.
+std::string merged_verdict_json(const fs::path& fresh, const fs::path& in_place) {
+  nlohmann::json j = nlohmann::json::parse(read_text_file(fresh));
+  std::ifstream in(in_place);
+  const auto old = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (old.is_object()) {
+    for (const auto& [key, value] : old.items()) {
+      if (!j.contains(key)) j[key] = value;
+    }
+  }
+  return j.dump(2) + "\n";
+}
+
+void move_entry(const fs::path& from, const fs::path& to) {
+  std::error_code ec;
+  if (fs::is_directory(from) && fs::exists(to)) {
+    if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_EXCHANGE) != 0) {
+      throw std::system_error(errno, std::generic_category(), "exchange " + to.string());
+    }
+    fs::remove_all(from, ec);
+    return;
+  }
+  fs::rename(from, to, ec);
+  if (ec) throw std::system_error(ec, "rename to " + to.string());
+}
+
+// The writer's files of the bundle built in `tmp` put into the bundle at `dir`, one atomic
+// rename each, verdict.json last; its stale files (a structure diff the new verdict lacks)
+// removed; the rest of the bundle left as it is.
+void replace_in_place(const fs::path& tmp, const fs::path& dir) {
+  BundleLock lock(dir);
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (name != "verdict.json" && written_by_bundle_writer(name) && !fs::exists(tmp / name)) {
+      fs::remove_all(e.path(), ec);
+    }
+  }
+  for (const auto& e : fs::directory_iterator(tmp)) {
+    const std::string name = e.path().filename().string();
+    if (name != "verdict.json") move_entry(e.path(), dir / name);
+  }
+  write_text(tmp / "verdict.json", merged_verdict_json(tmp / "verdict.json", dir / "verdict.json"));
+  move_entry(tmp / "verdict.json", dir / "verdict.json");
+}
+
+// Moves the bundle built in `tmp` to `result.dir`: into the bundle there with `replace`, else
+// left out when another campaign got there first.
 BundleWriteResult move_into_place(const fs::path& tmp, BundleWriteResult result, bool replace) {
   std::error_code ec;
   // mkdtemp made it private; a bundle is meant to be read (CI artifacts, other users).
@@ -205,15 +284,13 @@ BundleWriteResult move_into_place(const fs::path& tmp, BundleWriteResult result,
                   fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
                       fs::perms::others_read | fs::perms::others_exec,
                   ec);
-  if (replace && fs::exists(result.dir)) {
-    // One atomic exchange: a reader, or a kill at any moment, sees the old bundle or the new
-    // one, never neither. The old one then lies in the temporary directory, removed here or,
-    // after a kill, by the next campaign (load_bundle_signatures).
-    if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, result.dir.c_str(), RENAME_EXCHANGE) != 0) {
-      const int err = errno;
+  if (replace && fs::is_directory(result.dir)) {
+    try {
+      replace_in_place(tmp, result.dir);
+    } catch (...) {
       std::error_code ignored;
       fs::remove_all(tmp, ignored);
-      throw std::system_error(err, std::generic_category(), "exchange " + result.dir.string());
+      throw;
     }
     std::error_code ignored;
     fs::remove_all(tmp, ignored);

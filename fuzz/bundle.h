@@ -52,14 +52,36 @@ struct BundleWriteResult {
   bool written = false;       ///< false: a bundle of that signature was already there
 };
 
+/// Holds an exclusive lock on a bundle directory (flock on the directory itself) while a writer
+/// reads and rewrites one of its files: seen.json, a record in verdict.json, a reduction putting
+/// its files in place. Another process updating the same bundle waits; a directory that cannot be
+/// opened is not locked (its writes fail on their own).
+class BundleLock {
+ public:
+  explicit BundleLock(const std::filesystem::path& bundle_dir);
+  ~BundleLock();
+  BundleLock(const BundleLock&) = delete;
+  BundleLock& operator=(const BundleLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+/// Whether a bundle's writer owns the file or folder `name` of a bundle: what write_bundle puts
+/// there (the graphs, verdict.json, the run's files, c/, pictures, replay.txt). Everything else
+/// (seen.json, bisect records, a user's notes) belongs to others and survives a replacement.
+bool written_by_bundle_writer(std::string_view name);
+
 /// Writes `bundle` as `findings_dir/<bundle_dir_name(signature)>/` with original.relay,
 /// reduced.relay (headers with origin, finding and replay lines), verdict.json, inputs.txt,
 /// expected.txt, actual.txt, c/ (the generated sources and harness), reduced.dot, original.dot,
 /// reduced.svg (when Graphviz `dot` is installed) and replay.txt (the one-line command). It is
 /// built in `findings_dir/.tmp-<pid>-XXXXXX` and renamed into place, so a killed campaign never
 /// leaves a partial bundle. Creates `findings_dir` if needed. Throws std::system_error when the
-/// directory cannot be written. With `replace`, an existing bundle of the signature is swapped
-/// for the new one atomically (a reduced bundle replacing the unreduced one written first).
+/// directory cannot be written. With `replace`, an existing bundle of the signature gets the new
+/// bundle's files, each replaced atomically, verdict.json last (so a kill midway leaves it
+/// marked not fully reduced), the records others added to verdict.json kept; nothing else of the
+/// bundle is touched (a reduced bundle replacing the unreduced one written first).
 BundleWriteResult write_bundle(const std::filesystem::path& findings_dir, const Bundle& bundle,
                                bool replace = false);
 

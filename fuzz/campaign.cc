@@ -25,8 +25,8 @@
 #include "fuzz/finding_bundle.h"
 #include "fuzz/finding_ledger.h"
 #include "fuzz/finding_reduction.h"
-#include "fuzz/triage.h"
 #include "fuzz/journal_notes.h"
+#include "fuzz/triage.h"
 #include "fuzz/worker_pool.h"
 #include "host/tempdir.h"
 #include "oracle/executor.h"
@@ -120,7 +120,7 @@ class Campaign final : public CaseSink {
         counter_(notes_, restart),
         ledger_(notes_, restart),
         bundles_(options),
-        reducer_(options, bundles_, log_, sut_.seeks_cleaner_repros),
+        reducer_(options, bundles_, log_, sut_.seeks_cleaner_repros, deadline()),
         status_(options, notes_, log_, restart.recorded_hits),
         pool_(options, batched_, restart.first_case, restart.judged_before, deadline(), counter_,
               log_, *this, [this] { return worker_tools(); }) {}
@@ -258,8 +258,8 @@ class Campaign final : public CaseSink {
     record_triage(bundle, *row);
     std::string cells;
     for (const TriageCell& c : row->cells) {
-      cells += (cells.empty() ? "" : ", ") + c.build + " " +
-               std::string(triage_outcome_name(c.outcome));
+      cells +=
+          (cells.empty() ? "" : ", ") + c.build + " " + std::string(triage_outcome_name(c.outcome));
     }
     log_.info("triage " + f.signature + ": " + cells +
               (row->first ? " (reproduces on " + *row->first + " to " + *row->last + ")"
@@ -355,9 +355,8 @@ CampaignResult run_campaign(const CampaignOptions& options, const CampaignCallba
   // Resolve the compiler once: a lookup starts `cc -v`, a process per case otherwise.
   CampaignOptions resolved = options;
   if (!resolved.base.toolchain) {
-    resolved.base.toolchain = resolved.base.compiler
-                                  ? host::find_toolchain(*resolved.base.compiler)
-                                  : host::default_toolchain();
+    resolved.base.toolchain = resolved.base.compiler ? host::find_toolchain(*resolved.base.compiler)
+                                                     : host::default_toolchain();
   }
   Campaign campaign(resolved, callbacks);
   return campaign.run();

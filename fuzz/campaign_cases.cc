@@ -5,6 +5,8 @@
 #include <charconv>
 
 #include "generator/builder.h"
+#include "generator/mutator.h"
+#include "host/shell_words.h"
 #include "ir/rng.h"
 #include "oracle/sut.h"
 
@@ -56,11 +58,19 @@ CaseSpec make_case(const CampaignOptions& options, std::uint64_t index) {
   CaseSpec s;
   s.index = index;
   s.gen_seed = case_seed(options.seed, index);
-  ir::Rng rng(s.gen_seed);
-  generator::GenPolicy policy =
-      options.swarm ? generator::swarm(options.policy, rng) : options.policy;
-  s.module = generator::generate(policy, rng);
-  s.merge_safe = policy.merge_safe;
+  if (!options.corpus.empty() && index % 2 == 1) {
+    // The user's graphs are theirs: nothing says they are merge-safe, so refusals are not kept.
+    const CorpusGraph& graph = options.corpus[(index / 2) % options.corpus.size()];
+    s.module = generator::mutant(graph.module, s.gen_seed);
+    s.corpus_file = graph.path;
+    s.merge_safe = false;
+  } else {
+    ir::Rng rng(s.gen_seed);
+    generator::GenPolicy policy =
+        options.swarm ? generator::swarm(options.policy, rng) : options.policy;
+    s.module = generator::generate(policy, rng);
+    s.merge_safe = policy.merge_safe;
+  }
 
   // Every draw happens whatever is fixed, so fixing one option leaves the others unchanged.
   ir::Rng orng(s.gen_seed ^ kOptionStream);
@@ -114,24 +124,43 @@ PipelineChoice fixed_choice(const oracle::CaseOptions& base,
   for (const auto& row : oracle::case_flag_table()) {
     if (!row.drawn || !given(row)) continue;
     switch (row.id) {
-      case oracle::CaseFlag::kMerge: fixed.merge = base.aot.merge; break;
-      case oracle::CaseFlag::kApi: fixed.api = base.aot.api; break;
-      case oracle::CaseFlag::kInterface: fixed.interface = base.aot.interface; break;
-      case oracle::CaseFlag::kStorageReuse: fixed.storage_reuse = base.aot.storage_reuse; break;
-      case oracle::CaseFlag::kMaxFuseDepth: fixed.max_fuse_depth = base.aot.max_fuse_depth; break;
-      case oracle::CaseFlag::kDeterminism: fixed.determinism = base.check_determinism; break;
-      case oracle::CaseFlag::kWarnings: fixed.warnings = base.check_warnings; break;
+      case oracle::CaseFlag::kMerge:
+        fixed.merge = base.aot.merge;
+        break;
+      case oracle::CaseFlag::kApi:
+        fixed.api = base.aot.api;
+        break;
+      case oracle::CaseFlag::kInterface:
+        fixed.interface = base.aot.interface;
+        break;
+      case oracle::CaseFlag::kStorageReuse:
+        fixed.storage_reuse = base.aot.storage_reuse;
+        break;
+      case oracle::CaseFlag::kMaxFuseDepth:
+        fixed.max_fuse_depth = base.aot.max_fuse_depth;
+        break;
+      case oracle::CaseFlag::kDeterminism:
+        fixed.determinism = base.check_determinism;
+        break;
+      case oracle::CaseFlag::kWarnings:
+        fixed.warnings = base.check_warnings;
+        break;
       default:
         // A row marked drawn that make_case does not draw: the table and the draws disagree.
-        throw CampaignError("--" + std::string(row.name) + " is marked drawn per case, but no "
+        throw CampaignError("--" + std::string(row.name) +
+                            " is marked drawn per case, but no "
                             "campaign draws it");
     }
   }
   return fixed;
 }
 
-std::string gen_command(const CampaignOptions& options, std::uint64_t gen_seed) {
-  return "aotfuzz gen --seed " + std::to_string(gen_seed) + (options.swarm ? " --swarm" : "") +
+std::string gen_command(const CampaignOptions& options, const CaseSpec& spec) {
+  if (!spec.corpus_file.empty()) {
+    return "aotfuzz gen --seed " + std::to_string(spec.gen_seed) + " --mutate " +
+           host::shell_quote_path(spec.corpus_file);
+  }
+  return "aotfuzz gen --seed " + std::to_string(spec.gen_seed) + (options.swarm ? " --swarm" : "") +
          options.knob_flags;
 }
 

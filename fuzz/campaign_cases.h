@@ -20,15 +20,17 @@ std::uint64_t shard_case(const Shard& shard, std::uint64_t k);
 /// The generator seed of case `index` of campaign `seed` (a 64-bit mix of both).
 std::uint64_t case_seed(std::uint64_t seed, std::uint64_t index);
 /// Case `index`: the graph from Rng(case_seed) (swarm policy first, as `aotfuzz gen --swarm`
-/// does), then the pipeline options not fixed in `options.fixed` from a second stream: merge,
-/// api, interface (c only with the unpacked api), storage reuse, and for one case in eight a
-/// FuseOps max depth of 2 to 4.
+/// does; for an odd index with a corpus, generator::mutant of the corpus graph in turn), then the
+/// pipeline options not fixed in `options.fixed` from a second stream: merge, api, interface (c
+/// only with the unpacked api), storage reuse, and for one case in eight a FuseOps max depth of 2
+/// to 4.
 CaseSpec make_case(const CampaignOptions& options, std::uint64_t index);
 /// The choices a campaign does not draw: those of the rows of oracle/case_flags.def marked drawn
 /// that `given` says the command line fixed, with their values in `base`.
 PipelineChoice fixed_choice(const oracle::CaseOptions& base,
                             const std::function<bool(const oracle::CaseFlagRow&)>& given);
-/// `aotfuzz gen --seed <gen_seed> [--swarm] <knobs>` for a case (its origin).
-std::string gen_command(const CampaignOptions& options, std::uint64_t gen_seed);
+/// The command that prints a case's graph (its origin): `aotfuzz gen --seed <gen_seed> [--swarm]
+/// <knobs>`, or `aotfuzz gen --seed <gen_seed> --mutate <file>` for a corpus case.
+std::string gen_command(const CampaignOptions& options, const CaseSpec& spec);
 
 }  // namespace aotfuzz::fuzz

@@ -24,6 +24,8 @@ void CampaignStatus::write(const Progress& p, const CampaignStats& stats) {
   s.stats = stats;
   s.seed = opt_.seed;
   s.jobs = opt_.jobs;
+  s.command_line = opt_.command_line;
+  s.version = opt_.version;
   s.start_time = start_time_;
   s.now = std::time(nullptr);
   s.last_new_finding =

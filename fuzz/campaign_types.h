@@ -62,13 +62,19 @@ enum class ExecutorChoice {
   kSingle,
 };
 
+/// A graph of the user's that a campaign mutates (`fuzz --corpus`).
+struct CorpusGraph {
+  std::string path;  ///< absolute, for replay lines
+  ir::Module module;
+};
+
 /// Everything a campaign is run with.
 struct CampaignOptions {
   std::uint64_t seed = 1;
   /// Stop after this many cases of this shard (nullopt: no case budget).
   std::optional<std::uint64_t> max_cases;
-  /// Stop taking new cases after this long (nullopt: no time budget). Reductions of findings
-  /// already seen still finish (each within reduce_time).
+  /// Stop taking new cases after this long (nullopt: no time budget). Reductions keep to it too:
+  /// one it cuts short leaves its bundle marked not fully reduced, for the next campaign.
   std::optional<std::chrono::milliseconds> time_limit;
   /// Stop taking new cases once this many new unique signatures are claimed (nullopt: never),
   /// as libFuzzer stops at its first crash: for CI gates and time-to-find measurements.
@@ -81,6 +87,15 @@ struct CampaignOptions {
   bool swarm = true;
   /// The `--knob` flags that produced `policy`, repeated in origin lines (`aotfuzz gen` syntax).
   std::string knob_flags;
+  /// The user's graphs (`--corpus`): every odd case mutates one of them (generator::mutant), in
+  /// turn; the even cases are generated as without it.
+  std::vector<CorpusGraph> corpus;
+  /// The campaign's command line and aotfuzz's version and commit, for fuzzer_stats.
+  std::string command_line;
+  std::string version;
+  /// What exactly was under test (SystemUnderTest::identity: a TVM build's version and commit),
+  /// recorded in each bundle; empty for the builtin pipeline.
+  std::string system_identity;
   PipelineChoice fixed;
   /// mod_name, injected bugs, compiler, sanitize, ulp, num_args checks, input seed, limits.
   oracle::CaseOptions base;
@@ -125,6 +140,8 @@ struct CaseSpec {
   /// The case's policy had merge_safe (swarm drops it for some cases): its graph must not be
   /// refused, so a refusal is a finding.
   bool merge_safe = true;
+  /// The corpus graph the case mutates (CampaignOptions::corpus), else empty.
+  std::string corpus_file;
 };
 
 /// A unique finding, after reduction and bundling.

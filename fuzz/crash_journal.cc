@@ -135,7 +135,12 @@ InProcessSteps::InProcessSteps(CrashJournal* journal, int slot, std::uint64_t k)
   if (journal == nullptr || slot < 0 || slot >= CrashJournal::kSlots) return;
   slot_ = &journal->slots[slot];
   slot_->since_ms.store(now_ms(), std::memory_order_relaxed);
+  slot_->budget_ms.store(0, std::memory_order_relaxed);
   slot_->case_plus_one.store(k + 1, std::memory_order_release);
+}
+
+void InProcessSteps::set_budget(std::chrono::milliseconds budget) {
+  if (slot_ != nullptr) slot_->budget_ms.store(budget.count(), std::memory_order_relaxed);
 }
 
 InProcessSteps::~InProcessSteps() {
@@ -201,6 +206,7 @@ int run_supervised(const std::function<int(CrashJournal&)>& campaign,
     int status = 0;
     bool forwarded = false;
     std::optional<std::uint64_t> hung;
+    std::int64_t hung_budget_ms = 0;
     for (;;) {
       const pid_t w = ::waitpid(pid, &status, WNOHANG);
       if (w == pid) break;
@@ -213,8 +219,11 @@ int run_supervised(const std::function<int(CrashJournal&)>& campaign,
         const std::int64_t now = now_ms();
         for (const auto& slot : j.slots) {
           const std::uint64_t c = slot.case_plus_one.load(std::memory_order_acquire);
-          if (c != 0 && now - slot.since_ms.load() > options.in_process_budget.count()) {
+          const std::int64_t own = slot.budget_ms.load(std::memory_order_relaxed);
+          const std::int64_t budget = own > 0 ? own : options.in_process_budget.count();
+          if (c != 0 && now - slot.since_ms.load() > budget) {
             hung = c - 1;
+            hung_budget_ms = budget;
             ::kill(pid, SIGKILL);
             break;
           }
@@ -226,8 +235,7 @@ int run_supervised(const std::function<int(CrashJournal&)>& campaign,
     if (!hung && WIFEXITED(status)) {
       const int code = WEXITSTATUS(status);
       // A skipped culprit counts as judged: its second crash is the verdict.
-      const int unjudged =
-          j.num_culprits.load() - j.culprits_judged.load() - j.num_skipped.load();
+      const int unjudged = j.num_culprits.load() - j.culprits_judged.load() - j.num_skipped.load();
       if (code == 0 && unjudged > 0 && findings == 0) {
         log(std::to_string(unjudged) + " of the cases that took the campaign down " +
             (unjudged == 1 ? "was" : "were") +
@@ -240,8 +248,7 @@ int run_supervised(const std::function<int(CrashJournal&)>& campaign,
     std::string how;
     if (hung) {
       culprit = *hung;
-      how = "its in-process steps took more than " +
-            std::to_string(options.in_process_budget.count()) + " ms";
+      how = "its in-process steps took more than " + std::to_string(hung_budget_ms) + " ms";
     } else {
       const int sig = WTERMSIG(status);
       const int slot = j.crashed_slot.load();
@@ -304,8 +311,8 @@ int run_supervised(const std::function<int(CrashJournal&)>& campaign,
       }
       // A fuzzer keeps fuzzing through crashes: from here on each case is probed first.
       j.probe_every_case = true;
-      log(std::to_string(n) + " cases took the campaign down (" + how +
-          "); from case " + std::to_string(j.done_below.load()) +
+      log(std::to_string(n) + " cases took the campaign down (" + how + "); from case " +
+          std::to_string(j.done_below.load()) +
           " on, every case's in-process steps run in a child process first (slower)");
       continue;
     }

@@ -30,6 +30,9 @@ struct CrashJournal {
     std::atomic<std::uint64_t> case_plus_one{0};
     /// When it entered them (steady clock, milliseconds).
     std::atomic<std::int64_t> since_ms{0};
+    /// The case's own budget (oracle::in_process_budget_for), once its graph is known; 0: the
+    /// campaign's --in-process-time.
+    std::atomic<std::int64_t> budget_ms{0};
   };
   Slot slots[kSlots];
   /// The worker slot whose thread took a fatal signal (-1: none, or a thread without a slot).
@@ -110,6 +113,8 @@ class InProcessSteps {
  public:
   InProcessSteps(CrashJournal* journal, int slot, std::uint64_t k);
   ~InProcessSteps();
+  /// The case's graph is known: its steps may take `budget`.
+  void set_budget(std::chrono::milliseconds budget);
   InProcessSteps(const InProcessSteps&) = delete;
   InProcessSteps& operator=(const InProcessSteps&) = delete;
 

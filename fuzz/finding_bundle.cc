@@ -30,18 +30,21 @@ nlohmann::json reduction_info(const ReduceResult& red, bool complete) {
 std::string FindingBundles::origin(const CaseSpec& spec, const nlohmann::json* prior) const {
   if (prior != nullptr && prior->contains("origin")) return (*prior)["origin"].get<std::string>();
   return "aotfuzz fuzz --seed " + std::to_string(opt_.seed) + ", case " +
-         std::to_string(spec.index) + " (graph: " + gen_command(opt_, spec.gen_seed) + ")";
+         std::to_string(spec.index) + " (graph: " + gen_command(opt_, spec) + ")";
 }
 
 nlohmann::json FindingBundles::campaign_info(const CaseSpec& spec,
                                              const std::string& origin) const {
-  return {{"origin", origin},
-          {"campaign_seed", opt_.seed},
-          {"case", spec.index},
-          {"shard", std::to_string(opt_.shard.index) + "/" + std::to_string(opt_.shard.count)},
-          {"gen_seed", spec.gen_seed},
-          {"gen_command", gen_command(opt_, spec.gen_seed)},
-          {"original_flags", oracle::replay_flags(spec.options)}};
+  nlohmann::json info = {
+      {"origin", origin},
+      {"campaign_seed", opt_.seed},
+      {"case", spec.index},
+      {"shard", std::to_string(opt_.shard.index) + "/" + std::to_string(opt_.shard.count)},
+      {"gen_seed", spec.gen_seed},
+      {"gen_command", gen_command(opt_, spec)},
+      {"original_flags", oracle::replay_flags(spec.options)}};
+  if (!opt_.system_identity.empty()) info["system"] = opt_.system_identity;
+  return info;
 }
 
 BundleWriteResult FindingBundles::write(const CaseSpec& spec, const std::string& signature,
@@ -88,7 +91,7 @@ bool FindingBundles::write_first(const CaseSpec& spec, Finding& f, bool complete
 }
 
 std::string FindingBundles::generator_replay(const CaseSpec& spec, const std::string& flags) const {
-  return gen_command(opt_, spec.gen_seed) + " | aotfuzz run /dev/stdin " + flags;
+  return gen_command(opt_, spec) + " | aotfuzz run /dev/stdin " + flags;
 }
 
 }  // namespace aotfuzz::fuzz

@@ -12,16 +12,32 @@
 namespace aotfuzz::fuzz {
 
 FindingReducer::FindingReducer(const CampaignOptions& options, const FindingBundles& bundles,
-                               CampaignLog& log, bool seeks_cleaner_repros)
-    : opt_(options), bundles_(bundles), log_(log), seeks_cleaner_repros_(seeks_cleaner_repros) {}
+                               CampaignLog& log, bool seeks_cleaner_repros,
+                               std::optional<std::chrono::steady_clock::time_point> deadline)
+    : opt_(options),
+      bundles_(bundles),
+      log_(log),
+      seeks_cleaner_repros_(seeks_cleaner_repros),
+      deadline_(deadline) {}
 
 ReduceOptions FindingReducer::reduce_options() const {
   ReduceOptions ro;
   ro.jobs = opt_.reduce_jobs > 0 ? opt_.reduce_jobs : std::max(1, opt_.jobs);
   ro.time_limit = opt_.reduce_time;
+  if (deadline_) {
+    // 0 is no limit to the reducer: past the deadline, a millisecond.
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        *deadline_ - std::chrono::steady_clock::now());
+    ro.time_limit = std::clamp(left, std::chrono::milliseconds(1), opt_.reduce_time);
+  }
   ro.stop = opt_.stop;
   ro.min_rank = static_cast<std::size_t>(std::max(0, opt_.policy.min_rank));
   return ro;
+}
+
+bool FindingReducer::ended(const ReduceResult& red) const {
+  const bool out_of_time = deadline_ && std::chrono::steady_clock::now() >= *deadline_;
+  return red.minimal || !(stop_requested(opt_) || out_of_time);
 }
 
 oracle::CaseOptions FindingReducer::canonical_options(const CaseSpec& spec,
@@ -59,7 +75,7 @@ void FindingReducer::reduce_new_finding(const CaseSpec& spec, Finding& f) {
   f.reduction.module = ir::Module();
   f.flags = oracle::replay_flags(o);
   try {
-    auto w = bundles_.write(spec, f.signature, o, reduced, f.reduction, !stop_requested(opt_),
+    auto w = bundles_.write(spec, f.signature, o, reduced, f.reduction, ended(f.reduction),
                             /*replace=*/true);
     f.replay = replay_command((w.dir / "reduced.relay").string(), o);
   } catch (const std::exception& e) {
@@ -89,7 +105,7 @@ void FindingReducer::try_cleaner_repro(const CaseSpec& spec, const std::string& 
       ReduceResult red = reduce(spec.module, finding_predicate(o, signature), reduce_options());
       if (reduction_kept(red)) {
         const ir::Module reduced = red.module;
-        bundles_.write(spec, signature, o, reduced, red, !stop_requested(opt_), /*replace=*/true);
+        bundles_.write(spec, signature, o, reduced, red, ended(red), /*replace=*/true);
         log_.info("case " + std::to_string(spec.index) + " gives " + signature +
                   " and passes on the fixed build: its reduction (ops " +
                   std::to_string(red.before.ops) + " -> " + std::to_string(red.after.ops) +
@@ -126,7 +142,7 @@ void FindingReducer::resume_reduction(const std::filesystem::path& dir) {
     red.before = module_size(spec.module);
     const ir::Module reduced = red.module;
     const nlohmann::json prior = j.at("info");
-    bundles_.write(spec, sig, o, reduced, red, !stop_requested(opt_), /*replace=*/true, &prior);
+    bundles_.write(spec, sig, o, reduced, red, ended(red), /*replace=*/true, &prior);
     log_.info("reduced " + sig + ": ops " + std::to_string(red.before.ops) + " -> " +
               std::to_string(red.after.ops));
   } catch (const std::exception& e) {

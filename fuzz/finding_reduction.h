@@ -3,9 +3,11 @@
 // fails on the fixed system too, and the bundles an earlier campaign left not fully reduced.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "fuzz/campaign_log.h"
@@ -20,8 +22,11 @@ class FindingReducer {
  public:
   /// `seeks_cleaner_repros`: a finding reduced by its signature alone waits for a later case
   /// whose graph passes on the fixed system (try_cleaner_repro).
+  /// `deadline`: the campaign's time budget, which reductions keep to (one cut short by it is
+  /// left marked not fully reduced, for the next campaign on the directory).
   FindingReducer(const CampaignOptions& options, const FindingBundles& bundles, CampaignLog& log,
-                 bool seeks_cleaner_repros);
+                 bool seeks_cleaner_repros,
+                 std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt);
 
   /// Reduces the new finding `f` of case `spec`, whose unreduced bundle is written, and replaces
   /// its bundle with the reduced one: `f` gets the reduction's figures (its module dropped), the
@@ -38,6 +43,9 @@ class FindingReducer {
 
  private:
   ReduceOptions reduce_options() const;
+  // Whether a reduction that gave `red` has ended: 1-minimal, or neither stopped nor out of the
+  // campaign's time.
+  bool ended(const ReduceResult& red) const;
   // Options back to their defaults, one at a time, as long as the signature stays.
   oracle::CaseOptions canonical_options(const CaseSpec& spec, const std::string& signature) const;
   // Claims `signature`'s cleaner-repro search for one attempt; false when there is none to make.
@@ -47,6 +55,7 @@ class FindingReducer {
   const FindingBundles& bundles_;
   CampaignLog& log_;
   const bool seeks_cleaner_repros_;
+  const std::optional<std::chrono::steady_clock::time_point> deadline_;
   // Signatures whose bundle fails on the fixed build too, and the later cases tried for a
   // cleaner repro.
   struct CleanerSearch {

@@ -67,30 +67,54 @@ std::vector<BundleSummary> list_bundles(const fs::path& dir) {
   return out;
 }
 
+std::optional<std::string> environment_failure(const FileReplay& replay) {
+  if (!replay.error.empty()) return replay.error;
+  for (const auto& run : replay.runs) {
+    if (!run.ok && run.actual.rfind("toolchain-error", 0) == 0 &&
+        !signature_matches(run.line.expected, run.actual)) {
+      return run.summary;
+    }
+  }
+  return std::nullopt;
+}
+
 void rerun_bundle(BundleSummary& bundle, const ReplayOverride& override) {
   const FileReplay r = replay_file((bundle.dir / "reduced.relay").string(), override);
+  if (auto why = environment_failure(r)) {
+    bundle.cannot_run = *why;
+    return;
+  }
   bundle.reproduces = r.ok();
   bundle.rerun_detail = r.ok() ? "" : r.failure_text();
-  nlohmann::json j = nlohmann::json::object();
   try {
-    j = nlohmann::json::parse(read_text_file(bundle.dir / "seen.json"));
-  } catch (const std::exception&) {
-    j = {{"first_seen", bundle.seen.first_seen}, {"last_seen", bundle.seen.last_seen},
-         {"hits", bundle.seen.hits}, {"campaigns", bundle.seen.campaigns}};
+    BundleLock lock(bundle.dir);
+    nlohmann::json j = nlohmann::json::object();
+    try {
+      j = nlohmann::json::parse(read_text_file(bundle.dir / "seen.json"));
+    } catch (const std::exception&) {
+      j = {{"first_seen", bundle.seen.first_seen},
+           {"last_seen", bundle.seen.last_seen},
+           {"hits", bundle.seen.hits},
+           {"campaigns", bundle.seen.campaigns}};
+    }
+    j["rerun"] = {{"time", std::time(nullptr)}, {"reproduces", r.ok()}};
+    write_file_atomically(bundle.dir / "seen.json", j.dump(2) + "\n");
+  } catch (const std::exception& e) {
+    bundle.record_error = e.what();
   }
-  j["rerun"] = {{"time", std::time(nullptr)}, {"reproduces", r.ok()}};
-  write_file_atomically(bundle.dir / "seen.json", j.dump(2) + "\n");
 }
 
 std::string findings_table(const std::vector<BundleSummary>& bundles) {
   std::string out;
   char line[512];
-  std::snprintf(line, sizeof line, "%-34s %-20s %-20s %7s %4s %-9s %s\n", "signature",
-                "first seen", "last seen", "hits", "ops", "reduced", "reproduces");
+  std::snprintf(line, sizeof line, "%-34s %-20s %-20s %7s %4s %-9s %s\n", "signature", "first seen",
+                "last seen", "hits", "ops", "reduced", "reproduces");
   out += line;
   for (const auto& b : bundles) {
-    const std::string reproduces =
-        !b.reproduces ? "-" : (*b.reproduces ? "yes" : "no (fixed)");
+    const std::string reproduces = !b.cannot_run.empty() ? "cannot-run: " + b.cannot_run
+                                   : !b.reproduces       ? "-"
+                                   : *b.reproduces       ? "yes"
+                                                         : "no (fixed)";
     std::snprintf(line, sizeof line, "%-34s %-20s %-20s %7llu %4s %-9s %s\n", b.signature.c_str(),
                   utc(b.seen.first_seen).c_str(), utc(b.seen.last_seen).c_str(),
                   static_cast<unsigned long long>(b.seen.hits),
@@ -114,6 +138,7 @@ nlohmann::json to_json(const std::vector<BundleSummary>& bundles) {
                         {"reduction_complete", b.reduction_complete},
                         {"replay", b.replay}};
     if (b.reproduces) j["reproduces"] = *b.reproduces;
+    if (!b.cannot_run.empty()) j["cannot_run"] = b.cannot_run;
     if (!b.triage.is_null()) j["triage"] = b.triage;
     if (!b.bisect.is_null()) j["bisect"] = b.bisect;
     out.push_back(std::move(j));

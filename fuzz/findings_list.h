@@ -31,17 +31,29 @@ struct BundleSummary {
   nlohmann::json triage;
   /// verdict.json's "bisect" (fuzz/bisect.h: the TVM commit that introduced or fixed it), or null.
   nlohmann::json bisect;
-  /// After rerun(): whether the reduced graph still gives the bundle's verdict.
+  /// After rerun(): whether the reduced graph still gives the bundle's verdict; nullopt when it
+  /// could not be replayed (cannot_run says why).
   std::optional<bool> reproduces;
   std::string rerun_detail;
+  /// After rerun(): why the graph could not be replayed here (no C compiler, a TVM build that is
+  /// gone or does not import, an unreadable bundle), which says nothing of the bug; else empty.
+  std::string cannot_run;
+  /// After rerun(): why the result could not be recorded in seen.json (a read-only directory).
+  std::string record_error;
 };
 
 /// The bundles of `dir` (subdirectories with a verdict.json), by signature. Throws
 /// std::system_error when `dir` cannot be read.
 std::vector<BundleSummary> list_bundles(const std::filesystem::path& dir);
 
+/// Why a replay says nothing of the bug: the file could not be read or replayed, or a line that
+/// does not expect one gave a toolchain error (the environment failed); nullopt when it judged.
+std::optional<std::string> environment_failure(const FileReplay& replay);
+
 /// Replays `bundle`'s reduced.relay against its header's replay lines with the current build,
 /// sets `reproduces`, and records the result in its seen.json ("rerun": {"time", "reproduces"}).
+/// A replay the environment kept from judging sets `cannot_run` and records nothing; a record
+/// that cannot be written sets `record_error`.
 void rerun_bundle(BundleSummary& bundle, const ReplayOverride& override = {});
 
 /// "2026-12-02T01:07:43Z"; "-" for 0.

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -32,6 +33,18 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+// A comment line that a reader takes for a replay line: after `//` and blanks, "replay" in any
+// case, then blanks and a colon.
+bool looks_like_replay_marker(std::string_view line) {
+  std::string_view rest = trim(line.substr(2));
+  if (rest.size() < 6) return false;
+  for (std::size_t i = 0; i < 6; ++i) {
+    if (std::tolower(static_cast<unsigned char>(rest[i])) != "replay"[i]) return false;
+  }
+  rest = trim(rest.substr(6));
+  return !rest.empty() && rest.front() == ':';
+}
+
 }  // namespace
 
 std::string format_replay_line(std::string_view flags, std::string_view signature) {
@@ -58,8 +71,17 @@ std::vector<ReplayLine> parse_replay_lines(std::string_view text, const std::str
     pos = end + 1;
     if (line.empty()) continue;
     if (line.rfind("//", 0) != 0) break;  // the header ends at the first non-comment line
-    if (line.rfind(kReplayMarker, 0) != 0) continue;
     const std::string where = file + ":" + std::to_string(lineno) + ": ";
+    if (line.rfind(kReplayMarker, 0) != 0) {
+      // `//replay:`, `// Replay:`, `// replay :`: meant as an expectation, and silently nothing
+      // if skipped, so the file would pass on no check at all.
+      if (looks_like_replay_marker(line)) {
+        throw ReplayError(where + "'" + std::string(line.substr(0, line.find(':') + 1)) +
+                          "' is not the marker '" + std::string(kReplayMarker) +
+                          "' (exactly; a comment about replaying may not start with 'replay')");
+      }
+      continue;
+    }
     std::string_view rest = line.substr(kReplayMarker.size());
     auto arrow = rest.rfind("=>");
     if (arrow == std::string_view::npos) {
@@ -71,6 +93,10 @@ std::vector<ReplayLine> parse_replay_lines(std::string_view text, const std::str
     r.expected = std::string(trim(rest.substr(arrow + 2)));
     if (r.expected.empty() || r.expected.find_first_of(" \t") != std::string::npos) {
       throw ReplayError(where + "replay line needs one signature after '=>'");
+    }
+    const std::string kind = r.expected.substr(0, r.expected.find(':'));
+    if (!oracle::parse_verdict_kind(kind)) {
+      throw ReplayError(where + "'" + kind + "' is no verdict kind (docs/design.md, Verdicts)");
     }
     try {
       parse_case_flags(r.flags);
@@ -87,9 +113,9 @@ std::vector<ReplayLine> default_replay_lines() {
 }
 
 bool needs_program(std::string_view signature) {
-  for (std::string_view kind : {"compile-error", "mismatch", "output-unwritten", "input-clobbered",
-                                "error-ignored", "workspace-oversized", "crash:run",
-                                "timeout:run", "known:codegen"}) {
+  for (std::string_view kind :
+       {"compile-error", "mismatch", "output-unwritten", "input-clobbered", "error-ignored",
+        "workspace-oversized", "crash:run", "timeout:run", "known:codegen"}) {
     if (signature_matches(kind, signature)) return true;
   }
   return false;
@@ -182,8 +208,7 @@ FileReplay replay_text(std::string_view text, const std::string& path,
         // A system that stops early under --no-run (TVM partitions only) passes up to there.
         run.ok = run.unchecked = true;
         run.summary = "not checked: with --no-run the system stops at " +
-                      std::string(oracle::stage_name(verdict.stage)) + ", before " +
-                      line.expected;
+                      std::string(oracle::stage_name(verdict.stage)) + ", before " + line.expected;
       }
     }
     run.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t1);
@@ -238,7 +263,8 @@ std::vector<FileReplay> replay_files(const std::vector<std::string>& files, int 
   std::vector<FileReplay> results(files.size());
   std::atomic<std::size_t> next{0};
   auto worker = [&] {
-    for (std::size_t i; (i = next.fetch_add(1)) < files.size();) results[i] = replay_file(files[i], override);
+    for (std::size_t i; (i = next.fetch_add(1)) < files.size();)
+      results[i] = replay_file(files[i], override);
   };
   const int n = std::max(1, std::min<int>(jobs, static_cast<int>(files.size())));
   std::vector<std::thread> threads;

@@ -80,6 +80,8 @@ std::string fuzzer_stats_text(const StatusSnapshot& s) {
   line("unique_signatures", std::to_string(s.progress.unique_signatures));
   line("last_new_finding", std::to_string(s.last_new_finding));
   line("toolchain_errors", std::to_string(s.progress.toolchain_errors));
+  if (!s.command_line.empty()) line("command_line", s.command_line);
+  if (!s.version.empty()) line("aotfuzz_version", s.version);
   for (int k = 0; k < oracle::kNumVerdictKinds; ++k) {
     const auto kind = static_cast<oracle::VerdictKind>(k);
     const std::uint64_t n = s.stats.count(kind);
@@ -192,7 +194,8 @@ std::string reserve_record_name(const fs::path& campaigns, std::time_t start) {
     char counter[16];
     std::snprintf(counter, sizeof counter, "%03d", n);
     const std::string name = base + counter + ".json";
-    const int fd = ::open((campaigns / name).c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+    const int fd =
+        ::open((campaigns / name).c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
     if (fd >= 0) {
       ::close(fd);
       return name;
@@ -242,6 +245,8 @@ SeenRecord read_seen(const fs::path& bundle_dir) {
 
 void record_seen(const fs::path& bundle_dir, std::uint64_t hits, std::time_t now,
                  bool new_campaign) {
+  // Campaigns on one directory add to one count.
+  BundleLock lock(bundle_dir);
   SeenRecord r = read_seen(bundle_dir);
   if (r.first_seen == 0) r.first_seen = now;
   r.last_seen = now;

@@ -32,9 +32,13 @@ struct StatusSnapshot {
   std::time_t now = 0;
   /// Unix time of the last new unique finding of this campaign, 0 when none yet.
   std::time_t last_new_finding = 0;
+  /// How the campaign was started and by which aotfuzz (AFL++'s command_line and afl_version).
+  std::string command_line;
+  std::string version;
 };
 
 /// `fuzzer_stats`: start_time, last_update, run_time, fuzzer_pid, seed, jobs, cases_done,
+/// (when known) command_line and aotfuzz_version,
 /// cases_per_sec, finding_cases, unique_signatures, last_new_finding, toolchain_errors,
 /// verdicts_<kind> for every kind seen, and time_share_<phase> (percent) for generation,
 /// passes, codegen, compile, run and waiting.

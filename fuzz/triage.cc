@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -101,7 +102,8 @@ TriageCase load_triage_case(const std::filesystem::path& relay, const std::strin
     throw std::invalid_argument(e.what());
   }
   if (!line) {
-    throw std::invalid_argument(path + ": no `// replay: FLAGS => SIGNATURE` line expecting a "
+    throw std::invalid_argument(path +
+                                ": no `// replay: FLAGS => SIGNATURE` line expecting a "
                                 "finding, so neither the flags nor the finding are known");
   }
   c.flags = line->flags;
@@ -157,9 +159,11 @@ std::optional<TriageRow> Triage::row(const BundleSummary& bundle) {
 nlohmann::json to_json(const TriageRow& row) {
   nlohmann::json cells = nlohmann::json::array();
   for (const auto& c : row.cells) {
-    cells.push_back({{"build", c.build},
-                     {"outcome", std::string(triage_outcome_name(c.outcome))},
-                     {"signature", c.signature}});
+    nlohmann::json cell = {{"build", c.build},
+                           {"outcome", std::string(triage_outcome_name(c.outcome))},
+                           {"signature", c.signature}};
+    if (c.outcome == TriageOutcome::kCannotRun) cell["why"] = c.summary;
+    cells.push_back(std::move(cell));
   }
   nlohmann::json j = {{"builds", cells}};
   j["first_reproducing"] = row.first ? nlohmann::json(*row.first) : nlohmann::json(nullptr);
@@ -169,6 +173,7 @@ nlohmann::json to_json(const TriageRow& row) {
 
 void record_triage(const BundleSummary& bundle, const TriageRow& row) {
   const auto path = bundle.dir / "verdict.json";
+  BundleLock lock(bundle.dir);
   nlohmann::json j = nlohmann::json::parse(read_text_file(path));
   j["triage"] = to_json(row);
   write_file_atomically(path, j.dump(2) + "\n");
@@ -204,6 +209,17 @@ std::string triage_table(const std::vector<BundleSummary>& bundles,
     }
     out += "\n";
   }
+  // A cell that says nothing of the bug says why, once per build and reason.
+  std::set<std::string> why;
+  for (const auto& row : rows) {
+    if (!row) continue;
+    for (const auto& c : row->cells) {
+      if (c.outcome == TriageOutcome::kCannotRun) {
+        why.insert("cannot-run on " + c.build + ": " + c.summary + "\n");
+      }
+    }
+  }
+  for (const auto& line : why) out += line;
   return out;
 }
 

@@ -198,6 +198,7 @@ void WorkerPool::prepare(Item& it, WorkerTools& tools, int slot, oracle::Prepari
     return;
   }
   if (tools.system) it.spec.options.sut = tools.system;
+  steps.set_budget(oracle::in_process_budget_for(it.spec.module, it.spec.options));
   try {
     if (batch != nullptr) {
       it.in_batch = static_cast<long>(batch->add(it.spec.module, it.spec.options, it.result));
@@ -238,9 +239,9 @@ void WorkerPool::judge_culprit(Item& it, int slot) {
   if (opt_.journal->is_culprit(k)) {
     ++opt_.journal->unreproduced;
     log_.warn("case " + std::to_string(index) +
-              " took the campaign down but does not crash alone (" +
-              gen_command(opt_, it.spec.gen_seed) + " | aotfuzz run /dev/stdin " +
-              oracle::replay_flags(it.spec.options) + "); judging it in this process");
+              " took the campaign down but does not crash alone (" + gen_command(opt_, it.spec) +
+              " | aotfuzz run /dev/stdin " + oracle::replay_flags(it.spec.options) +
+              "); judging it in this process");
   }
   InProcessSteps steps(opt_.journal, slot, k);
   oracle::CaseOptions o = it.spec.options;

@@ -801,15 +801,19 @@ class Parser {
     expect(Tok::kLBracket, "'[' to open the constant's values");
     std::vector<std::int64_t> values;
     while (!accept(Tok::kRBracket)) {
-      const Token v = expect(Tok::kInt, "an integer value or ']'");
+      // The text form holds what the generator makes: whole numbers, exact in every dtype.
+      const Token v = expect(Tok::kInt,
+                             "a whole number or ']' (constant values are whole "
+                             "numbers, for float dtypes too)");
       values.push_back(int_value(v, INT64_MIN, INT64_MAX, "constant value"));
       if (accept(Tok::kComma)) continue;
-      expect(Tok::kRBracket, "',' or ']' in the constant's values");
+      expect(Tok::kRBracket,
+             "',' or ']' in the constant's values (whole numbers, for float "
+             "dtypes too)");
       break;
     }
     expect(Tok::kRParen, "')' to close the constant");
-    return build(name.pos, "constant",
-                 [&] { return ConstantNode::make(type, std::move(values)); });
+    return build(name.pos, "constant", [&] { return ConstantNode::make(type, std::move(values)); });
   }
 
   // After '(': arguments, then (for ops) attributes, then ')'.

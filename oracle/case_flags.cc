@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <stdexcept>
 
 #include "aot/bugs.h"
@@ -46,9 +47,7 @@ bool on(const std::string& value) { return value == "1"; }
 std::string print_nothing(const CaseOptions&) { return ""; }
 
 void apply_merge(CaseFlagTarget& t, const std::string& v) { t.options.aot.merge = on(v); }
-std::string print_merge(const CaseOptions& o) {
-  return o.aot.merge ? " --merge" : " --no-merge";
-}
+std::string print_merge(const CaseOptions& o) { return o.aot.merge ? " --merge" : " --no-merge"; }
 
 // The name becomes part of C identifiers and file names: one identifier fragment of bounded
 // length. Empty is TVM's default, the prefix "tvmgen" alone.
@@ -72,7 +71,7 @@ std::string print_mod_name(const CaseOptions& o) {
 
 void apply_api(CaseFlagTarget& t, const std::string& v) {
   t.options.aot.api = one_of(v, {"packed", "unpacked"}) == "packed" ? aot::Options::Api::kPacked
-                                                                     : aot::Options::Api::kUnpacked;
+                                                                    : aot::Options::Api::kUnpacked;
 }
 std::string print_api(const CaseOptions& o) {
   return o.aot.api == aot::Options::Api::kPacked ? " --api packed" : " --api unpacked";
@@ -167,9 +166,7 @@ std::string print_inject(const CaseOptions& o) {
 void apply_no_run(CaseFlagTarget& t, const std::string&) { t.options.in_process_only = true; }
 std::string print_no_run(const CaseOptions& o) { return o.in_process_only ? " --no-run" : ""; }
 
-void apply_structure(CaseFlagTarget& t, const std::string& v) {
-  t.options.check_structure = on(v);
-}
+void apply_structure(CaseFlagTarget& t, const std::string& v) { t.options.check_structure = on(v); }
 std::string print_structure(const CaseOptions& o) {
   return o.check_structure ? "" : " --no-structure";
 }
@@ -205,21 +202,35 @@ void apply_tvm_fixed_home(CaseFlagTarget& t, const std::string& v) {
   t.sut.fixed_home = v;
 }
 
-void apply_in_process_time(CaseFlagTarget& t, const std::string& v) {
+std::chrono::milliseconds parse_seconds(const std::string& v) {
   char* end = nullptr;
   const double seconds = std::strtod(v.c_str(), &end);
-  // 1e9 s keeps the budget in milliseconds far inside an int64.
-  if (v.empty() || *end != '\0' || !std::isfinite(seconds) || seconds <= 0 || seconds > 1e9) {
-    throw FlagError("expects seconds, more than 0 and at most 1e9, got '" + v + "'");
+  // 1e9 s keeps the budget in milliseconds far inside an int64; under a millisecond is none.
+  if (v.empty() || *end != '\0' || !std::isfinite(seconds) || seconds < 0.001 || seconds > 1e9) {
+    throw FlagError("expects seconds, at least 0.001 and at most 1e9, got '" + v + "'");
   }
-  t.options.in_process_budget =
-      std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000));
+  return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000));
+}
+std::string print_seconds(const char* flag, std::chrono::milliseconds ms) {
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%g", ms.count() / 1000.0);
+  return " --" + std::string(flag) + " " + seconds;
+}
+
+void apply_in_process_time(CaseFlagTarget& t, const std::string& v) {
+  t.options.in_process_budget = parse_seconds(v);
 }
 std::string print_in_process_time(const CaseOptions& o) {
   if (o.in_process_budget == CaseOptions().in_process_budget) return "";
-  char seconds[32];
-  std::snprintf(seconds, sizeof seconds, "%g", o.in_process_budget.count() / 1000.0);
-  return " --in-process-time " + std::string(seconds);
+  return print_seconds("in-process-time", o.in_process_budget);
+}
+
+void apply_run_timeout(CaseFlagTarget& t, const std::string& v) {
+  t.options.limits.timeout = parse_seconds(v);
+}
+std::string print_run_timeout(const CaseOptions& o) {
+  if (o.limits.timeout == CaseOptions().limits.timeout) return "";
+  return print_seconds("run-timeout", o.limits.timeout);
 }
 
 std::string pass_names() {
@@ -246,10 +257,10 @@ std::string print_debug_fault(const CaseOptions& o) {
 
 const std::vector<CaseFlagRow>& case_flag_table() {
   static const std::vector<CaseFlagRow> table = {
-#define AOTFUZZ_CASE_FLAG(Id, name, kind, value_name, commands, drawn, replay, apply, print, \
-                          default_text, help)                                                \
-  {CaseFlag::Id, name, CaseFlagKind::kind, value_name, commands, drawn, CaseFlagReplay::replay, \
-   apply, print, default_text, help},
+#define AOTFUZZ_CASE_FLAG(Id, name, kind, value_name, commands, drawn, replay, apply, print,     \
+                          default_text, help)                                                    \
+  {CaseFlag::Id, name,  CaseFlagKind::kind, value_name, commands, drawn, CaseFlagReplay::replay, \
+   apply,        print, default_text,       help},
 #include "oracle/case_flags.def"
 #undef AOTFUZZ_CASE_FLAG
   };
@@ -324,6 +335,9 @@ CaseOptions case_options_from_words(const std::vector<std::string>& words,
   // A case from a file is judged as `aotfuzz run` judges it: a crashing pass is a verdict.
   o.isolate_in_process = true;
   o.check_warnings = true;
+  // Both halves of a pair say two things of one case, whichever the order: refused, as the
+  // command line refuses them.
+  std::map<const CaseFlagRow*, std::string> pair_given;
   for (std::size_t i = 0; i < words.size(); ++i) {
     std::string flag = words[i];
     std::optional<std::string> inline_value;
@@ -348,6 +362,13 @@ CaseOptions case_options_from_words(const std::vector<std::string>& words,
       throw FlagError(flag + " takes no value");
     } else {
       value = flag.substr(2) == row->name ? "1" : "0";
+      if (row->kind == CaseFlagKind::kPair) {
+        auto [given, fresh] = pair_given.emplace(row, value);
+        if (!fresh && given->second != value) {
+          throw FlagError("--" + std::string(row->name) + " and --no-" + std::string(row->name) +
+                          " together");
+        }
+      }
     }
     try {
       row->apply(target, value);

@@ -15,9 +15,10 @@
 
 #include "host/process.h"
 #include "ir/printer.h"
-#include "oracle/case_flow.h"
 #include "oracle/case_flags.h"
+#include "oracle/case_flow.h"
 #include "oracle/sut.h"
+#include "reference/footprint.h"
 
 extern char** environ;
 
@@ -25,6 +26,12 @@ namespace aotfuzz::oracle {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// The in-process steps' time per MiB of tensors, with room for a loaded machine and a sanitized
+// build (bench/in_process_scaling.py measures it; docs/fuzzing.md, "A pass that crashes or hangs").
+constexpr std::uint64_t kMsPerTensorMiB = 250;
+// Past this, the memory budget refuses the graph long before (and the product stays small).
+constexpr std::uint64_t kMaxBudgetMiB = std::uint64_t{1} << 20;
 
 // posix_spawn with stdin and stdout redirected, every signal at its default action and none
 // blocked (a caller may ignore or block some; ignored ones would survive the exec), and a
@@ -168,8 +175,17 @@ void probe_steps(const ir::Module& annotated, const CaseOptions& options, const 
   (void)prepare_case(annotated, options, r, &ref, &mark);
 }
 
+std::chrono::milliseconds in_process_budget_for(const ir::Module& annotated,
+                                                const CaseOptions& options) {
+  const std::uint64_t mib = reference::tensor_bytes_needed(annotated) >> 20;
+  const auto extra = std::chrono::milliseconds(mib > kMaxBudgetMiB ? kMaxBudgetMiB * kMsPerTensorMiB
+                                                                   : mib * kMsPerTensorMiB);
+  return options.in_process_budget + extra;
+}
+
 std::optional<Verdict> probe_in_process(const ir::Module& annotated, const CaseOptions& options) {
   if (!system_of(options).prepares_in_process()) return std::nullopt;
+  const std::chrono::milliseconds budget = in_process_budget_for(annotated, options);
   const std::string exe = probe_path();
   if (exe.empty()) {
     return Verdict{Stage::kRun, ToolchainError{"aotfuzz-probe is not next to aotfuzz (the "
@@ -177,30 +193,28 @@ std::optional<Verdict> probe_in_process(const ir::Module& annotated, const CaseO
   }
   const SpawnedOutcome o =
       run_spawned({exe, "--flags", replay_flags(options), "--parent", std::to_string(::getpid())},
-                  ir::print_module(annotated), options.in_process_budget);
+                  ir::print_module(annotated), budget);
   using Kind = SpawnedOutcome::Kind;
   const std::string where = "in the harness's process, at " + std::string(stage_name(o.last_mark));
   switch (o.kind) {
     case Kind::kEnded:
       return std::nullopt;
     case Kind::kNoSpawn:
-      return Verdict{Stage::kRun, ToolchainError{"cannot start " + exe +
-                                                 " to run the case's in-process steps"}};
+      return Verdict{Stage::kRun,
+                     ToolchainError{"cannot start " + exe + " to run the case's in-process steps"}};
     case Kind::kKilled:
       return Verdict{Stage::kRun,
                      ToolchainError{"the case's in-process steps were killed (SIGKILL, not by "
                                     "aotfuzz: out of memory?)"}};
     case Kind::kTimedOut:
       if (!o.marked) {
-        return Verdict{Stage::kRun,
-                       ToolchainError{exe + " did not start within " +
-                                      std::to_string(options.in_process_budget.count()) +
-                                      " ms (the machine, not the pipeline)"}};
+        return Verdict{Stage::kRun, ToolchainError{exe + " did not start within " +
+                                                   std::to_string(budget.count()) +
+                                                   " ms (the machine, not the pipeline)"}};
       }
       if (o.last_mark == Stage::kAnnotated) break;
-      return Verdict{
-          o.last_mark,
-          Timeout{static_cast<std::int64_t>(options.in_process_budget.count()), "hung " + where}};
+      return Verdict{o.last_mark,
+                     Timeout{static_cast<std::int64_t>(budget.count()), "hung " + where}};
     case Kind::kDied:
       if (o.signal == 0 && o.exit_code == kProbeRefusedExit) {
         return Verdict{Stage::kRun, ToolchainError{exe + " could not read the case back from its "

@@ -61,7 +61,14 @@ std::string probe_path();
 /// The passes stop where prepare_case stops (a mismatch, a refusal), as they do in the caller.
 void probe_steps(const ir::Module& annotated, const CaseOptions& options, const StageMark& mark);
 
-/// prepare_case's steps on `annotated` in aotfuzz-probe (run_spawned, options.in_process_budget,
+/// The wall-clock time the in-process steps of `annotated` may take: options.in_process_budget
+/// plus time in proportion to the tensor bytes the graph holds (the reference interprets the graph
+/// once per stage, each a walk over every element), so that a large graph inside the memory
+/// budget is judged, never taken for a hang.
+std::chrono::milliseconds in_process_budget_for(const ir::Module& annotated,
+                                                const CaseOptions& options);
+
+/// prepare_case's steps on `annotated` in aotfuzz-probe (run_spawned, in_process_budget_for,
 /// the case as its text and replay flags): the verdict when they crash (crash at the pass, or
 /// codegen, they were in), hang (timeout) or are killed (toolchain-error: the machine, not the
 /// pipeline); nullopt when they end, whatever their outcome, and for systems under test that do

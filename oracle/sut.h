@@ -97,6 +97,11 @@ class SystemUnderTest {
   /// The share of a campaign's cases drawn with the unpacked API (when --api does not fix it).
   virtual double unpacked_api_share() const { return 0.5; }
 
+  /// What exactly is under test, in one line for campaign headers and bundles ("TVM 0.18.0,
+  /// commit 7b3a22e4..., at DIR"); may start the system's compiler process to ask it. Empty when
+  /// the name says it all.
+  virtual std::string identity() const { return ""; }
+
   /// The C compiler the system's programs are built with when none is named (TVM's own tests
   /// use gcc); nullopt: the fastest installed one.
   virtual std::optional<host::CompilerKind> default_compiler() const { return std::nullopt; }

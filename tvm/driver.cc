@@ -95,8 +95,8 @@ std::string with_constants(const std::string& input, const nlohmann::json& const
     while (!trimmed.empty() && std::isspace(static_cast<unsigned char>(trimmed.back()))) {
       trimmed.remove_suffix(1);
     }
-    if (function_start == std::string::npos && line.rfind("def @", 0) == 0 &&
-        !trimmed.empty() && trimmed.back() == '{') {
+    if (function_start == std::string::npos && line.rfind("def @", 0) == 0 && !trimmed.empty() &&
+        trimmed.back() == '{') {
       out.append(line);
       function_start = out.size();
       bindings.clear();
@@ -131,7 +131,6 @@ std::string with_constants(const std::string& input, const nlohmann::json& const
   if (function_start != std::string::npos) out.insert(function_start, bindings);
   return out;
 }
-
 
 std::optional<std::string> tvm_home_from_env() {
   const char* env = std::getenv("AOTFUZZ_TVM_HOME");
@@ -183,6 +182,7 @@ class TvmDriver::Impl {
 
   std::string crt_dir() { return info(&Info::crt_dir); }
   std::string version() { return info(&Info::version); }
+  std::string commit() { return info(&Info::commit); }
   std::string api() { return info(&Info::api); }
 
   int starts() const { return starts_; }
@@ -196,7 +196,7 @@ class TvmDriver::Impl {
   };
 
   struct Info {
-    std::string crt_dir, version, api;
+    std::string crt_dir, version, commit, api;
   };
 
   static std::chrono::microseconds since(Clock::time_point t0) {
@@ -252,8 +252,8 @@ class TvmDriver::Impl {
     TvmBuild out;
     if (m.value("ok", false)) {
       out.status = TvmBuild::Status::kOk;
-      out.partitioned = with_constants(m.value("partitioned", ""),
-                                       m.value("constants", nlohmann::json::array()));
+      out.partitioned =
+          with_constants(m.value("partitioned", ""), m.value("constants", nlohmann::json::array()));
       for (const auto& f : m.at("files")) {
         out.files.emplace_back(f.at(0).get<std::string>(), f.at(1).get<std::string>());
       }
@@ -442,6 +442,7 @@ class TvmDriver::Impl {
     std::lock_guard<std::mutex> info_lock(info_mutex_);
     info_.crt_dir = ready.message->value("crt_dir", "");
     info_.version = ready.message->value("tvm_version", "");
+    info_.commit = ready.message->value("tvm_commit", "");
     info_.api = ready.message->value("api", "");
     return true;
   }
@@ -594,6 +595,7 @@ std::vector<TvmBuild> TvmDriver::build_batch(const std::vector<nlohmann::json>& 
 }
 std::string TvmDriver::crt_dir() { return impl_->crt_dir(); }
 std::string TvmDriver::tvm_version() { return impl_->version(); }
+std::string TvmDriver::tvm_commit() { return impl_->commit(); }
 std::string TvmDriver::api() { return impl_->api(); }
 int TvmDriver::starts() const { return impl_->starts(); }
 int TvmDriver::retries() const { return impl_->retries(); }

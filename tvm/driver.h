@@ -99,6 +99,8 @@ class TvmDriver {
   std::string crt_dir();
   /// TVM's version string (known once the driver has started).
   std::string tvm_version();
+  /// The commit libtvm was built from, as TVM records it; "" when it does not know (a tarball).
+  std::string tvm_commit();
   /// How the driver builds with this TVM: "target-string" (v0.8's relay.build options in the
   /// target) or "executor" (Executor and Runtime objects, v0.9 on); known once it has started.
   std::string api();

@@ -4,7 +4,7 @@
 # Started by aotfuzz (tvm/driver.cc) as `python3 -c <this file> TVM_HOME`, one per campaign
 # worker: importing TVM takes seconds, a case should take a fraction of that. The protocol is one
 # JSON object per line on stdin and stdout:
-#   -> {"ready": true, "tvm_version": ..., "crt_dir": ...}                 once, after the import
+#   -> {"ready": true, "tvm_version": ..., "tvm_commit": ..., "crt_dir": ...}   once, after import
 #   <- {"graph": GRAPH, "merge": bool, "mod_name": str, "api": "packed"|"unpacked",
 #       "interface": "packed"|"c", "build": bool (default true; false: stop after partitioning)}
 #   -> {"ok": true, "partitioned": TEXT, "constants": [CONST, ...], "files": [[NAME, TEXT], ...],
@@ -258,7 +258,10 @@ def describe_error(e):
     places = re.findall(r'File "([^"]+)", line (\d+)', text)
     where = os.path.splitext(os.path.basename(places[-1][0]))[0] if places else type(e).__name__
     at = " (%s:%s)" % places[-1] if places else ""
-    return {"error": last + at + "\n\n" + text[-8000:], "where": re.sub(r"[^A-Za-z0-9_-]", "_", where)}
+    # The message once: first, then only what came before it (the backtrace).
+    before = text[: text.rfind(lines[-1])].rstrip() if lines else ""
+    error = last + at + ("\n\n" + before[-8000:] if before else "")
+    return {"error": error, "where": re.sub(r"[^A-Za-z0-9_-]", "_", where)}
 
 
 def handle(request):
@@ -296,6 +299,16 @@ def handle(request):
         return {"ok": False, "stage": stage, **describe_error(e)}
 
 
+def tvm_commit():
+    """The commit libtvm was built from, as TVM records it at configure time; "" when unknown (a
+    tarball without git metadata)."""
+    try:
+        commit = str(tvm.support.libinfo().get("GIT_COMMIT_HASH", ""))
+    except Exception:  # a TVM without libinfo
+        return ""
+    return "" if commit in ("", "NOT-FOUND") or "NOTFOUND" in commit else commit
+
+
 try:
     CRT_DIR = get_standalone_crt_dir()
 except Exception as e:  # a build without USE_MICRO
@@ -305,6 +318,7 @@ send(
     {
         "ready": True,
         "tvm_version": tvm.__version__,
+        "tvm_commit": tvm_commit(),
         "crt_dir": CRT_DIR,
         "api": "executor" if EXECUTOR_API else "target-string",
     }

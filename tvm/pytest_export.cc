@@ -2,6 +2,7 @@
 #include "tvm/pytest_export.h"
 
 #include <cstdio>
+#include <regex>
 #include <set>
 #include <unordered_map>
 
@@ -196,9 +197,9 @@ PytestGraph translate_graph(const ir::Function& main) {
       for (std::size_t i = 0; i < c->values().size(); ++i) {
         values += (i ? ", " : "") + std::to_string(c->values()[i]);
       }
-      numpy_expr = "np.array([" + values + "], dtype=" +
-                   py_str(std::string(ir::dtype_name(c->type()->dtype()))) + ").reshape(" +
-                   py_shape(c->type()->shape()) + ")";
+      numpy_expr = "np.array([" + values +
+                   "], dtype=" + py_str(std::string(ir::dtype_name(c->type()->dtype()))) +
+                   ").reshape(" + py_shape(c->type()->shape()) + ")";
       relay_expr = "relay.const(" + numpy_expr + ")";
     } else if (const auto* tgi = ir::as<ir::TupleGetItemNode>(node)) {
       relay_expr =
@@ -219,10 +220,23 @@ PytestGraph translate_graph(const ir::Function& main) {
   return g;
 }
 
+}  // namespace
+
+std::string without_local_paths(const std::string& note) {
+  // A TVM build's directory is this machine's: the variable names it on any machine.
+  static const std::regex kHome(R"((--tvm(-fixed)?-home)(=| +)('[^']*'|"[^"]*"|[^ ]+))");
+  std::string out = std::regex_replace(note, kHome, "$1$3\"$$AOTFUZZ_TVM_HOME\"");
+  // `aotfuzz run /home/me/findings/x/reduced.relay`: the file's name is what travels.
+  static const std::regex kRunPath(R"((aotfuzz run +)('[^']*/([^'/]*)'|/[^ ]*/([^ /]*)))");
+  return std::regex_replace(out, kRunPath, "$1$3$4");
+}
+
+namespace {
+
 // The file's opening comments and imports.
 std::string preamble(const oracle::CaseOptions& options, const PytestInfo& info) {
   std::string notes;
-  for (const auto& n : info.notes) notes += "# " + n + "\n";
+  for (const auto& n : info.notes) notes += "# " + without_local_paths(n) + "\n";
 
   std::string out;
   out +=

@@ -26,6 +26,10 @@ struct PytestInfo {
   std::vector<std::string> notes;
 };
 
+/// `note` with what only this machine has replaced: the value of --tvm-home / --tvm-fixed-home
+/// becomes "$AOTFUZZ_TVM_HOME", the path of an `aotfuzz run` file its name.
+std::string without_local_paths(const std::string& note);
+
 /// A pytest file that builds `annotated`'s @main with the Relay Python API (relay.var,
 /// relay.add/subtract/multiply, compiler_begin/compiler_end, relay.Tuple, relay.TupleGetItem;
 /// tuple-typed parameters become one variable per field), computes the expected outputs twice

@@ -1,8 +1,8 @@
 // TVM as a system under test: one driver per system, a fresh one per campaign worker.
 #include "tvm/system.h"
 
-#include <filesystem>
 #include <condition_variable>
+#include <filesystem>
 #include <future>
 #include <mutex>
 #include <system_error>
@@ -64,6 +64,14 @@ class TvmSystem final : public oracle::SystemUnderTest {
 
   std::shared_ptr<const oracle::SystemUnderTest> for_worker() const override {
     return std::make_shared<TvmSystem>(spec_, fixed_);
+  }
+
+  std::string identity() const override {
+    if (problem()) return "";
+    const std::string version = driver_->tvm_version();
+    if (version.empty()) return "";  // it did not start: the cases will say why
+    const std::string commit = driver_->tvm_commit();
+    return "TVM " + version + (commit.empty() ? "" : ", commit " + commit) + ", at " + spec_.home;
   }
 
   std::optional<std::string> problem() const override {
@@ -154,20 +162,19 @@ class TvmPreparingBatch final : public oracle::PreparingBatch {
     if (requests_.empty()) return;
     answers_ = std::make_shared<Answers>();
     answers_->builds.resize(requests_.size());
-    builds_ = std::async(std::launch::async,
-                         [driver = driver_, requests = std::move(requests_), answers = answers_] {
-                           try {
-                             driver->build_batch(requests, [&](std::size_t i, const TvmBuild& b) {
-                               std::lock_guard lock(answers->mutex);
-                               answers->builds[i] = b;
-                               answers->changed.notify_all();
-                             });
-                           } catch (const std::exception& e) {
-                             // This process, not TVM (out of memory): no verdict of TVM's.
-                             answers->fail(std::string("the TVM driver's client failed: ") +
-                                           e.what());
-                           }
-                         });
+    builds_ = std::async(std::launch::async, [driver = driver_, requests = std::move(requests_),
+                                              answers = answers_] {
+      try {
+        driver->build_batch(requests, [&](std::size_t i, const TvmBuild& b) {
+          std::lock_guard lock(answers->mutex);
+          answers->builds[i] = b;
+          answers->changed.notify_all();
+        });
+      } catch (const std::exception& e) {
+        // This process, not TVM (out of memory): no verdict of TVM's.
+        answers->fail(std::string("the TVM driver's client failed: ") + e.what());
+      }
+    });
   }
 
   void wait(std::size_t i) override {

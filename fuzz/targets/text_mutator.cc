@@ -1,5 +1,5 @@
 // The custom libFuzzer mutator of the text targets (fuzz_parser, fuzz_pipeline_text): parse the
-// input, apply a graph mutation (fuzz/targets/graph_mutator.h), verify, print, so the corpus
+// input, apply a graph mutation (generator/mutator.h), verify, print, so the corpus
 // stays readable .relay. Input that does not parse, and one in eight that does (to keep the
 // parser's error paths covered), goes to libFuzzer's byte-level LLVMFuzzerMutate instead.
 #include <algorithm>
@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "fuzz/targets/graph_mutator.h"
+#include "generator/mutator.h"
 #include "ir/error.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
@@ -46,7 +46,7 @@ extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t s
   ir::Rng rng(seed);
   if (rng.below(8) != 0) {
     if (auto m = parse(data, size)) {
-      if (auto mutated = aotfuzz::fuzz::targets::mutate_graph(*m, rng)) {
+      if (auto mutated = aotfuzz::generator::mutate_graph(*m, rng)) {
         if (std::size_t n = emit(ir::print_module(*mutated), data, max_size)) return n;
       }
     }
@@ -62,7 +62,7 @@ extern "C" std::size_t LLVMFuzzerCustomCrossOver(const std::uint8_t* data1, std:
   auto a = parse(data1, size1);
   auto b = parse(data2, size2);
   if (a && b) {
-    if (auto crossed = aotfuzz::fuzz::targets::cross_graphs(*a, *b, rng)) {
+    if (auto crossed = aotfuzz::generator::cross_graphs(*a, *b, rng)) {
       if (std::size_t n = emit(ir::print_module(*crossed), out, max_out_size)) return n;
     }
   }

@@ -6,6 +6,8 @@
 #
 # --release builds TVM optimised (-O2, no debug information; a cache key of its own) instead of
 # the default -O0, which builds several times faster and runs slower.
+# A release that has UMA (v0.10.0 on: `USE_UMA` in its cmake/config.cmake) builds with USE_UMA ON,
+# under a cache key of its own, so the lane can offload regions to the project's UMA backend.
 # --release-patches applies each patch of scripts/tvm/patches/ that applies to SRC (each says
 # why a release needs it to build or run here without LLVM), before the --patch files.
 # SRC is a TVM source tree or a tarball of one. The build lands in a cache directory outside the
@@ -35,7 +37,7 @@ while (($#)); do
     --release) optimise=1; shift ;;
     --cache) (($# >= 2)) || usage; cache="$2"; shift 2 ;;
     --jobs) (($# >= 2)) || usage; [[ "$2" =~ ^[1-9][0-9]*$ ]] || die "--jobs wants a positive integer, got '$2'"; jobs="$2"; shift 2 ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) die "unknown option $1" ;;
     *) [ -z "$src" ] || usage; src="$1"; shift ;;
   esac
@@ -98,9 +100,18 @@ else
   src_hash="$(cd "$src" && find . \( -name build -o -name .git -o -name __pycache__ \) -prune -o -type f -print0 \
               | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-64)"
 fi
+# UMA (v0.10.0 on) is switched on where the source's config knows it.
+if [ -f "$src" ]; then
+  config_text="$(tar -xOf "$src" --wildcards '*cmake/config.cmake' 2>/dev/null || true)"
+else
+  config_text="$(cat "$src/cmake/config.cmake" 2>/dev/null || true)"
+fi
+uma=0
+if grep -q '^set(USE_UMA' <<< "$config_text"; then uma=1; fi
 key_input="src $src_hash"
 for p in "${patches[@]}"; do key_input+=$'\n'"patch $(sha256sum < "$p" | cut -c1-64)"; done
 if ((optimise)); then key_input+=$'\n'"optimised -O2"; fi
+if ((uma)); then key_input+=$'\n'"uma on"; fi
 key="$(printf '%s' "$key_input" | sha256sum | cut -c1-16)"
 root="$cache/$key"
 home="$root/tvm"
@@ -137,6 +148,7 @@ else
       echo 'set(USE_MICRO ON)'
       echo 'set(USE_LIBBACKTRACE OFF)'
       echo 'set(USE_LLVM OFF)'
+      if ((uma)); then echo 'set(USE_UMA ON)'; fi
     } >> "$home/build/config.cmake"
     export CCACHE_DIR="${CCACHE_DIR:-$cache/ccache}" CCACHE_BASEDIR="$cache" CCACHE_NOHASHDIR=1
     export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-5G}"

@@ -42,10 +42,9 @@ TEST(FuzzEnvironment, ABrokenTempDirectoryIsAToolchainErrorPerCaseNeverAFinding)
   host::TempDir dir("aotfuzz-cli-test");
   { std::ofstream(dir.file("plain")) << "not a directory\n"; }
   const std::string findings = dir.file("findings").string();
-  const host::RunResult r =
-      run_aotfuzz({"fuzz", "--cases", "20", "--jobs", "1", "--seed", "1", "--cc", "gcc",
-                   "--findings", findings},
-                  300, {{"TMPDIR", (dir.file("plain") / "tmp").string()}});
+  const host::RunResult r = run_aotfuzz({"fuzz", "--cases", "20", "--jobs", "1", "--seed", "1",
+                                         "--cc", "gcc", "--findings", findings},
+                                        300, {{"TMPDIR", (dir.file("plain") / "tmp").string()}});
   EXPECT_EQ(r.exit_code, 3) << r.stderr_text;
   EXPECT_NE(r.stderr_text.find("toolchain error (not a finding"), std::string::npos)
       << r.stderr_text;
@@ -64,9 +63,11 @@ TEST(FuzzEnvironment, ABrokenTempDirectoryIsAToolchainErrorPerCaseNeverAFinding)
 TEST(FuzzOutput, QuietAndTheLogLevelSilenceTheLogButNotTheFindingsOrTheSummary) {
   host::TempDir dir("aotfuzz-cli-test");
   auto campaign = [&](const std::vector<std::string>& extra) {
-    std::vector<std::string> args = {"fuzz", "--cases", "40", "--jobs", "1", "--seed", "1",
-                                     "--inject", "tuple-arg-first-field", "--no-reduce",
-                                     "--findings", dir.file("f" + std::to_string(extra.size())).string()};
+    std::vector<std::string> args = {
+        "fuzz",        "--cases",    "40",
+        "--jobs",      "1",          "--seed",
+        "1",           "--inject",   "tuple-arg-first-field",
+        "--no-reduce", "--findings", dir.file("f" + std::to_string(extra.size())).string()};
     args.insert(args.end(), extra.begin(), extra.end());
     return run_aotfuzz(args);
   };
@@ -100,7 +101,8 @@ TEST(FuzzInProcessFaults, APassThatCrashesIsABundledReducedFindingAndTheCampaign
       << r.stderr_text;
   // One header, one summary, every case counted across the restarts.
   EXPECT_EQ(r.stdout_text.find("aotfuzz fuzz: seed 5 (shard"),
-            r.stdout_text.rfind("aotfuzz fuzz: seed 5 (shard")) << r.stdout_text;
+            r.stdout_text.rfind("aotfuzz fuzz: seed 5 (shard"))
+      << r.stdout_text;
   EXPECT_NE(r.stdout_text.find("aotfuzz fuzz: seed 5, shard 0/1: 12 cases"), std::string::npos)
       << r.stdout_text;
   // The bundle an earlier child wrote is this run's finding, and every crash case is a hit.
@@ -129,10 +131,10 @@ TEST(FuzzTvm, ACampaignOnATvmThatDoesNotImportExits3WithNoBundle) {
   // Default knobs: graphs with constants and odd input names reach the driver too.
   host::TempDir dir("aotfuzz-cli-test");
   const std::filesystem::path findings = dir.file("findings");
-  const host::RunResult r = run_aotfuzz(
-      {"fuzz", "--sut", "tvm", "--tvm-home",
-       std::string(AOTFUZZ_SOURCE_DIR) + "/tests/tvm/fake_tvm_broken", "--cases", "30",
-       "--seed", "7", "--findings", findings.string()});
+  const host::RunResult r =
+      run_aotfuzz({"fuzz", "--sut", "tvm", "--tvm-home",
+                   std::string(AOTFUZZ_SOURCE_DIR) + "/tests/tvm/fake_tvm_broken", "--cases", "30",
+                   "--seed", "7", "--findings", findings.string()});
   EXPECT_EQ(r.exit_code, 3) << r.stdout_text << r.stderr_text;
   EXPECT_NE(r.stdout_text.find("0 unique signatures"), std::string::npos) << r.stdout_text;
   for (const auto& e : std::filesystem::directory_iterator(findings)) {
@@ -144,10 +146,10 @@ TEST(FuzzInProcessFaults, APassThatWritesPastAHeapBlockIsABundledCrashFindingOfT
   host::TempDir dir("aotfuzz-cli-test");
   const std::string findings = dir.file("findings").string();
   // Under AddressSanitizer the write is a report, made an abort so that it is a crash.
-  const host::RunResult r = run_aotfuzz(
-      {"fuzz", "--cases", "12", "--jobs", "2", "--seed", "5", "--debug-fault", "fuse:overflow",
-       "--no-reduce", "--findings", findings},
-      120, {{"ASAN_OPTIONS", "abort_on_error=1:detect_leaks=0"}});
+  const host::RunResult r =
+      run_aotfuzz({"fuzz", "--cases", "12", "--jobs", "2", "--seed", "5", "--debug-fault",
+                   "fuse:overflow", "--no-reduce", "--findings", findings},
+                  120, {{"ASAN_OPTIONS", "abort_on_error=1:detect_leaks=0"}});
   EXPECT_EQ(r.exit_code, 1) << r.stderr_text;
   EXPECT_NE(r.stdout_text.find("finding: crash:fuse:SIGABRT"), std::string::npos)
       << r.stdout_text << r.stderr_text;
@@ -157,26 +159,96 @@ TEST(FuzzInProcessFaults, APassThatWritesPastAHeapBlockIsABundledCrashFindingOfT
 TEST(FuzzInProcessFaults, APassThatHangsIsATimeoutFindingWithinItsBudget) {
   host::TempDir dir("aotfuzz-cli-test");
   const std::string findings = dir.file("findings").string();
-  const host::RunResult r = run_aotfuzz(
-      {"fuzz", "--cases", "3", "--jobs", "1", "--seed", "5", "--debug-fault", "partition:hang",
-       "--in-process-time", "2", "--no-reduce", "--findings", findings});
+  const host::RunResult r = run_aotfuzz({"fuzz", "--cases", "3", "--jobs", "1", "--seed", "5",
+                                         "--debug-fault", "partition:hang", "--in-process-time",
+                                         "2", "--no-reduce", "--findings", findings});
   EXPECT_EQ(r.exit_code, 1) << r.stderr_text;
   EXPECT_NE(r.stdout_text.find("finding: timeout:partition"), std::string::npos) << r.stdout_text;
   EXPECT_NE(r.stderr_text.find("took more than 2000 ms"), std::string::npos) << r.stderr_text;
   EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(findings) / "timeout_partition"));
 }
 
+TEST(FuzzCorpus, TheUsersGraphsAreMutatedAndAFindingInOneSaysHowToPrintItAgain) {
+  host::TempDir dir("aotfuzz-cli-test");
+  const std::string findings = dir.file("findings").string();
+  const host::RunResult r = run_aotfuzz(
+      {"fuzz", "--cases", "12", "--jobs", "1", "--seed", "3", "--corpus", "corpus/seed", "--inject",
+       "tuple-arg-first-field", "--merge", "--no-reduce", "--findings", findings});
+  EXPECT_EQ(r.exit_code, 1) << r.stdout_text << r.stderr_text;
+  // The bundle of a corpus case names the graph it mutated, and `gen --mutate` prints it again.
+  std::ifstream in(std::filesystem::path(findings) / "arity_codegen_kernel" / "verdict.json");
+  const auto verdict = nlohmann::json::parse(in, nullptr, false);
+  ASSERT_TRUE(verdict.is_object()) << r.stdout_text;
+  // Seed 3's first finding is case 1, a mutant of the first corpus file.
+  const std::string gen = verdict.at("info").at("gen_command");
+  const std::string corpus_file =
+      std::string(AOTFUZZ_SOURCE_DIR) + "/corpus/seed/tvm_9036_annotated.relay";
+  const std::string prefix = "aotfuzz gen --seed ";
+  ASSERT_EQ(gen.rfind(prefix, 0), 0u) << gen;
+  const std::string seed = gen.substr(prefix.size(), gen.find(' ', prefix.size()) - prefix.size());
+  EXPECT_EQ(gen, prefix + seed + " --mutate " + corpus_file);
+  const auto body = [](const std::string& text) {  // the graph without its comment lines
+    std::istringstream in(text);
+    std::string line, out;
+    while (std::getline(in, line)) {
+      if (!line.empty() && line.rfind("//", 0) != 0) out += line + "\n";
+    }
+    return out;
+  };
+  const auto again = run_aotfuzz({"gen", "--seed", seed, "--mutate", corpus_file});
+  std::ifstream original(std::filesystem::path(findings) / "arity_codegen_kernel" /
+                         "original.relay");
+  std::stringstream original_text;
+  original_text << original.rdbuf();
+  EXPECT_EQ(body(again.stdout_text), body(original_text.str()));
+  // Mutants are a pure function of the seed.
+  const auto a = run_aotfuzz(
+      {"gen", "--seed", "8", "--count", "3", "--mutate", "corpus/seed/tvm_9036_annotated.relay"});
+  const auto b = run_aotfuzz(
+      {"gen", "--seed", "8", "--count", "3", "--mutate", "corpus/seed/tvm_9036_annotated.relay"});
+  EXPECT_EQ(a.exit_code, 0) << a.stderr_text;
+  EXPECT_EQ(a.stdout_text, b.stdout_text);
+  EXPECT_NE(a.stdout_text.find("// aotfuzz gen --seed 8 --mutate "), std::string::npos);
+  expect_one_line_usage_error(
+      {"gen", "--mutate", "corpus/seed/tvm_9036_annotated.relay", "--swarm"}, "--mutate takes no");
+}
+
+TEST(FuzzCorpus, AFileOfTheCorpusThatIsNoGraphIsBadInputAtItsPlace) {
+  host::TempDir dir("aotfuzz-cli-test");
+  std::ofstream(dir.file("bad.relay")) << "def @main(%x: Tensor[(2), float32]) {\n  add(%x\n}\n";
+  const std::string bad = dir.file("bad.relay").string();
+  expect_one_line_usage_error({"fuzz", "--cases", "2", "--corpus", dir.path().string()},
+                              bad + ":3:1");
+}
+
+TEST(FuzzStats, FuzzerStatsNameTheCommandLineAndTheVersion) {
+  host::TempDir dir("aotfuzz-cli-test");
+  const std::string findings = dir.file("findings").string();
+  const host::RunResult r =
+      run_aotfuzz({"fuzz", "--cases", "4", "--jobs", "1", "--seed", "2", "--findings", findings});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  std::ifstream in(std::filesystem::path(findings) / "fuzzer_stats");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string stats = text.str();
+  EXPECT_NE(stats.find("command_line"), std::string::npos) << stats;
+  EXPECT_NE(stats.find("fuzz --cases 4 --jobs 1 --seed 2 --findings"), std::string::npos) << stats;
+  EXPECT_NE(stats.find("aotfuzz_version"), std::string::npos) << stats;
+  EXPECT_NE(stats.find("(commit "), std::string::npos) << stats;
+}
+
 TEST(CheckInProcessFaults, APassThatCrashesIsAFindingInTheGatesReportsNotTheGatesEnd) {
   host::TempDir dir("aotfuzz-cli-test");
   std::filesystem::create_directories(dir.file("corpus"));
-  std::filesystem::copy_file(std::string(AOTFUZZ_SOURCE_DIR) + "/corpus/conformance/single_op.relay",
-                             dir.file("corpus") / "single_op.relay");
+  std::filesystem::copy_file(
+      std::string(AOTFUZZ_SOURCE_DIR) + "/corpus/conformance/single_op.relay",
+      dir.file("corpus") / "single_op.relay");
   const std::string junit = dir.file("junit.xml").string();
   const std::string sarif = dir.file("log.sarif").string();
-  const host::RunResult r = run_aotfuzz(
-      {"check", "--corpus", dir.file("corpus").string(), "--cases", "12", "--jobs", "2",
-       "--shards", "2", "--debug-fault", "fuse:crash", "--findings",
-       dir.file("findings").string(), "--junit", junit, "--sarif", sarif});
+  const host::RunResult r =
+      run_aotfuzz({"check", "--corpus", dir.file("corpus").string(), "--cases", "12", "--jobs", "2",
+                   "--shards", "2", "--debug-fault", "fuse:crash", "--findings",
+                   dir.file("findings").string(), "--junit", junit, "--sarif", sarif});
   EXPECT_EQ(r.exit_code, 1) << r.stdout_text << r.stderr_text;
   EXPECT_NE(r.stderr_text.find("took the campaign down (it died of SIGSEGV)"), std::string::npos)
       << r.stderr_text;

@@ -279,8 +279,12 @@ TEST(CommandLine, RunKeepKeepsTheCOfAVerdictSettledBeforeCompiling) {
   EXPECT_NE(r.stdout_text.find("arity:codegen:kernel"), std::string::npos) << r.stdout_text;
   const auto at = r.stderr_text.find("kept ");
   ASSERT_NE(at, std::string::npos) << r.stderr_text;
-  const fs::path kept = r.stderr_text.substr(at + 5, r.stderr_text.find('\n', at) - at - 5);
+  const std::string line = r.stderr_text.substr(at + 5, r.stderr_text.find('\n', at) - at - 5);
+  const fs::path kept = line.substr(0, line.find(" ("));
   EXPECT_TRUE(fs::exists(kept / "main.c")) << kept;
+  // Kept in memory is said, with what to do about it.
+  EXPECT_EQ(kept.string().rfind("/dev/shm/", 0) == 0, line.find("in memory") != std::string::npos)
+      << line;
   fs::remove_all(kept);
 }
 
@@ -403,6 +407,62 @@ TEST(CommandLine, VersionNamesTheCommitAndTheBuild) {
   EXPECT_NE(r.stdout_text.find(" build)"), std::string::npos) << r.stdout_text;
 }
 
+TEST(CommandLine, VersionNamesTheCommitTheBinaryWasBuiltFromAndSaysDirty) {
+  // The tree as it is now, which the build read at build time (not at configure time).
+  const auto git = [](std::vector<std::string> args) {
+    args.insert(args.begin(), {"/usr/bin/git", "-C", AOTFUZZ_SOURCE_DIR});
+    return host::run_process(args, {});
+  };
+  const host::RunResult head = git({"rev-parse", "--short=12", "HEAD"});
+  std::string commit = "unknown";  // outside a git clone
+  if (head.exit_code == 0) {
+    commit = head.stdout_text.substr(0, head.stdout_text.find('\n'));
+    const host::RunResult status = git({"status", "--porcelain", "--untracked-files=no"});
+    if (!status.stdout_text.empty()) commit += "-dirty";
+  }
+  const host::RunResult r = run_aotfuzz({"--version"});
+  EXPECT_NE(r.stdout_text.find("(commit " + commit + ","), std::string::npos)
+      << r.stdout_text << " (expected " << commit << ")";
+}
+
+TEST(CommandLine, HelpListsTheExitCodes) {
+  const std::string help = run_aotfuzz({"--help"}).stdout_text;
+  for (const char* code : {"0 ", "1 ", "2 ", "3 ", "130 "}) {
+    EXPECT_NE(help.find(std::string("  ") + code), std::string::npos) << code << "\n" << help;
+  }
+  EXPECT_NE(help.find("Exit codes"), std::string::npos) << help;
+}
+
+TEST(CommandLine, ASizeTooLargeNamesTheFlagAndItsLargestValueNotAKnob) {
+  expect_one_line_usage_error({"gen", "--size", "2000000000"},
+                              "--size 2000000000 is too large: at most");
+  const host::RunResult r = run_aotfuzz({"gen", "--size", "2000000000"});
+  EXPECT_EQ(r.stderr_text.find("max_ops"), std::string::npos) << r.stderr_text;
+}
+
+TEST(CommandLine, RunOfAGraphThatDoesNotParsePrintsItsSignatureLine) {
+  host::TempDir dir("aotfuzz-cli-test");
+  const std::string bad = dir.file("bad.relay").string();
+  std::ofstream(bad) << "def @main(%x: Tensor[(2), float32]) {\n  add(%x, \n}\n";
+  const host::RunResult r = run_aotfuzz({"run", bad});
+  EXPECT_EQ(r.exit_code, 2) << r.stderr_text;
+  EXPECT_NE(r.stdout_text.find("signature: invalid-input:annotated"), std::string::npos)
+      << r.stdout_text;
+}
+
+TEST(CommandLine, BugDescriptionsCloseEveryParenthesisTheyOpen) {
+  const auto json = nlohmann::json::parse(run_aotfuzz({"bugs", "--json"}).stdout_text);
+  for (const auto& row : json) {
+    int depth = 0;
+    const std::string text = row.at("description");
+    for (char c : text) {
+      depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+      EXPECT_GE(depth, 0) << row.at("name") << ": " << text;
+    }
+    EXPECT_EQ(depth, 0) << row.at("name") << ": " << text;
+  }
+}
+
 TEST(CommandLine, BugsAlignsItsColumnsAndHasAJsonForm) {
   const host::RunResult table = run_aotfuzz({"bugs"});
   ASSERT_EQ(table.exit_code, 0);
@@ -456,17 +516,23 @@ TEST(CommandLine, TheCampaignHeaderNamesTheCompilerItResolved) {
   EXPECT_NE(gcc.stdout_text.find("compiler gcc,"), std::string::npos) << gcc.stdout_text;
 }
 
-TEST(HelpAndDocs, FuzzSaysWhichOptionsItDrawsAndWhereFindingsGo) {
-  const std::string help = run_aotfuzz({"fuzz", "--help"}).stdout_text;
-  for (const char* drawn : {"Run MergeCompilerRegions", "Reuse dead intermediates",
-                            "Generate the C twice", "Check a program compiled by tcc"}) {
-    const std::size_t at = help.find(drawn);
-    ASSERT_NE(at, std::string::npos) << drawn << "\n" << help;
-    const std::string line = help.substr(at, help.find('\n', at) - at);
-    EXPECT_EQ(line.find("(default on)"), std::string::npos) << line;
-    EXPECT_NE(line.find("drawn per case"), std::string::npos) << line;
+TEST(HelpAndDocs, FuzzAndBenchSayWhichOptionsTheyDrawAndWhereFindingsGo) {
+  for (const char* command : {"fuzz", "bench"}) {
+    const std::string help = run_aotfuzz({command, "--help"}).stdout_text;
+    for (const char* drawn : {"Run MergeCompilerRegions", "Reuse dead intermediates",
+                              "Generate the C twice", "Check a program compiled by tcc"}) {
+      const std::size_t at = help.find(drawn);
+      ASSERT_NE(at, std::string::npos) << command << ": " << drawn << "\n" << help;
+      const std::string line = help.substr(at, help.find('\n', at) - at);
+      EXPECT_EQ(line.find("(default: on)"), std::string::npos) << command << ": " << line;
+      EXPECT_NE(line.find("drawn per case"), std::string::npos) << command << ": " << line;
+    }
   }
-  EXPECT_NE(help.find("default: ./findings"), std::string::npos) << help;
+  EXPECT_NE(run_aotfuzz({"fuzz", "--help"}).stdout_text.find("default: ./findings"),
+            std::string::npos);
+  // A fixed build decides whether reduced findings pass there: bench reduces nothing.
+  EXPECT_EQ(run_aotfuzz({"bench", "--help"}).stdout_text.find("--tvm-fixed-home"),
+            std::string::npos);
 }
 
 TEST(CommandLine, FmtOfADirectorySaysItIsADirectory) {

@@ -8,10 +8,16 @@
 #include <thread>
 
 #include "aot/bugs.h"
+#include "fuzz/bundle.h"
+#include "fuzz/campaign_log.h"
 #include "fuzz/campaign_stats.h"
 #include "fuzz/crash_journal.h"
+#include "fuzz/finding_bundle.h"
 #include "fuzz/finding_ledger.h"
+#include "fuzz/finding_reduction.h"
 #include "fuzz/journal_notes.h"
+#include "host/tempdir.h"
+#include "oracle/oracle.h"
 #include "oracle/verdict.h"
 #include "tests/support/modules.h"
 
@@ -116,6 +122,36 @@ TEST(ReduceFinding, AFindingTheFixedSystemGivesTooIsReducedByItsSignatureAlone) 
   EXPECT_TRUE(r.signature_only);
   EXPECT_TRUE(reduction_kept(r.result));
   EXPECT_EQ(oracle::signature(oracle::run_case(r.result.module, o).verdict), sig);
+}
+
+TEST(FindingReducer, AReductionKeepsToTheCampaignsTimeAndIsLeftForTheNextCampaign) {
+  host::TempDir dir("aotfuzz-parts-test");
+  CampaignOptions o;
+  o.findings_dir = dir.file("findings");
+  o.base.in_process_only = true;
+  o.base.aot.bugs.enable(aot::Bug::kTupleArgFirstFieldOnly);
+  o.base.aot.merge = true;
+  CampaignCallbacks cb;
+  CampaignLog log(cb);
+  FindingBundles bundles(o);
+  // The campaign's time is up: a new finding's reduction takes no step and says so.
+  FindingReducer reducer(o, bundles, log, false,
+                         std::chrono::steady_clock::now() - std::chrono::seconds(1));
+  CaseSpec spec;
+  spec.module = load("corpus/seed/tvm_9036_annotated.relay");
+  spec.options = o.base;
+  Finding f;
+  f.signature = oracle::signature(oracle::run_case(spec.module, spec.options).verdict);
+  ASSERT_EQ(f.signature, "arity:codegen:kernel");
+  ASSERT_TRUE(bundles.write_first(spec, f, /*complete=*/false));
+  reducer.reduce_new_finding(spec, f);
+  EXPECT_TRUE(f.error.empty()) << f.error;
+  EXPECT_EQ(incomplete_bundles(o.findings_dir).size(), 1u);
+  // With time left the same reduction ends.
+  FindingReducer in_time(o, bundles, log, false,
+                         std::chrono::steady_clock::now() + std::chrono::minutes(5));
+  in_time.reduce_new_finding(spec, f);
+  EXPECT_TRUE(incomplete_bundles(o.findings_dir).empty());
 }
 
 TEST(JournalNotes, ARestartedChildGoesOnFromWhatTheDeadOneNoted) {

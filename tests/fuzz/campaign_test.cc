@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -14,6 +15,8 @@
 #include <optional>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "fuzz/bundle.h"
 #include "fuzz/campaign.h"
 #include "fuzz/campaign_cases.h"
@@ -21,10 +24,12 @@
 #include "fuzz/crash_journal.h"
 #include "fuzz/replay.h"
 #include "fuzz/status_files.h"
+#include "generator/mutator.h"
 #include "host/tempdir.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "ir/structural.h"
+#include "oracle/oracle.h"
 #include "tests/support/files.h"
 #include "tests/support/systems.h"
 
@@ -113,8 +118,33 @@ TEST(Campaign, CaseIsFullyDeterminedBySeedAndIndex) {
   EXPECT_NE(case_seed(7, 12), case_seed(7, 13));
   EXPECT_NE(case_seed(7, 12), case_seed(8, 12));
   // The origin command regenerates the same graph.
-  EXPECT_EQ(gen_command(o, a.gen_seed),
-            "aotfuzz gen --seed " + std::to_string(a.gen_seed) + " --swarm");
+  EXPECT_EQ(gen_command(o, a), "aotfuzz gen --seed " + std::to_string(a.gen_seed) + " --swarm");
+}
+
+TEST(Campaign, ACorpusGivesEveryOtherCaseAMutantOfItsGraphsAndLeavesTheOthersAsTheyWere) {
+  const CampaignOptions plain = in_process(3, 1);
+  CampaignOptions o = plain;
+  const ir::Module seed_graph = ir::parse_module(
+      test_support::read_text(test_support::source_path("corpus/seed/tvm_9036_annotated.relay")));
+  o.corpus = {{"/x/seed graph.relay", seed_graph}};
+  int changed = 0;
+  for (std::uint64_t i = 0; i < 16; ++i) {
+    const CaseSpec a = make_case(o, i);
+    const CaseSpec b = make_case(plain, i);
+    EXPECT_EQ(oracle::replay_flags(a.options), oracle::replay_flags(b.options)) << i;
+    if (i % 2 == 0) {
+      EXPECT_TRUE(a.corpus_file.empty()) << i;
+      EXPECT_TRUE(ir::structural_equal(a.module, b.module)) << i;
+      continue;
+    }
+    EXPECT_EQ(a.corpus_file, "/x/seed graph.relay");
+    EXPECT_FALSE(a.merge_safe);
+    EXPECT_TRUE(ir::structural_equal(a.module, generator::mutant(seed_graph, a.gen_seed))) << i;
+    changed += ir::structural_equal(a.module, seed_graph) ? 0 : 1;
+    EXPECT_EQ(gen_command(o, a), "aotfuzz gen --seed " + std::to_string(a.gen_seed) +
+                                     " --mutate '/x/seed graph.relay'");
+  }
+  EXPECT_GT(changed, 4);
 }
 
 TEST(Campaign, DrawsPipelineOptionsPerCaseUnlessFixed) {
@@ -170,8 +200,7 @@ TEST(Campaign, DrawsTheUnpackedApiAsOftenAsItsSystemAsks) {
 }
 
 // Verdict signatures by case, of a campaign of `o`.
-std::map<std::uint64_t, std::string> signatures_by_case(const CampaignOptions& o,
-                                                        bool overlapped) {
+std::map<std::uint64_t, std::string> signatures_by_case(const CampaignOptions& o, bool overlapped) {
   std::map<std::uint64_t, std::string> out;
   std::mutex mu;
   CampaignCallbacks cb;
@@ -205,8 +234,8 @@ TEST(Campaign, PreparesInOverlappedBatchesWhereTheSystemCanAndGivesEachCaseItsOw
 }
 
 bool fixes_anything(const PipelineChoice& c) {
-  return c.merge || c.api || c.interface || c.storage_reuse || c.max_fuse_depth ||
-         c.determinism || c.warnings;
+  return c.merge || c.api || c.interface || c.storage_reuse || c.max_fuse_depth || c.determinism ||
+         c.warnings;
 }
 
 TEST(Campaign, EveryCaseFlagMarkedDrawnIsFixedWhenGivenAndNoOtherIs) {
@@ -387,8 +416,7 @@ TEST(Campaign, AFindingsDirectoryReplacedByAFileMidCampaignLosesNoFinding) {
     const Finding& f = announced[i];
     // Said, not lost: why the bundle is missing, and a replay line that needs no bundle.
     EXPECT_FALSE(f.error.empty()) << f.signature;
-    EXPECT_NE(f.replay.find("aotfuzz gen --seed " + std::to_string(f.gen_seed)),
-              std::string::npos)
+    EXPECT_NE(f.replay.find("aotfuzz gen --seed " + std::to_string(f.gen_seed)), std::string::npos)
         << f.replay;
   }
   EXPECT_TRUE(fs::is_regular_file(findings));
@@ -452,6 +480,93 @@ TEST(Campaign, AFindingIsOnDiskBeforeItsReductionAndTheNextCampaignFinishesIt) {
   bool resumed = false;
   for (const auto& l : logs) resumed |= l.rfind("resuming the reduction of", 0) == 0;
   EXPECT_TRUE(resumed);
+}
+
+TEST(Campaign, AResumedReductionWritesItsOwnFilesAndKeepsEverythingElseOfTheBundle) {
+  host::TempDir dir("aotfuzz-campaign-test");
+  const fs::path findings = dir.file("findings");
+  const fs::path bundle = findings / "arity_codegen_kernel";
+  CampaignOptions o = with_9036_bug(in_process(1, 60));
+  o.findings_dir = findings;
+  std::atomic<bool> stop{false};
+  o.stop = &stop;
+  CampaignCallbacks cb;
+  cb.on_log = [&](LogLevel, const std::string& line) {
+    if (line.rfind("new finding", 0) == 0) stop = true;
+  };
+  ASSERT_EQ(run_campaign(o, cb).findings.size(), 1u);
+  ASSERT_EQ(incomplete_bundles(findings), std::vector<fs::path>{bundle});
+  // What the user and the other commands added to the bundle since.
+  std::ofstream(bundle / "notes.txt") << "seen on the board too\n";
+  std::ofstream(bundle / "bisect.json") << "{\"steps\": {}}\n";
+  auto verdict = nlohmann::json::parse(test_support::read_text((bundle / "verdict.json").string()));
+  verdict["triage"] = {{"first_reproducing", "v0.18"}};
+  std::ofstream(bundle / "verdict.json") << verdict.dump(2);
+  const SeenRecord seen_before = read_seen(bundle);
+  ASSERT_GE(seen_before.hits, 1u);
+
+  stop = false;
+  o.stop = nullptr;
+  std::vector<std::string> logs;
+  CampaignCallbacks cb2;
+  cb2.on_log = [&](LogLevel, const std::string& line) { logs.push_back(line); };
+  run_campaign(o, cb2);
+  ASSERT_TRUE(incomplete_bundles(findings).empty());
+  EXPECT_NE(std::find_if(
+                logs.begin(), logs.end(),
+                [](const std::string& l) { return l.rfind("resuming the reduction of", 0) == 0; }),
+            logs.end());
+  EXPECT_EQ(test_support::read_text((bundle / "notes.txt").string()), "seen on the board too\n");
+  EXPECT_TRUE(fs::exists(bundle / "bisect.json"));
+  const auto after =
+      nlohmann::json::parse(test_support::read_text((bundle / "verdict.json").string()));
+  EXPECT_EQ(after.at("triage").at("first_reproducing"), "v0.18") << after.dump();
+  EXPECT_TRUE(after.at("info").at("reduction").at("complete").get<bool>());
+  const SeenRecord seen_after = read_seen(bundle);
+  EXPECT_GE(seen_after.hits, seen_before.hits);
+  EXPECT_EQ(seen_after.first_seen, seen_before.first_seen);
+  EXPECT_GE(seen_after.campaigns, seen_before.campaigns);
+  // Only the reduction's files and the user's are there: no temporary left behind.
+  for (const auto& name : entries(bundle)) {
+    EXPECT_NE(name.rfind(".tmp-", 0), 0u) << name;
+  }
+}
+
+TEST(Campaign, ANewFindingWhoseReductionOutlastsStatusUpdatesKeepsItsSeenCounts) {
+  host::TempDir dir("aotfuzz-campaign-test");
+  CampaignOptions o = with_9036_bug(in_process(1, 60));
+  o.findings_dir = dir.file("findings");
+  // A status update (and its seen.json hits) at every turn of the main thread, so several fall
+  // between the finding's first bundle and its reduced one.
+  o.status_interval = std::chrono::milliseconds(1);
+  const CampaignResult r = run_campaign(o, {});
+  ASSERT_EQ(r.findings.size(), 1u) << format_summary(r, o);
+  const std::string sig = r.findings[0].signature;
+  const SeenRecord seen = read_seen(o.findings_dir / bundle_dir_name(sig));
+  EXPECT_EQ(seen.campaigns, 1u);
+  EXPECT_EQ(seen.hits, r.signature_hits.at(sig));
+}
+
+TEST(WriteBundle, AReplacementKeepsWhatOthersWroteAndDropsOnlyItsOwnStaleFiles) {
+  host::TempDir dir("aotfuzz-campaign-test");
+  Bundle b;
+  b.signature = "arity:codegen:kernel";
+  b.original = b.reduced =
+      ir::parse_module("def @main(%x: Tensor[(2), float32]) {\n  add(%x, %x)\n}\n");
+  b.reduced_result = oracle::run_case(b.reduced, {});
+  b.original_verdict = b.reduced_result.verdict;
+  const fs::path at = write_bundle(dir.path(), b).dir;
+  std::ofstream(at / "structure.diff") << "from an earlier verdict\n";
+  std::ofstream(at / "seen.json") << "{\"hits\": 7}\n";
+  std::ofstream(at / "c" / "stale.c") << "int stale;\n";
+  b.info["note"] = "second";
+  const BundleWriteResult w = write_bundle(dir.path(), b, /*replace=*/true);
+  EXPECT_TRUE(w.written);
+  EXPECT_FALSE(fs::exists(at / "structure.diff")) << "the writer's own, and stale";
+  EXPECT_FALSE(fs::exists(at / "c" / "stale.c")) << "c/ is the writer's, whole";
+  EXPECT_EQ(test_support::read_text((at / "seen.json").string()), "{\"hits\": 7}\n");
+  const auto j = nlohmann::json::parse(test_support::read_text((at / "verdict.json").string()));
+  EXPECT_EQ(j.at("info").at("note"), "second");
 }
 
 TEST(Campaign, AFindingCountsForTheSupervisorFromTheMomentItIsAnnounced) {

@@ -20,8 +20,7 @@ def @main(%x: Tensor[(3), float32]) {
 }
 )";
 
-std::string write_temp(const host::TempDir& dir, const std::string& name,
-                       const std::string& text) {
+std::string write_temp(const host::TempDir& dir, const std::string& name, const std::string& text) {
   const std::string path = dir.file(name).string();
   std::ofstream(path, std::ios::binary) << text;
   return path;
@@ -57,6 +56,33 @@ TEST(ReplayLines, MalformedLinesAreErrorsNamingFileAndLine) {
   EXPECT_THROW(parse_replay_lines("// replay: --merge =>\n", "f"), ReplayError);
   EXPECT_THROW(parse_replay_lines("// replay: --bogus => pass\n", "f"), ReplayError);
   EXPECT_THROW(parse_replay_lines("// replay: --inject no-such-bug => pass\n", "f"), ReplayError);
+}
+
+TEST(ReplayLines, BothHalvesOfAPairAnUnknownVerdictKindAndANearMissMarkerAreErrors) {
+  const std::string graph = "def @main(%x: Tensor[(2), float32]) {\n  add(%x, %x)\n}\n";
+  const auto error_of = [&](const std::string& header) -> std::string {
+    try {
+      parse_replay_lines(header + "\n" + graph, "f.relay");
+    } catch (const ReplayError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_NE(error_of("// replay: --merge --no-merge => pass").find("f.relay:1: "),
+            std::string::npos);
+  EXPECT_NE(error_of("// replay: --no-merge --merge => pass").find("--merge and --no-merge"),
+            std::string::npos);
+  EXPECT_NE(error_of("// replay: --merge => bogus:codegen").find("'bogus' is no verdict kind"),
+            std::string::npos);
+  for (const char* near : {"//replay: --merge => pass", "// Replay: --merge => pass",
+                           "//  replay : --merge => pass"}) {
+    EXPECT_NE(error_of(std::string("// a comment\n") + near).find("f.relay:2: "), std::string::npos)
+        << near;
+  }
+  // The same flag twice the same way, and comments that merely mention replaying, are fine.
+  EXPECT_EQ(error_of("// replay: --merge --merge => pass"), "");
+  EXPECT_EQ(error_of("// replayed by hand on 2026-12-01"), "");
+  EXPECT_EQ(error_of("// replay: --merge => arity:codegen:kernel"), "");
 }
 
 TEST(ReplayLines, FormatParsesBack) {

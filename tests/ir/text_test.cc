@@ -605,10 +605,11 @@ TEST(ParserErrors, ConstantsWithValuesTheirDtypeCannotHoldExactlyAreReportedAtTh
                   "not an exact float32");
   expect_error_at("def @main() {\n  const(Tensor[(3), int32], [1, 2])\n}", "const(",
                   "needs 3 values, got 2");
-  expect_error_at("def @main() {\n  const(Tensor[(1), int32], [1.5])\n}", ".5",
-                  "',' or ']'");
-  expect_error_at("def @main() {\n  const((float32, float32), [1, 2])\n}", "const(",
-                  "tensor type");
+  expect_error_at("def @main() {\n  const(Tensor[(1), float32], [1.5])\n}", ".5",
+                  "',' or ']' in the constant's values (whole numbers, for float dtypes too)");
+  expect_error_at("def @main() {\n  const(Tensor[(1), float32], [.5])\n}", ".5",
+                  "a whole number or ']' (constant values are whole numbers, for float dtypes");
+  expect_error_at("def @main() {\n  const((float32, float32), [1, 2])\n}", "const(", "tensor type");
 }
 
 TEST(ParserErrors, TruncatedInputIsReportedAtTheEndWithWhatWasExpected) {

@@ -26,7 +26,8 @@ TEST(CaseFlags, QuotedWordsSplitAsAPosixShellSplitsThem) {
 }
 
 TEST(CaseFlags, ModuleNamesAreCIdentifierFragmentsOnEveryPath) {
-  for (const std::string& name : std::vector<std::string>{"", "my_mod", "_x1", std::string(64, 'm')}) {
+  for (const std::string& name :
+       std::vector<std::string>{"", "my_mod", "_x1", std::string(64, 'm')}) {
     const auto options = parse_case_flags("--merge --mod-name " + shell_quote(name));
     EXPECT_EQ(options.aot.mod_name, name);
     EXPECT_EQ(parse_case_flags(replay_flags(options)).aot.mod_name, name);
@@ -92,7 +93,8 @@ std::string fields(const CaseOptions& o) {
          " known=" + std::to_string(o.see_past_known) +
          " determinism=" + std::to_string(o.check_determinism) +
          " warnings=" + std::to_string(o.check_warnings) +
-         " time=" + std::to_string(o.in_process_budget.count()) + " sut=" + sut.name + ":" +
+         " time=" + std::to_string(o.in_process_budget.count()) +
+         " run_timeout=" + std::to_string(o.limits.timeout.count()) + " sut=" + sut.name + ":" +
          sut.home + ":" + sut.fixed_home;
 }
 
@@ -100,29 +102,54 @@ std::string fields(const CaseOptions& o) {
 std::vector<std::string> example_words(const CaseFlagRow& row) {
   const std::string flag = "--" + std::string(row.name);
   switch (row.id) {
-    case CaseFlag::kMerge: return {"--no-merge"};
-    case CaseFlag::kModName: return {flag, "my_mod"};
-    case CaseFlag::kApi: return {flag, "unpacked"};
-    case CaseFlag::kInterface: return {"--api", "unpacked", flag, "c"};
-    case CaseFlag::kStorageReuse: return {"--no-storage-reuse"};
-    case CaseFlag::kMaxFuseDepth: return {flag, "3"};
-    case CaseFlag::kCc: return {flag, "gcc"};
-    case CaseFlag::kSanitize: return {"--cc", "clang", flag};
-    case CaseFlag::kCheckNumArgs: return {flag};
-    case CaseFlag::kInputSeed: return {flag, "18446744073709551615"};
-    case CaseFlag::kUlp: return {flag, "4294967295"};
-    case CaseFlag::kMemoryBudget: return {flag, "7"};
-    case CaseFlag::kInject: return {flag, "swapped-output-order", flag, "tuple-arg-first-field"};
-    case CaseFlag::kNoRun: return {flag};
-    case CaseFlag::kStructure: return {"--no-structure"};
-    case CaseFlag::kKnown: return {"--no-known"};
-    case CaseFlag::kDeterminism: return {"--no-determinism"};
-    case CaseFlag::kWarnings: return {"--no-warnings"};
-    case CaseFlag::kSut: return {flag, "other"};
-    case CaseFlag::kTvmHome: return {"--sut", "other", flag, "/a b/it's"};
-    case CaseFlag::kTvmFixedHome: return {"--sut", "other", flag, "/fixed"};
-    case CaseFlag::kInProcessTime: return {flag, "2.5"};
-    case CaseFlag::kDebugFault: return {flag, "fuse:throw"};
+    case CaseFlag::kMerge:
+      return {"--no-merge"};
+    case CaseFlag::kModName:
+      return {flag, "my_mod"};
+    case CaseFlag::kApi:
+      return {flag, "unpacked"};
+    case CaseFlag::kInterface:
+      return {"--api", "unpacked", flag, "c"};
+    case CaseFlag::kStorageReuse:
+      return {"--no-storage-reuse"};
+    case CaseFlag::kMaxFuseDepth:
+      return {flag, "3"};
+    case CaseFlag::kCc:
+      return {flag, "gcc"};
+    case CaseFlag::kSanitize:
+      return {"--cc", "clang", flag};
+    case CaseFlag::kCheckNumArgs:
+      return {flag};
+    case CaseFlag::kInputSeed:
+      return {flag, "18446744073709551615"};
+    case CaseFlag::kUlp:
+      return {flag, "4294967295"};
+    case CaseFlag::kMemoryBudget:
+      return {flag, "7"};
+    case CaseFlag::kInject:
+      return {flag, "swapped-output-order", flag, "tuple-arg-first-field"};
+    case CaseFlag::kNoRun:
+      return {flag};
+    case CaseFlag::kStructure:
+      return {"--no-structure"};
+    case CaseFlag::kKnown:
+      return {"--no-known"};
+    case CaseFlag::kDeterminism:
+      return {"--no-determinism"};
+    case CaseFlag::kWarnings:
+      return {"--no-warnings"};
+    case CaseFlag::kSut:
+      return {flag, "other"};
+    case CaseFlag::kTvmHome:
+      return {"--sut", "other", flag, "/a b/it's"};
+    case CaseFlag::kTvmFixedHome:
+      return {"--sut", "other", flag, "/fixed"};
+    case CaseFlag::kInProcessTime:
+      return {flag, "2.5"};
+    case CaseFlag::kRunTimeout:
+      return {flag, "0.75"};
+    case CaseFlag::kDebugFault:
+      return {flag, "fuse:throw"};
   }
   return {};
 }
@@ -139,9 +166,9 @@ TEST(CaseFlagTable, EveryFlagsReplayLineReproducesItsOptions) {
     if (row.replay == CaseFlagReplay::kNever) {
       // Not part of a case: the replay line leaves it out, and a replay line may not carry it.
       EXPECT_EQ(flags.find("--" + std::string(row.name)), std::string::npos) << flags;
-      EXPECT_THROW(parse_case_flags(flags + " --" + std::string(row.name) + " /x",
-                                    make_named_system),
-                   FlagError);
+      EXPECT_THROW(
+          parse_case_flags(flags + " --" + std::string(row.name) + " /x", make_named_system),
+          FlagError);
       continue;
     }
     const CaseOptions back = parse_case_flags(flags, make_named_system);
@@ -201,8 +228,7 @@ TEST(CaseFlagTable, BadValuesAreRefusedWithTheFlagNamed) {
       parse_words(bad);
       ADD_FAILURE() << bad[0] << " took a bad value";
     } catch (const FlagError& e) {
-      EXPECT_EQ(std::string(e.what()).rfind(bad[0].substr(0, bad[0].find('=')), 0), 0u)
-          << e.what();
+      EXPECT_EQ(std::string(e.what()).rfind(bad[0].substr(0, bad[0].find('=')), 0), 0u) << e.what();
     }
   }
 }
@@ -255,6 +281,14 @@ TEST(CaseFlags, RejectsWhatTheRunCommandRejects) {
   EXPECT_THROW(parse_case_flags("--debug-fault fuse:explode"), FlagError);
   EXPECT_EQ(parse_case_flags("--debug-fault fuse:crash").aot.debug_fault_pass, "fuse");
   EXPECT_THROW(parse_case_flags("--in-process-time 0"), FlagError);
+  // A program's own time limit (AFL++'s -t): in replay lines when not the default.
+  const CaseOptions timed = parse_case_flags("--run-timeout 2.5");
+  EXPECT_EQ(timed.limits.timeout, std::chrono::milliseconds(2500));
+  EXPECT_NE(replay_flags(timed).find("--run-timeout 2.5"), std::string::npos);
+  EXPECT_EQ(replay_flags(parse_case_flags("--run-timeout 10")).find("--run-timeout"),
+            std::string::npos);
+  EXPECT_THROW(parse_case_flags("--run-timeout 0"), FlagError);
+  EXPECT_THROW(parse_case_flags("--run-timeout -1"), FlagError);
   EXPECT_THROW(parse_case_flags("--input-seed -1"), FlagError);
   EXPECT_NO_THROW(parse_case_flags("--interface=c --api=unpacked --ulp 2"));
 }

@@ -8,10 +8,10 @@
 
 #include <atomic>
 #include <csignal>
-#include <thread>
-#include <vector>
 #include <cstdlib>
 #include <stdexcept>
+#include <thread>
+#include <vector>
 
 #include "ir/parser.h"
 #include "oracle/case_flow.h"
@@ -49,10 +49,9 @@ TEST(RunSpawned, AChildThatEndsEndsWithItsLastMark) {
 
 TEST(RunSpawned, TheChildReadsItsWholeInputOnStdin) {
   const std::string input(1 << 20, 'x');
-  const SpawnedOutcome o = run_spawned(
-      sh("test \"$(wc -c)\" -eq " + std::to_string(input.size()) + " && " +
-         mark_bytes({Stage::kCodegen})),
-      input, 10s);
+  const SpawnedOutcome o = run_spawned(sh("test \"$(wc -c)\" -eq " + std::to_string(input.size()) +
+                                          " && " + mark_bytes({Stage::kCodegen})),
+                                       input, 10s);
   EXPECT_EQ(o.kind, Kind::kEnded);
   EXPECT_EQ(o.last_mark, Stage::kCodegen);
 }
@@ -164,6 +163,34 @@ TEST(ProbeInProcess, APassThatHangsIsATimeoutOfThatPassAfterTheBudget) {
   ASSERT_TRUE(v);
   EXPECT_EQ(signature(*v), "timeout:partition");
   EXPECT_EQ(std::get<Timeout>(v->detail).limit_ms, 3000);
+}
+
+// One n x n float32 add in a region: 8 n^2 bytes of tensors.
+ir::Module square_add(int n) {
+  const std::string dims = std::to_string(n) + ", " + std::to_string(n);
+  return ir::parse_module("def @main(%x: Tensor[(" + dims + R"(), float32]) {
+  %0 = annotation.compiler_begin(%x, compiler="ccompiler");
+  %1 = add(%0, %0);
+  annotation.compiler_end(%1, compiler="ccompiler")
+})");
+}
+
+TEST(InProcessBudget, GrowsInProportionToTheTensorsAGraphHolds) {
+  CaseOptions o;
+  o.in_process_budget = 3s;
+  EXPECT_EQ(in_process_budget_for(ir::parse_module(kSeedGraph), o), 3s);
+  const auto one = in_process_budget_for(square_add(1024), o) - 3s;   // 8 MiB
+  const auto four = in_process_budget_for(square_add(2048), o) - 3s;  // 32 MiB
+  EXPECT_GT(one, 0s);
+  EXPECT_EQ(four, 4 * one);
+}
+
+TEST(ProbeInProcess, ALargeGraphInsideTheMemoryBudgetIsJudgedNotTakenForAHang) {
+  // Far less than the steps on a million elements take, and no hang: the graph's own share of the
+  // budget lets them end.
+  CaseOptions o;
+  o.in_process_budget = 50ms;
+  EXPECT_EQ(probe_in_process(square_add(1024), o), std::nullopt);
 }
 
 TEST(ProbeInProcess, AFaultInAPassThatDoesNotRunIsNoVerdict) {

@@ -17,11 +17,11 @@
 #include "oracle/case_flow.h"
 #include "oracle/module_diff.h"
 #include "oracle/oracle.h"
+#include "tests/support/files.h"
+#include "tests/support/modules.h"
 #include "tvm/case_flow.h"
 #include "tvm/driver.h"
 #include "tvm/system.h"
-#include "tests/support/files.h"
-#include "tests/support/modules.h"
 
 namespace aotfuzz::tvm {
 namespace {
@@ -29,18 +29,17 @@ namespace {
 using oracle::CaseOptions;
 using oracle::CaseResult;
 using oracle::Fidelity;
-using oracle::SutCrash;
-using oracle::SutError;
-using oracle::ToolchainError;
-using oracle::VerdictKind;
 using oracle::is_finding;
 using oracle::print_by_name;
 using oracle::print_by_name_and_key;
 using oracle::run_case;
 using oracle::signature;
 using oracle::summary;
+using oracle::SutCrash;
+using oracle::SutError;
+using oracle::ToolchainError;
 using oracle::unified_diff;
-
+using oracle::VerdictKind;
 
 const char* kTupleParamGraph =
     R"(def @main(%p: (Tensor[(2), float32], Tensor[(2), float32]), %x: Tensor[(2), float32]) {
@@ -137,9 +136,23 @@ TEST(TvmCase, ATvmErrorInItsBuildIsASutErrorAtCodegen) {
   ASSERT_EQ(r.verdict.kind(), VerdictKind::kSutError) << summary(r.verdict);
   // The fake's errors name no TVM source file: the bucket is the exception's class.
   EXPECT_EQ(signature(r.verdict), "sut-error:codegen:TVMError");
-  EXPECT_NE(std::get<SutError>(r.verdict.detail).message.find("fake TVM builds nothing"),
-            std::string::npos);
+  const std::string message = std::get<SutError>(r.verdict.detail).message;
+  const std::size_t first = message.find("fake TVM builds nothing");
+  EXPECT_NE(first, std::string::npos) << message;
+  EXPECT_EQ(message.find("fake TVM builds nothing", first + 1), std::string::npos)
+      << "the error once, not twice:\n"
+      << message;
   EXPECT_TRUE(is_finding(r.verdict));
+}
+
+TEST(TvmCase, TheSystemSaysWhichTvmBuildItIs) {
+  const CaseOptions o = tvm_options("tests/tvm/fake_tvm", "my_mod");
+  const std::string identity = o.sut->identity();
+  EXPECT_EQ(identity.rfind("TVM 0.0.fake, at ", 0), 0u) << identity;
+  EXPECT_NE(identity.find(test_support::source_path("tests/tvm/fake_tvm").string()),
+            std::string::npos)
+      << identity;
+  EXPECT_EQ(oracle::builtin_system()->identity(), "");
 }
 
 TEST(TvmCase, ATvmErrorInMergeCompilerRegionsIsASutErrorAtMerge) {
@@ -224,7 +237,8 @@ std::vector<nlohmann::json> requests_for(const std::vector<std::string>& mod_nam
   return out;
 }
 
-TvmDriverOptions fake_driver(std::chrono::milliseconds request_timeout = std::chrono::seconds(120)) {
+TvmDriverOptions fake_driver(
+    std::chrono::milliseconds request_timeout = std::chrono::seconds(120)) {
   TvmDriverOptions o;
   o.home = test_support::source_path("tests/tvm/fake_tvm").string();
   o.request_timeout = request_timeout;
@@ -240,13 +254,12 @@ std::string outcome(const TvmBuild& b) {
 TEST(TvmDriver, AnswersEachRequestOfABatchInOrderFromOneProcess) {
   TvmDriver driver(fake_driver());
   std::vector<std::size_t> answered;
-  const auto builds = driver.build_batch(requests_for({"first", "second", "third"}),
-                                         [&](std::size_t i, const TvmBuild&) {
-                                           answered.push_back(i);
-                                         });
+  const auto builds =
+      driver.build_batch(requests_for({"first", "second", "third"}),
+                         [&](std::size_t i, const TvmBuild&) { answered.push_back(i); });
   ASSERT_EQ(builds.size(), 3u);
-  for (const auto& [i, name] : std::vector<std::pair<int, std::string>>{
-           {0, "first"}, {1, "second"}, {2, "third"}}) {
+  for (const auto& [i, name] :
+       std::vector<std::pair<int, std::string>>{{0, "first"}, {1, "second"}, {2, "third"}}) {
     EXPECT_EQ(builds[i].status, TvmBuild::Status::kTvmError);
     EXPECT_EQ(builds[i].stage, "build");
     EXPECT_NE(builds[i].message.find("(module " + name + ")"), std::string::npos)
@@ -276,8 +289,7 @@ TEST(TvmDriver, ACrashInABatchIsThatRequestsAloneAndTheBatchGoesOn) {
 
 TEST(TvmDriver, AHangOrAGarbageAnswerInABatchCostsTheBatchARetryNotAVerdict) {
   TvmDriver driver(fake_driver(std::chrono::milliseconds(3'000)));
-  const auto builds =
-      driver.build_batch(requests_for({"hang_build", "garbage_build", "after"}));
+  const auto builds = driver.build_batch(requests_for({"hang_build", "garbage_build", "after"}));
   ASSERT_EQ(builds.size(), 3u);
   EXPECT_EQ(builds[0].status, TvmBuild::Status::kTimedOut) << builds[0].message;
   EXPECT_EQ(builds[0].stage, "build");
@@ -360,8 +372,7 @@ TEST(TvmDriverText, ConstantPlaceholdersReadBackAsConstants) {
       "  %0 = add(%x, %aotfuzz_const_0);\n"
       "  %1 = %aotfuzz_const_1;\n  %aotfuzz_const_10\n}",
       constants);
-  EXPECT_NE(text.find("%aotfuzz_const_0 = const(Tensor[(2), int32], [3, -4]);"),
-            std::string::npos)
+  EXPECT_NE(text.find("%aotfuzz_const_0 = const(Tensor[(2), int32], [3, -4]);"), std::string::npos)
       << text;
   EXPECT_NE(text.find("%aotfuzz_const_1 = const(float32, [1]);"), std::string::npos) << text;
   // TVM's declaration of the free variable goes with it.
@@ -392,7 +403,8 @@ TEST(TvmDriverText, AConstantUsedTwiceReadsBackAsOneNodeInEachFunctionThatUsesIt
 }
 
 TEST(TvmDriverText, MainsPlaceholderParametersGetTheGraphsNamesBackQuotedWhereNeeded) {
-  const ir::Module sent = test_support::parse_verified(R"(def @main(%"x3:-1": Tensor[(2), float32], %y: Tensor[(2), float32]) {
+  const ir::Module sent = test_support::parse_verified(
+      R"(def @main(%"x3:-1": Tensor[(2), float32], %y: Tensor[(2), float32]) {
   add(%"x3:-1", %y)
 })");
   const ir::Module back = test_support::parse_verified(

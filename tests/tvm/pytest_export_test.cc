@@ -3,12 +3,12 @@
 #include <gtest/gtest.h>
 #include <fstream>
 
-#include "tvm/pytest_export.h"
 #include "generator/builder.h"
 #include "generator/policy.h"
 #include "host/tempdir.h"
 #include "tests/support/modules.h"
 #include "tests/support/processes.h"
+#include "tvm/pytest_export.h"
 
 namespace aotfuzz::tvm {
 namespace {
@@ -109,6 +109,24 @@ TEST(TvmPytest, GeneratedGraphsAllCompile) {
         tvm_pytest(generator::generate(generator::swarm(policy, rng), rng), oracle::CaseOptions{}));
   }
   EXPECT_EQ(py_compile(sources), "");
+}
+
+TEST(TvmPytest, NotesCarryNoPathOfThisMachine) {
+  EXPECT_EQ(without_local_paths("replay: --sut tvm --tvm-home /root/.cache/aotfuzz/tvm/ab/tvm "
+                                "--merge => arity:codegen:kernel"),
+            "replay: --sut tvm --tvm-home \"$AOTFUZZ_TVM_HOME\" --merge => arity:codegen:kernel");
+  EXPECT_EQ(without_local_paths("--tvm-fixed-home '/a b/tvm' --merge"),
+            "--tvm-fixed-home \"$AOTFUZZ_TVM_HOME\" --merge");
+  EXPECT_EQ(without_local_paths("replay: aotfuzz run /home/me/findings/x/reduced.relay --merge"),
+            "replay: aotfuzz run reduced.relay --merge");
+  EXPECT_EQ(without_local_paths("origin: aotfuzz fuzz --seed 5, case 3"),
+            "origin: aotfuzz fuzz --seed 5, case 3");
+  PytestInfo info;
+  info.notes = {"replay: aotfuzz run /tmp/f/reduced.relay --sut tvm --tvm-home /opt/tvm --merge"};
+  const std::string py =
+      tvm_pytest(test_support::load("corpus/seed/tvm_9036_annotated.relay"), {}, info);
+  EXPECT_EQ(py.find("/opt/tvm"), std::string::npos) << py;
+  EXPECT_EQ(py.find("/tmp/f"), std::string::npos) << py;
 }
 
 TEST(TvmPytest, RejectsPartitionedModules) {

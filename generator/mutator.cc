@@ -1,6 +1,6 @@
 // Graph mutations for the custom libFuzzer mutator: each picks a place in @main with the Rng,
 // rebuilds the body with ir::rewrite (iterative), and keeps the result only if it verifies.
-#include "fuzz/targets/graph_mutator.h"
+#include "generator/mutator.h"
 
 #include <algorithm>
 #include <unordered_set>
@@ -10,7 +10,7 @@
 #include "ir/traversal.h"
 #include "ir/verify.h"
 
-namespace aotfuzz::fuzz::targets {
+namespace aotfuzz::generator {
 namespace {
 
 using ir::Expr;
@@ -20,11 +20,13 @@ struct View {
   ir::Function main;
   std::vector<Expr> nodes;  // post order, function bodies not entered
   ir::RegionSet regions;
-  std::vector<Expr> host_tensors;  // parameters, ends, host ops and host TupleGetItems
+  std::vector<Expr> host_tensors;    // parameters, ends, host ops and host TupleGetItems
   std::vector<std::string> targets;  // region targets met, plus the usual ones
 };
 
-bool is_end(const Expr& e) { return ir::as<ir::CallNode>(e) && ir::as<ir::CallNode>(e)->is_op(ir::Op::kCompilerEnd); }
+bool is_end(const Expr& e) {
+  return ir::as<ir::CallNode>(e) && ir::as<ir::CallNode>(e)->is_op(ir::Op::kCompilerEnd);
+}
 bool is_begin(const Expr& e) {
   return ir::as<ir::CallNode>(e) && ir::as<ir::CallNode>(e)->is_op(ir::Op::kCompilerBegin);
 }
@@ -34,8 +36,11 @@ bool is_elementwise_call(const Expr& e) {
 }
 
 View make_view(const ir::Module& module) {
-  View v{module.main(), ir::post_order(module.main()->body()),
-         ir::RegionSet::build(module.main()->body()), {}, {"ccompiler", "default"}};
+  View v{module.main(),
+         ir::post_order(module.main()->body()),
+         ir::RegionSet::build(module.main()->body()),
+         {},
+         {"ccompiler", "default"}};
   for (const auto& p : v.main->params()) {
     if (p->type()->is_tensor()) v.host_tensors.push_back(p);
   }
@@ -238,7 +243,8 @@ std::optional<ir::Module> add_output(const ir::Module& module, const View& v, ir
 std::optional<ir::Module> wrap_in_tuple(const ir::Module& module, const View& v, ir::Rng& rng) {
   std::vector<Expr> used;
   for (const auto& n : v.host_tensors) {
-    if (n->kind() != ir::ExprKind::kVar || std::find(v.nodes.begin(), v.nodes.end(), n) != v.nodes.end()) {
+    if (n->kind() != ir::ExprKind::kVar ||
+        std::find(v.nodes.begin(), v.nodes.end(), n) != v.nodes.end()) {
       used.push_back(n);
     }
   }
@@ -305,18 +311,30 @@ std::optional<ir::Module> replace_operand(const ir::Module& module, const View& 
 
 std::string_view graph_mutation_name(GraphMutation m) {
   switch (m) {
-    case GraphMutation::kAddRegionOp: return "add-region-op";
-    case GraphMutation::kAddHostOp: return "add-host-op";
-    case GraphMutation::kWrapInRegion: return "wrap-in-region";
-    case GraphMutation::kRemoveRegion: return "remove-region";
-    case GraphMutation::kSplitRegion: return "split-region";
-    case GraphMutation::kMergeRegions: return "merge-regions";
-    case GraphMutation::kRetargetRegion: return "retarget-region";
-    case GraphMutation::kExposeValue: return "expose-value";
-    case GraphMutation::kAddOutput: return "add-output";
-    case GraphMutation::kWrapInTuple: return "wrap-in-tuple";
-    case GraphMutation::kReplaceOperand: return "replace-operand";
-    case GraphMutation::kCount: break;
+    case GraphMutation::kAddRegionOp:
+      return "add-region-op";
+    case GraphMutation::kAddHostOp:
+      return "add-host-op";
+    case GraphMutation::kWrapInRegion:
+      return "wrap-in-region";
+    case GraphMutation::kRemoveRegion:
+      return "remove-region";
+    case GraphMutation::kSplitRegion:
+      return "split-region";
+    case GraphMutation::kMergeRegions:
+      return "merge-regions";
+    case GraphMutation::kRetargetRegion:
+      return "retarget-region";
+    case GraphMutation::kExposeValue:
+      return "expose-value";
+    case GraphMutation::kAddOutput:
+      return "add-output";
+    case GraphMutation::kWrapInTuple:
+      return "wrap-in-tuple";
+    case GraphMutation::kReplaceOperand:
+      return "replace-operand";
+    case GraphMutation::kCount:
+      break;
   }
   return "?";
 }
@@ -326,18 +344,30 @@ std::optional<ir::Module> mutate_graph(const ir::Module& module, GraphMutation m
   try {
     const View v = make_view(module);
     switch (mutation) {
-      case GraphMutation::kAddRegionOp: return add_op(module, v, true, rng);
-      case GraphMutation::kAddHostOp: return add_op(module, v, false, rng);
-      case GraphMutation::kWrapInRegion: return wrap_in_region(module, v, rng);
-      case GraphMutation::kRemoveRegion: return remove_region(module, v, rng);
-      case GraphMutation::kSplitRegion: return split_region(module, v, rng);
-      case GraphMutation::kMergeRegions: return merge_regions(module, v, rng);
-      case GraphMutation::kRetargetRegion: return retarget_region(module, v, rng);
-      case GraphMutation::kExposeValue: return expose_value(module, v, rng);
-      case GraphMutation::kAddOutput: return add_output(module, v, rng);
-      case GraphMutation::kWrapInTuple: return wrap_in_tuple(module, v, rng);
-      case GraphMutation::kReplaceOperand: return replace_operand(module, v, rng);
-      case GraphMutation::kCount: break;
+      case GraphMutation::kAddRegionOp:
+        return add_op(module, v, true, rng);
+      case GraphMutation::kAddHostOp:
+        return add_op(module, v, false, rng);
+      case GraphMutation::kWrapInRegion:
+        return wrap_in_region(module, v, rng);
+      case GraphMutation::kRemoveRegion:
+        return remove_region(module, v, rng);
+      case GraphMutation::kSplitRegion:
+        return split_region(module, v, rng);
+      case GraphMutation::kMergeRegions:
+        return merge_regions(module, v, rng);
+      case GraphMutation::kRetargetRegion:
+        return retarget_region(module, v, rng);
+      case GraphMutation::kExposeValue:
+        return expose_value(module, v, rng);
+      case GraphMutation::kAddOutput:
+        return add_output(module, v, rng);
+      case GraphMutation::kWrapInTuple:
+        return wrap_in_tuple(module, v, rng);
+      case GraphMutation::kReplaceOperand:
+        return replace_operand(module, v, rng);
+      case GraphMutation::kCount:
+        break;
     }
   } catch (const ir::Error&) {
     // A module without @main or with broken annotations offers no place to mutate.
@@ -371,8 +401,8 @@ std::optional<ir::Module> cross_graphs(const ir::Module& a, const ir::Module& b,
     const View vb = make_view(b);
     if (!va.host_tensors.empty() && !vb.host_tensors.empty()) {
       try {
-        fields.push_back(ir::CallNode::make(ir::Op::kAdd, {pick(va.host_tensors, rng),
-                                                          pick(vb.host_tensors, rng)}));
+        fields.push_back(ir::CallNode::make(
+            ir::Op::kAdd, {pick(va.host_tensors, rng), pick(vb.host_tensors, rng)}));
       } catch (const ir::Error&) {
         // The picked values do not broadcast: side by side only.
       }
@@ -381,4 +411,14 @@ std::optional<ir::Module> cross_graphs(const ir::Module& a, const ir::Module& b,
   return rebuild(a, std::move(params), ir::TupleNode::make(std::move(fields)));
 }
 
-}  // namespace aotfuzz::fuzz::targets
+ir::Module mutant(const ir::Module& module, std::uint64_t seed) {
+  ir::Rng rng(seed);
+  const int rounds = 1 + static_cast<int>(rng.below(4));
+  ir::Module out = module;
+  for (int i = 0; i < rounds; ++i) {
+    if (auto next = mutate_graph(out, rng)) out = *next;
+  }
+  return out;
+}
+
+}  // namespace aotfuzz::generator

@@ -6,7 +6,7 @@
 
 #include <map>
 
-#include "fuzz/targets/graph_mutator.h"
+#include "generator/mutator.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "ir/verify.h"
@@ -16,7 +16,7 @@
 namespace aotfuzz {
 namespace {
 
-using fuzz::targets::GraphMutation;
+using generator::GraphMutation;
 using test_support::annotated_corpus;
 using test_support::generated;
 
@@ -35,18 +35,18 @@ TEST(GraphMutator, EveryKindAppliesToSomeCorpusGraphAndItsResultsVerify) {
       const auto kind = static_cast<GraphMutation>(k);
       for (std::uint64_t seed = 0; seed < 4; ++seed) {
         ir::Rng rng(g * 1000 + k * 10 + seed);
-        const auto out = fuzz::targets::mutate_graph(corpus[g], kind, rng);
+        const auto out = generator::mutate_graph(corpus[g], kind, rng);
         if (!out) continue;
         ++applied[kind];
         expect_round_trips(*out);
         EXPECT_NE(ir::print_module(*out), ir::print_module(corpus[g]))
-            << fuzz::targets::graph_mutation_name(kind) << " changed nothing";
+            << generator::graph_mutation_name(kind) << " changed nothing";
       }
     }
   }
   for (int k = 0; k < static_cast<int>(GraphMutation::kCount); ++k) {
     EXPECT_GT(applied[static_cast<GraphMutation>(k)], 0)
-        << fuzz::targets::graph_mutation_name(static_cast<GraphMutation>(k)) << " never applied";
+        << generator::graph_mutation_name(static_cast<GraphMutation>(k)) << " never applied";
   }
 }
 
@@ -59,7 +59,7 @@ def @main(%a: Tensor[(2), float32], %b: Tensor[(2), float32]) {
   annotation.compiler_end(%2, compiler="ccompiler")
 })");
   ir::Rng rng(1);
-  const auto out = fuzz::targets::mutate_graph(m, GraphMutation::kRemoveRegion, rng);
+  const auto out = generator::mutate_graph(m, GraphMutation::kRemoveRegion, rng);
   ASSERT_TRUE(out.has_value());
   EXPECT_EQ(ir::print_module(*out).find("annotation"), std::string::npos) << ir::print_module(*out);
 }
@@ -75,7 +75,7 @@ def @main(%a: Tensor[(2), float32], %b: Tensor[(2), float32]) {
 })");
   for (std::uint64_t seed = 0; seed < 8; ++seed) {
     ir::Rng rng(seed);
-    const auto out = fuzz::targets::mutate_graph(m, GraphMutation::kExposeValue, rng);
+    const auto out = generator::mutate_graph(m, GraphMutation::kExposeValue, rng);
     ASSERT_TRUE(out.has_value());
     EXPECT_TRUE((*out).main()->body()->type()->is_tuple());
     const std::string text = ir::print_module(*out);
@@ -94,7 +94,7 @@ TEST(GraphMutator, CrossingPutsBothGraphsSideBySide) {
   int crossed = 0;
   for (std::size_t i = 0; i + 1 < corpus.size(); ++i) {
     ir::Rng rng(i);
-    const auto out = fuzz::targets::cross_graphs(corpus[i], corpus[i + 1], rng);
+    const auto out = generator::cross_graphs(corpus[i], corpus[i + 1], rng);
     if (!out) continue;
     ++crossed;
     expect_round_trips(*out);
@@ -109,7 +109,7 @@ RC_GTEST_PROP(GraphMutator, ChainsOfMutationsStayValidAndPassABugFreePipeline,
   ir::Module m = generated(seed, 8);
   ir::Rng rng(seed);
   for (int step = 0; step < 6; ++step) {
-    if (auto next = fuzz::targets::mutate_graph(m, rng)) m = *next;
+    if (auto next = generator::mutate_graph(m, rng)) m = *next;
     ir::verify(m);
   }
   const std::string text = ir::print_module(m);

@@ -10,7 +10,7 @@
 #include "ir/module.h"
 #include "ir/rng.h"
 
-namespace aotfuzz::fuzz::targets {
+namespace aotfuzz::generator {
 
 /// The kinds of graph mutation, in the order of graph_mutation_names().
 enum class GraphMutation {
@@ -39,9 +39,14 @@ std::optional<ir::Module> mutate_graph(const ir::Module& module, GraphMutation m
 /// Up to `attempts` random mutations until one gives a verified module (nullopt if none did).
 std::optional<ir::Module> mutate_graph(const ir::Module& module, ir::Rng& rng, int attempts = 8);
 
+/// The mutant of `module` for seed `seed`: one to four mutations in a row from Rng(seed), or the
+/// module itself when none applies. A pure function of both, so that `aotfuzz gen --seed S
+/// --mutate FILE` prints again the graph of a `fuzz --corpus` case.
+ir::Module mutant(const ir::Module& module, std::uint64_t seed);
+
 /// Both modules side by side: the parameters of `a` then `b`, @main returning the outputs of
 /// both (then, sometimes, one op joining a host value of each). nullopt unless both are single-
 /// function annotated modules or the result does not verify.
 std::optional<ir::Module> cross_graphs(const ir::Module& a, const ir::Module& b, ir::Rng& rng);
 
-}  // namespace aotfuzz::fuzz::targets
+}  // namespace aotfuzz::generator
