@@ -361,7 +361,8 @@ CaseOptions case_options_from_words(const std::vector<std::string>& words,
     } else if (inline_value) {
       throw FlagError(flag + " takes no value");
     } else {
-      value = flag.substr(2) == row->name ? "1" : "0";
+      // One character, not a literal assigned: GCC 12 warns falsely (-Wrestrict) on that at -O2.
+      value = std::string(1, flag.substr(2) == row->name ? '1' : '0');
       if (row->kind == CaseFlagKind::kPair) {
         auto [given, fresh] = pair_given.emplace(row, value);
         if (!fresh && given->second != value) {
