@@ -478,7 +478,7 @@ ReportInput load_report_input(const fs::path& dir) {
     throw std::system_error(ec ? ec : std::make_error_code(std::errc::not_a_directory),
                             "cannot read " + dir.string());
   }
-  if (fs::exists(dir / "plot_data", ec)) in.plot = parse_plot_data(read_text_file(dir / "plot_data"));
+  in.plot = read_all_plot_data(dir);
   in.campaigns = read_campaign_records(dir);
   for (auto& b : list_bundles(dir)) {
     ReportBundle rb;
