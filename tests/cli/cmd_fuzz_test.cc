@@ -200,6 +200,13 @@ TEST(CheckInProcessFaults, APassThatCrashesIsAFindingInTheGatesReportsNotTheGate
   std::stringstream log;
   log << s.rdbuf();
   EXPECT_NE(log.str().find("crash:fuse:SIGSEGV"), std::string::npos) << log.str();
+  // What crashed where, in both reports, though a restarted child reported the finding.
+  EXPECT_NE(log.str().find("\"text\": \"crash at fuse: SIGSEGV"), std::string::npos) << log.str();
+  EXPECT_NE(xml.str().find("crash:fuse:SIGSEGV: crash at fuse: SIGSEGV"), std::string::npos)
+      << xml.str();
+  // The bundle is outside the repository: an absolute file URI, not a path under %SRCROOT%.
+  EXPECT_EQ(log.str().find("\"uri\": \"/"), std::string::npos) << log.str();
+  EXPECT_NE(log.str().find("\"uri\": \"file:///"), std::string::npos) << log.str();
 }
 
 }  // namespace
