@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -217,7 +218,14 @@ long take_directory_files(const fs::path& dir, int& fd) {
   fd = ::open((dir / "campaigns" / ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   // A directory this process cannot write: the updates fail and are warned of, as before.
   if (fd < 0) return 0;
-  if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+  // A campaign killed with SIGKILL just before this one started may take a moment to die and
+  // release the lock: half a second, before taking it for a running one.
+  bool locked = false;
+  for (int attempt = 0; attempt < 10 && !locked; ++attempt) {
+    if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    locked = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
+  }
+  if (locked) {
     const std::string pid = std::to_string(::getpid()) + "\n";
     if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
       // The pid only names the holder in another campaign's message.
