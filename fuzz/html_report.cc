@@ -388,6 +388,17 @@ std::string bisect_line(const nlohmann::json& bisect) {
     }
     return out + "</div>";
   }
+  const auto ends = bisect.value("unconfirmed_ends", nlohmann::json::array());
+  if (!ends.empty()) {
+    out = "<div class=\"bisect\">" + html_escape(kind) + ": no answer, ";
+    out += bisect.value("ends_contradicted", false) ? "the ends are wrong or swapped:"
+                                                    : "an end could not be judged:";
+    for (const auto& c : ends) {
+      out += " <code>" + html_escape(c.value("commit", "").substr(0, 12)) + "</code> " +
+             html_escape(c.value("outcome", ""));
+    }
+    return out + "</div>";
+  }
   const auto& could_be = bisect.value("could_be", nlohmann::json::array());
   out += "one of " + std::to_string(could_be.size()) + " commits (builds skipped):";
   for (const auto& c : could_be) {
