@@ -200,7 +200,16 @@ class Campaign final : public CaseSink {
   void system_unusable(const std::string& why) {
     std::lock_guard lock(environment_mutex_);
     if (!environment_failure_.empty()) return;
-    environment_failure_ = why.substr(0, why.find('\n'));
+    // One line: the first, and the next when the first only introduces it ("... from HOME:").
+    const std::size_t end = why.find('\n');
+    environment_failure_ = why.substr(0, end);
+    if (end != std::string::npos && !environment_failure_.empty() &&
+        environment_failure_.back() == ':') {
+      const std::size_t next = why.find('\n', end + 1);
+      environment_failure_ += " " + why.substr(end + 1, next == std::string::npos
+                                                          ? std::string::npos
+                                                          : next - end - 1);
+    }
     log_.warn("the system under test cannot be used, so the campaign stops (not a finding): " +
               why);
     pool_.request_stop();
