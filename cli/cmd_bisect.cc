@@ -294,8 +294,7 @@ bool search(Bisection& b, fuzz::BisectSteps& steps, const std::atomic<bool>& int
 
 // "--present" or "--absent": the flag that named an end.
 const char* end_flag(const Bisection& b, const std::string& commit) {
-  return b.range_json.at("present_commit").get<std::string>() == commit ? "--present"
-                                                                         : "--absent";
+  return b.range_json.at("present_commit").get<std::string>() == commit ? "--present" : "--absent";
 }
 
 // The ends the answer rests on, built and judged when no step has: --present and --absent are
@@ -304,7 +303,8 @@ const char* end_flag(const Bisection& b, const std::string& commit) {
 bool verify_ends(Bisection& b, fuzz::BisectSteps& steps, const std::atomic<bool>& interrupted) {
   for (const auto& end : fuzz::ends_to_verify(b.range, steps)) {
     if (interrupted.load()) return false;
-    std::fprintf(stderr, "bisect: the answer rests on %s %s, which no step has judged: building it\n",
+    std::fprintf(stderr,
+                 "bisect: the answer rests on %s %s, which no step has judged: building it\n",
                  end_flag(b, end), end.substr(0, 12).c_str());
     const auto step = run_step(b, end);
     if (!step) return false;
@@ -334,8 +334,8 @@ void print_answer(const Bisection& b, const nlohmann::json& result) {
                                                          : "does not reproduce the finding",
                     flag.c_str());
       } else {
-        std::printf("no answer: it rests on %s %s, which could not be judged [%s]\n",
-                    flag.c_str(), commit_line(e).c_str(), outcome.c_str());
+        std::printf("no answer: it rests on %s %s, which could not be judged [%s]\n", flag.c_str(),
+                    commit_line(e).c_str(), outcome.c_str());
       }
     }
   } else if (result.at("answered").get<bool>()) {

@@ -165,8 +165,9 @@ Command register_check(CLI::App& parent) {
     if (cannot_run) {
       // The replays could not compile or run what they must (no C compiler, a TVM that does not
       // import): a campaign in the same environment would test nothing either.
-      std::printf("aotfuzz check: the environment cannot run the corpus; the fuzz budget is "
-                  "skipped\n");
+      std::printf(
+          "aotfuzz check: the environment cannot run the corpus; the fuzz budget is "
+          "skipped\n");
     } else if (fuzzing && !stop.load()) {
       FuzzFlags f = opts->fuzz;
       f.time = time / opts->shards;

@@ -190,7 +190,8 @@ BisectAnswer bisect_answer(const BisectRange& range, const BisectSteps& steps) {
   for (const auto& end : rests_on) {
     const BisectStep* s = step_of(steps, end);
     const bool given_newer = end == range.newer;
-    if (s != nullptr && !is_skip(s->outcome) && in_newer_state(range.kind, s->outcome) == given_newer) {
+    if (s != nullptr && !is_skip(s->outcome) &&
+        in_newer_state(range.kind, s->outcome) == given_newer) {
       continue;
     }
     a.unconfirmed_ends.push_back(end);

@@ -206,9 +206,8 @@ class Campaign final : public CaseSink {
     if (end != std::string::npos && !environment_failure_.empty() &&
         environment_failure_.back() == ':') {
       const std::size_t next = why.find('\n', end + 1);
-      environment_failure_ += " " + why.substr(end + 1, next == std::string::npos
-                                                          ? std::string::npos
-                                                          : next - end - 1);
+      environment_failure_ +=
+          " " + why.substr(end + 1, next == std::string::npos ? std::string::npos : next - end - 1);
     }
     log_.warn("the system under test cannot be used, so the campaign stops (not a finding): " +
               why);

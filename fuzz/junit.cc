@@ -98,15 +98,15 @@ std::string junit_xml(const std::vector<JUnitSuite>& suites, std::string_view na
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out += "<testsuites name=\"" + xml_escape(name) + "\" tests=\"" + std::to_string(all.tests) +
          "\" failures=\"" + std::to_string(all.failures) + "\" errors=\"" +
-         std::to_string(all.errors) + "\" skipped=\"" + std::to_string(all.skipped) +
-         "\" time=\"" + seconds_attr(all.seconds) + "\">\n";
+         std::to_string(all.errors) + "\" skipped=\"" + std::to_string(all.skipped) + "\" time=\"" +
+         seconds_attr(all.seconds) + "\">\n";
   for (const auto& s : suites) {
     Counts n;
     for (const auto& c : s.cases) n.add(c);
     out += "  <testsuite name=\"" + xml_escape(s.name) + "\" tests=\"" +
            std::to_string(s.cases.size()) + "\" failures=\"" + std::to_string(n.failures) +
-           "\" errors=\"" + std::to_string(n.errors) + "\" skipped=\"" +
-           std::to_string(n.skipped) + "\" time=\"" + seconds_attr(n.seconds) + "\">\n";
+           "\" errors=\"" + std::to_string(n.errors) + "\" skipped=\"" + std::to_string(n.skipped) +
+           "\" time=\"" + seconds_attr(n.seconds) + "\">\n";
     for (const auto& c : s.cases) {
       out += "    <testcase classname=\"" + xml_escape(c.classname) + "\" name=\"" +
              xml_escape(c.name) + "\" time=\"" + seconds_attr(c.seconds) + "\"";

@@ -138,8 +138,8 @@ std::string FileReplay::failure_text() const {
     if (r.ok) continue;
     if (r.environment) {
       out += path + (r.line.line > 0 ? ":" + std::to_string(r.line.line) : std::string()) +
-             ": with '" + r.line.flags + "' could not run (the environment, not a finding): " +
-             r.summary + "\n";
+             ": with '" + r.line.flags +
+             "' could not run (the environment, not a finding): " + r.summary + "\n";
       continue;
     }
     out += path + (r.line.line > 0 ? ":" + std::to_string(r.line.line) : std::string()) +

@@ -101,8 +101,8 @@ json sarif_log(const std::string& version, const std::vector<FileReplay>& replay
           "A corpus file's replay line expects another verdict than the pipeline now gives",
           {{"level", "error"},
            {"message",
-            {{"text", "expected " + run.line.expected + ", got " + run.actual + " (" +
-                          run.summary + "). Replay: " + command}}},
+            {{"text", "expected " + run.line.expected + ", got " + run.actual + " (" + run.summary +
+                          "). Replay: " + command}}},
            {"locations", json::array({location(file.path, run.line.line, root)})},
            {"properties", {{"expected", run.line.expected}, {"actual", run.actual}}}});
     }
@@ -115,8 +115,7 @@ json sarif_log(const std::string& version, const std::vector<FileReplay>& replay
                    {"message", {{"text", what + ". Replay: " + f.replay}}},
                    {"properties", {{"signature", f.signature}, {"case", f.case_index}}}};
     if (f.bundle_written && !f.bundle_dir.empty()) {
-      result["locations"] =
-          json::array({location(f.bundle_dir + "/reduced.relay", 0, root)});
+      result["locations"] = json::array({location(f.bundle_dir + "/reduced.relay", 0, root)});
     }
     add(rule_of(f.signature), "A campaign finding: the pipeline under test is wrong here",
         std::move(result));

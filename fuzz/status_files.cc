@@ -269,9 +269,10 @@ void StatusFiles::update(const StatusSnapshot& s) {
   fs::create_directories(dir_ / "campaigns");
   if (record_name_.empty()) record_name_ = reserve_record_name(dir_ / "campaigns", s.start_time);
   plot_ += plot_data_row(s) + "\n";
-  const fs::path plot = other_owner_ == 0
-                            ? dir_ / "plot_data"
-                            : dir_ / "campaigns" / fs::path(record_name_).replace_extension(".plot_data");
+  const fs::path plot =
+      other_owner_ == 0
+          ? dir_ / "plot_data"
+          : dir_ / "campaigns" / fs::path(record_name_).replace_extension(".plot_data");
   write_file_atomically(plot, std::string(kPlotDataHeader) + "\n" + plot_);
   write_file_atomically(stats_path(), fuzzer_stats_text(s));
   write_file_atomically(dir_ / "campaigns" / record_name_, campaign_record(s).dump(2) + "\n");

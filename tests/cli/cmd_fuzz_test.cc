@@ -129,11 +129,11 @@ TEST(FuzzTvm, ACampaignOnATvmThatDoesNotImportStopsAtOnceAndExits3WithNoBundle) 
   // Default knobs: graphs with constants and odd input names reach the driver too.
   host::TempDir dir("aotfuzz-cli-test");
   const std::filesystem::path findings = dir.file("findings");
-  const host::RunResult r = run_aotfuzz(
-      {"fuzz", "--sut", "tvm", "--tvm-home",
-       std::string(AOTFUZZ_SOURCE_DIR) + "/tests/tvm/fake_tvm_broken", "--time", "600",
-       "--seed", "7", "--findings", findings.string()},
-      90);
+  const host::RunResult r =
+      run_aotfuzz({"fuzz", "--sut", "tvm", "--tvm-home",
+                   std::string(AOTFUZZ_SOURCE_DIR) + "/tests/tvm/fake_tvm_broken", "--time", "600",
+                   "--seed", "7", "--findings", findings.string()},
+                  90);
   // It stops at TVM's first answer rather than burning its 600 s (the run would be killed).
   EXPECT_EQ(r.exit_code, 3) << r.stdout_text << r.stderr_text;
   EXPECT_NE(r.stderr_text.find("the system under test cannot be used, so the campaign stops"),

@@ -8,8 +8,8 @@
 
 #include <atomic>
 #include <csignal>
-#include <memory>
 #include <limits>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>

@@ -51,8 +51,11 @@ TEST(JUnit, ReportIsWellFormedXmlWithTheRightTotals) {
 TEST(JUnit, EnvironmentFailuresAreErrorsAndInterruptedFilesAreSkippedNotFailures) {
   FileReplay no_compiler;
   no_compiler.path = "corpus/seed/a.relay";
-  ReplayRun run{ReplayLine{2, "--merge", "pass"}, "toolchain-error:run",
-                "toolchain-error at run: no C compiler found", false, {}};
+  ReplayRun run{ReplayLine{2, "--merge", "pass"},
+                "toolchain-error:run",
+                "toolchain-error at run: no C compiler found",
+                false,
+                {}};
   run.environment = true;
   no_compiler.runs.push_back(run);
   FileReplay not_run;

@@ -41,7 +41,8 @@ TEST(Sarif, PathsUnderTheRootAreRelativeToItAndOthersAreAbsoluteFileUris) {
   const auto log = sarif_log("1", {}, {inside, outside}, "/runner/work/repo");
   const auto& results = log.at("runs").at(0).at("results");
   ASSERT_EQ(results.size(), 2u);
-  const auto& in = results.at(0).at("locations").at(0).at("physicalLocation").at("artifactLocation");
+  const auto& in =
+      results.at(0).at("locations").at(0).at("physicalLocation").at("artifactLocation");
   EXPECT_EQ(in.at("uri"), "findings/crash_fuse_SIGSEGV/reduced.relay");
   EXPECT_EQ(in.at("uriBaseId"), "%SRCROOT%");
   const auto& out =
