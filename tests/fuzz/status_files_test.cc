@@ -89,13 +89,16 @@ TEST(StatusFiles, TwoCampaignsAtOnceOnOneDirectoryEachKeepTheirOwnStatsAndPlotDa
   StatusFiles second(dir.path());
   first.update(snapshot(10));
   second.update(snapshot(5));
+  // The second campaign's update leaves the directory's files as the first wrote them.
+  auto lines = lines_of(dir.path() / "plot_data");
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[1].substr(0, 27), "1000010, 10, 10, 1.00, 0, 0");
+  EXPECT_NE(read_text_file(dir.path() / "fuzzer_stats").find("cases_done              : 10\n"),
+            std::string::npos);
   first.update(snapshot(20));
-  // The directory's files are the first campaign's alone: both its rows, its last count.
-  const auto lines = lines_of(dir.path() / "plot_data");
+  lines = lines_of(dir.path() / "plot_data");
   ASSERT_EQ(lines.size(), 3u);
   EXPECT_EQ(lines[2].substr(0, 27), "1000010, 10, 20, 2.00, 0, 0");
-  EXPECT_NE(read_text_file(dir.path() / "fuzzer_stats").find("cases_done              : 20\n"),
-            std::string::npos);
   // The second says whose they are and keeps its own next to its record.
   EXPECT_EQ(first.other_owner(), 0);
   EXPECT_EQ(second.other_owner(), static_cast<long>(::getpid()));
