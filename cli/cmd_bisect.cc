@@ -5,8 +5,9 @@
 // bisect.json and the answer are fuzz/bisect.h.
 // Requires: git and tar; the finding's file has a `// replay: --sut tvm ... => SIGNATURE` line.
 // Ensures: every flag is checked before the first build (exit 2, one line); each step is in
-// bisect.json as soon as it ends, so a killed run loses at most the step in flight; exit 0 with
-// one commit, 1 when skips or --paths leave it open, 3 when git, tar or a mirror fail.
+// bisect.json as soon as it ends, so a killed run loses at most the step in flight; an end the
+// answer rests on is built and judged too; exit 0 with one commit, 1 when skips, --paths or an
+// end that is not in the state given leave it open, 3 when git, tar or a mirror fail.
 #include <unistd.h>
 #include <chrono>
 #include <cstdio>
@@ -31,8 +32,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-
-constexpr int kInterrupted = 130;
 
 struct Opts {
   std::string target;
@@ -293,6 +292,29 @@ bool search(Bisection& b, fuzz::BisectSteps& steps, const std::atomic<bool>& int
   }
 }
 
+// "--present" or "--absent": the flag that named an end.
+const char* end_flag(const Bisection& b, const std::string& commit) {
+  return b.range_json.at("present_commit").get<std::string>() == commit ? "--present" : "--absent";
+}
+
+// The ends the answer rests on, built and judged when no step has: --present and --absent are
+// the user's word, and a swapped pair would otherwise name the commit next to an end, every
+// step agreeing. False when stopped by Ctrl-C.
+bool verify_ends(Bisection& b, fuzz::BisectSteps& steps, const std::atomic<bool>& interrupted) {
+  for (const auto& end : fuzz::ends_to_verify(b.range, steps)) {
+    if (interrupted.load()) return false;
+    std::fprintf(stderr,
+                 "bisect: the answer rests on %s %s, which no step has judged: building it\n",
+                 end_flag(b, end), end.substr(0, 12).c_str());
+    const auto step = run_step(b, end);
+    if (!step) return false;
+    steps[end] = *step;
+    save(b, steps, nullptr);
+    print_step_end(end, *step);
+  }
+  return true;
+}
+
 std::string commit_line(const nlohmann::json& named) {
   return named.at("commit").get<std::string>().substr(0, 12) + " " +
          named.at("subject").get<std::string>();
@@ -300,7 +322,23 @@ std::string commit_line(const nlohmann::json& named) {
 
 void print_answer(const Bisection& b, const nlohmann::json& result) {
   const std::string kind = result.at("kind").get<std::string>();
-  if (result.at("answered").get<bool>()) {
+  if (!result.at("unconfirmed_ends").empty()) {
+    for (const auto& e : result.at("unconfirmed_ends")) {
+      const std::string commit = e.at("commit").get<std::string>();
+      const std::string flag = end_flag(b, commit);
+      const std::string outcome = e.at("outcome").get<std::string>();
+      if (const auto o = fuzz::parse_step_outcome(outcome); o && !fuzz::is_skip(*o)) {
+        std::printf("no answer: %s %s %s, contrary to %s: the ends are wrong or swapped\n",
+                    flag.c_str(), commit_line(e).c_str(),
+                    *o == fuzz::StepOutcome::kReproduces ? "reproduces the finding"
+                                                         : "does not reproduce the finding",
+                    flag.c_str());
+      } else {
+        std::printf("no answer: it rests on %s %s, which could not be judged [%s]\n", flag.c_str(),
+                    commit_line(e).c_str(), outcome.c_str());
+      }
+    }
+  } else if (result.at("answered").get<bool>()) {
     std::printf("%s by: %s %s\n", kind.c_str(), result.at("commit").get<std::string>().c_str(),
                 result.at("subject").get<std::string>().c_str());
     if (result.at("pr").is_number()) std::printf("pr: #%d\n", result.at("pr").get<int>());
@@ -331,6 +369,7 @@ int finish(const Bisection& b, const fuzz::BisectSteps& steps) {
   std::map<std::string, std::string> subjects;
   for (const auto& c : answer.could_be) subjects[c] = b.tvm.subject(c);
   if (answer.commit) subjects[*answer.commit] = b.tvm.subject(*answer.commit);
+  for (const auto& c : answer.unconfirmed_ends) subjects[c] = b.tvm.subject(c);
   const nlohmann::json result =
       fuzz::bisect_result_json(b.range, steps, answer, b.range_json, subjects);
   save(b, steps, result);
@@ -379,7 +418,7 @@ int bisect(const Opts& o) {
   }
   const std::atomic<bool>& interrupted = fuzz::install_interrupt_handler();
   b.build.cancel = &interrupted;
-  if (!search(b, steps, interrupted)) {
+  if (!search(b, steps, interrupted) || !verify_ends(b, steps, interrupted)) {
     std::fprintf(stderr, "bisect: stopped; %d steps recorded in %s, a rerun resumes from them\n",
                  recorded_among_candidates(b.range, steps), b.target.record.string().c_str());
     return kInterrupted;

@@ -66,6 +66,10 @@ fuzz::ShardOutcome run_shard_supervised(fuzz::CampaignOptions o, const FuzzFlags
     outcome.junit.failed = true;
     outcome.junit.message = "findings of a case that took the campaign's process down";
   }
+  outcome.junit.error = code == kInternal && !outcome.junit.failed;
+  if (outcome.junit.error && outcome.junit.message.empty()) {
+    outcome.junit.message = "could not run (the environment, not a finding)";
+  }
   return outcome;
 }
 
@@ -141,9 +145,14 @@ Command register_check(CLI::App& parent) {
         opts->fuzz.flags.words.insert(opts->fuzz.flags.words.end(), {"--tvm-home", opts->tvm_home});
       }
     }
+    // Ctrl-C stops the replay between lines, as it stops a campaign between cases.
+    override.stop = &stop;
     auto replays = replay_and_print({opts->corpus}, opts->fuzz.jobs, /*quiet=*/true, override);
-    bool failed = false;
-    for (const auto& r : replays) failed |= !r.ok();
+    bool failed = false, cannot_run = false;
+    for (const auto& r : replays) {
+      failed |= r.failed();
+      cannot_run |= r.cannot_run();
+    }
     std::vector<fuzz::JUnitSuite> suites = {fuzz::replay_suite(replays)};
     std::vector<fuzz::Finding> findings;
     fuzz::JUnitSuite fuzz_suite;
@@ -153,7 +162,13 @@ Command register_check(CLI::App& parent) {
     const double time = by_cases && app->get_option("--time")->count() == 0 ? 0 : opts->fuzz.time;
     const bool fuzzing = time > 0 || by_cases;
     bool all_toolchain = fuzzing;
-    if (fuzzing && !stop.load()) {
+    if (cannot_run) {
+      // The replays could not compile or run what they must (no C compiler, a TVM that does not
+      // import): a campaign in the same environment would test nothing either.
+      std::printf(
+          "aotfuzz check: the environment cannot run the corpus; the fuzz budget is "
+          "skipped\n");
+    } else if (fuzzing && !stop.load()) {
       FuzzFlags f = opts->fuzz;
       f.time = time / opts->shards;
       const auto shards = static_cast<std::uint64_t>(opts->shards);
@@ -185,12 +200,15 @@ Command register_check(CLI::App& parent) {
     // Stopped before its budget with nothing found, the gate has not passed: as a campaign,
     // 130 and not 0, which a script would take for a pass.
     const bool interrupted = stop.load();
-    std::printf("aotfuzz check: %s\n", failed        ? "FAILED"
-                                       : interrupted ? "interrupted before its budget"
-                                                     : "passed");
+    const bool environment = cannot_run || all_toolchain;
+    std::printf("aotfuzz check: %s\n",
+                failed        ? "FAILED"
+                : interrupted ? "interrupted before its budget"
+                : environment ? "could not run (the environment failed, not the pipeline)"
+                              : "passed");
     if (failed) return static_cast<int>(kFinding);
-    if (interrupted) return 130;
-    return static_cast<int>(all_toolchain ? kInternal : kOk);
+    if (interrupted) return static_cast<int>(kInterrupted);
+    return static_cast<int>(environment ? kInternal : kOk);
   };
   return c;
 }

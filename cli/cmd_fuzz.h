@@ -60,12 +60,16 @@ fuzz::CampaignResult run_campaign_with_output(fuzz::CampaignOptions options,
                                               const FuzzFlags& flags);
 
 /// Replays the .relay files under `paths` on `jobs` threads (0: all cores), printing a status
-/// line per file (only failures when `quiet`), the failures' details and a total (in
-/// cmd_replay.cc), with `override` imposed on every line (fuzz::ReplayOverride). Throws
-/// CommandError for a path that does not exist.
+/// line per file (only failures and files that could not run when `quiet`), their details and
+/// a total (in cmd_replay.cc), with `override` imposed on every line (fuzz::ReplayOverride).
+/// Throws CommandError for a path that does not exist.
 std::vector<fuzz::FileReplay> replay_and_print(const std::vector<std::string>& paths, int jobs,
                                                bool quiet,
                                                const fuzz::ReplayOverride& override = {});
+
+/// The exit code of replayed files: 1 if any failed, else 130 if interrupted, else 3 if the
+/// environment could not run a line, else 0.
+int replay_exit_code(const std::vector<fuzz::FileReplay>& results);
 
 /// Registers --sut and --tvm-home (for commands without the pipeline flags: replay, check).
 void add_sut_flags(CLI::App* app, std::string& sut, std::string& tvm_home);

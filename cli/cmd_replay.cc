@@ -5,6 +5,7 @@
 
 #include "cli/cmd_fuzz.h"
 #include "cli/common.h"
+#include "fuzz/interrupt.h"
 #include "fuzz/junit.h"
 #include "fuzz/junit_suites.h"
 #include "fuzz/replay.h"
@@ -40,16 +41,47 @@ std::vector<fuzz::FileReplay> replay_and_print(const std::vector<std::string>& p
   }
   if (jobs <= 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   auto results = fuzz::replay_files(files, jobs, override);
-  std::size_t failed = 0;
+  std::size_t passed = 0, failed = 0, cannot_run = 0, not_run = 0;
+  std::string environment;  // the first reason, said once in the total
   for (const auto& r : results) {
-    if (!r.ok()) ++failed;
+    const bool ran = !r.interrupted || !r.runs.empty() || !r.error.empty();
+    if (r.ok()) {
+      ++passed;
+    } else if (r.failed()) {
+      ++failed;
+    } else if (r.cannot_run()) {
+      ++cannot_run;
+      for (const auto& run : r.runs) {
+        if (run.environment && environment.empty()) environment = run.summary;
+      }
+    } else {
+      ++not_run;
+    }
+    // A file the stop request came before says nothing; one cut short says so.
+    if (!ran) continue;
     if (!quiet || !r.ok()) std::printf("%s\n", fuzz::replay_status_line(r).c_str());
-    if (!r.ok()) std::printf("%s", r.failure_text().c_str());
+    if (r.failed() || r.cannot_run()) std::printf("%s", r.failure_text().c_str());
   }
-  std::printf("replay: %zu files, %zu passed, %zu failed\n", results.size(),
-              results.size() - failed, failed);
+  std::printf("replay: %zu files, %zu passed, %zu failed", results.size(), passed, failed);
+  if (cannot_run > 0) {
+    std::printf(", %zu could not run (the environment, not the pipeline: %s)", cannot_run,
+                environment.c_str());
+  }
+  if (not_run > 0) std::printf(", %zu not run (interrupted)", not_run);
+  std::printf("\n");
   std::fflush(stdout);
   return results;
+}
+
+int replay_exit_code(const std::vector<fuzz::FileReplay>& results) {
+  bool interrupted = false, environment = false;
+  for (const auto& r : results) {
+    if (r.failed()) return kFinding;
+    interrupted |= r.interrupted;
+    environment |= r.cannot_run();
+  }
+  if (interrupted) return kInterrupted;
+  return environment ? kInternal : kOk;
 }
 
 void write_sarif(const std::string& path, const std::vector<fuzz::FileReplay>& replays,
@@ -101,13 +133,12 @@ Command register_replay(CLI::App& parent) {
     override.no_run = opts->no_run;
     if (!opts->junit.empty()) check_output_file(opts->junit, "--junit", "replay");
     if (!opts->sarif.empty()) check_output_file(opts->sarif, "--sarif", "replay");
+    // Ctrl-C stops the replay between lines: what ran is reported, the rest is not run.
+    override.stop = &fuzz::install_interrupt_handler();
     auto results = replay_and_print(opts->paths, opts->jobs, opts->quiet, override);
     if (!opts->junit.empty()) write_junit(opts->junit, {fuzz::replay_suite(results)});
     if (!opts->sarif.empty()) write_sarif(opts->sarif, results, {});
-    for (const auto& r : results) {
-      if (!r.ok()) return static_cast<int>(kFinding);
-    }
-    return static_cast<int>(kOk);
+    return replay_exit_code(results);
   };
   return c;
 }

@@ -16,8 +16,8 @@
 
 namespace aotfuzz::cli {
 
-/// The exit codes of docs/design.md, "Verdicts".
-enum ExitCode : int { kOk = 0, kFinding = 1, kBadInput = 2, kInternal = 3 };
+/// The exit codes of docs/design.md, "Verdicts"; 130 when Ctrl-C or SIGTERM stopped the work.
+enum ExitCode : int { kOk = 0, kFinding = 1, kBadInput = 2, kInternal = 3, kInterrupted = 130 };
 
 /// Thrown by commands for bad input or usage; main prints it and exits with `code`.
 class CommandError : public std::runtime_error {

@@ -162,7 +162,11 @@ SearchPoint search_point(const BisectRange& range, const BisectSteps& steps) {
   return p;
 }
 
-BisectAnswer bisect_answer(const BisectRange& range, const BisectSteps& steps) {
+namespace {
+
+// The answer of the candidates' steps alone, and the ends it rests on.
+BisectAnswer answer_of_candidates(const BisectRange& range, const BisectSteps& steps,
+                                  std::vector<std::string>& rests_on) {
   const SearchPoint p = search_point(range, steps);
   BisectAnswer a;
   for (int i = p.lo + 1; i < p.hi; ++i) a.could_be.push_back(range.candidates[i]);
@@ -170,10 +174,41 @@ BisectAnswer bisect_answer(const BisectRange& range, const BisectSteps& steps) {
     a.maybe_outside_paths = true;
   } else if (a.could_be.empty()) {
     a.commit = range.candidates[p.hi];
+    if (p.lo == -1) rests_on.push_back(range.older);
+    if (*a.commit == range.newer) rests_on.push_back(range.newer);
   } else {
     a.could_be.push_back(range.candidates[p.hi]);
   }
   return a;
+}
+
+}  // namespace
+
+BisectAnswer bisect_answer(const BisectRange& range, const BisectSteps& steps) {
+  std::vector<std::string> rests_on;
+  BisectAnswer a = answer_of_candidates(range, steps, rests_on);
+  for (const auto& end : rests_on) {
+    const BisectStep* s = step_of(steps, end);
+    const bool given_newer = end == range.newer;
+    if (s != nullptr && !is_skip(s->outcome) &&
+        in_newer_state(range.kind, s->outcome) == given_newer) {
+      continue;
+    }
+    a.unconfirmed_ends.push_back(end);
+    if (s != nullptr && !is_skip(s->outcome)) a.ends_contradicted = true;
+  }
+  if (!a.unconfirmed_ends.empty()) a.commit.reset();
+  return a;
+}
+
+std::vector<std::string> ends_to_verify(const BisectRange& range, const BisectSteps& steps) {
+  std::vector<std::string> rests_on;
+  answer_of_candidates(range, steps, rests_on);
+  std::vector<std::string> out;
+  for (const auto& end : rests_on) {
+    if (step_of(steps, end) == nullptr) out.push_back(end);
+  }
+  return out;
 }
 
 std::optional<int> pr_number(std::string_view subject) {
@@ -262,6 +297,14 @@ nlohmann::json bisect_result_json(const BisectRange& range, const BisectSteps& s
   }
   j["could_be"] = could_be;
   j["maybe_outside_paths"] = answer.maybe_outside_paths;
+  nlohmann::json unconfirmed = nlohmann::json::array();
+  for (const auto& c : answer.unconfirmed_ends) {
+    nlohmann::json named = named_commit(c, steps, subjects);
+    named["which"] = c == range.newer ? "newer" : "older";
+    unconfirmed.push_back(std::move(named));
+  }
+  j["unconfirmed_ends"] = unconfirmed;
+  j["ends_contradicted"] = answer.ends_contradicted;
   j["candidates"] = range.candidates.size();
   j["steps"] = built;
   j["skipped"] = skipped;

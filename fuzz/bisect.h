@@ -86,8 +86,19 @@ struct BisectAnswer {
   /// The newer end is not a candidate (--paths left it out) and no candidate is newer: the
   /// change may lie in a commit that touches none of the paths.
   bool maybe_outside_paths = false;
+  /// The ends the one commit rests on (the older end when no candidate was seen in the older
+  /// state, the newer end when it is the answer itself) whose own step does not confirm the
+  /// state the user gave them: missing, skipped, or in the other state. No commit is answered
+  /// then: --present and --absent swapped would otherwise name the commit next to an end.
+  std::vector<std::string> unconfirmed_ends;
+  /// One of unconfirmed_ends was judged in the other state: the ends are wrong or swapped.
+  bool ends_contradicted = false;
 };
 BisectAnswer bisect_answer(const BisectRange& range, const BisectSteps& steps);
+
+/// The ends the search's answer rests on that have no recorded step yet: to be built and judged
+/// once the search is over (BisectAnswer::unconfirmed_ends). Often cached by the build script.
+std::vector<std::string> ends_to_verify(const BisectRange& range, const BisectSteps& steps);
 
 /// The PR number of a squash-merged subject, "... (#9064)": its last `(#N)`.
 std::optional<int> pr_number(std::string_view subject);
@@ -109,7 +120,9 @@ void save_bisect_record(const std::filesystem::path& record, const nlohmann::jso
                         const nlohmann::json& result);
 
 /// The answer as JSON: kind, answered, commit, subject and pr (or null), could_be (commit,
-/// subject, outcome or "untested"), maybe_outside_paths, candidates, steps, skipped, and the
+/// subject, outcome or "untested"), maybe_outside_paths, unconfirmed_ends (commit, subject,
+/// outcome or "untested", which: "older" or "newer"), ends_contradicted, candidates, steps,
+/// skipped, and the
 /// members of `ends` (present, absent, paths as given). `subjects` holds the subject of every
 /// commit the answer names that has no recorded step (the newer end is never built).
 nlohmann::json bisect_result_json(const BisectRange& range, const BisectSteps& steps,

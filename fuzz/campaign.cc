@@ -162,8 +162,11 @@ class Campaign final : public CaseSink {
       counter_.count(k, case_stats(spec.module, spec.options, r, generation_us, finding),
                      finding ? &sig : nullptr);
     }
-    if (r.verdict.kind() == oracle::VerdictKind::kToolchainError &&
-        !toolchain_warned_.exchange(true)) {
+    if (const auto* t = std::get_if<oracle::ToolchainError>(&r.verdict.detail);
+        t != nullptr && t->system_unusable) {
+      system_unusable(t->message);
+    } else if (r.verdict.kind() == oracle::VerdictKind::kToolchainError &&
+               !toolchain_warned_.exchange(true)) {
       // The environment, not the pipeline: said once, counted in the summary.
       log_.warn("toolchain error (not a finding; later ones are counted only): " +
                 oracle::summary(r.verdict));
@@ -191,6 +194,25 @@ class Campaign final : public CaseSink {
   }
 
   void dropped(std::uint64_t k) override { ledger_.complete(k); }
+
+  // A system under test that cannot be used at all (a TVM that does not import) would give
+  // every case the same toolchain-error until the budget ends: the campaign stops at the first.
+  void system_unusable(const std::string& why) {
+    std::lock_guard lock(environment_mutex_);
+    if (!environment_failure_.empty()) return;
+    // One line: the first, and the next when the first only introduces it ("... from HOME:").
+    const std::size_t end = why.find('\n');
+    environment_failure_ = why.substr(0, end);
+    if (end != std::string::npos && !environment_failure_.empty() &&
+        environment_failure_.back() == ':') {
+      const std::size_t next = why.find('\n', end + 1);
+      environment_failure_ +=
+          " " + why.substr(end + 1, next == std::string::npos ? std::string::npos : next - end - 1);
+    }
+    log_.warn("the system under test cannot be used, so the campaign stops (not a finding): " +
+              why);
+    pool_.request_stop();
+  }
 
   // Whether case k's finding `sig` is new and its own: the lowest case of a signature owns it,
   // and a batched verdict must be confirmed first (`found_at` is then the time it was).
@@ -316,6 +338,10 @@ class Campaign final : public CaseSink {
     r.preexisting = ledger_.preexisting();
     r.signature_hits = counter_.signature_hits();
     r.harness_problems = log_.harness_problems();
+    {
+      std::lock_guard lock(environment_mutex_);
+      r.environment_failure = environment_failure_;
+    }
     const Progress last = progress(r.stats);
     if (cb_.on_progress) cb_.on_progress(last);
     status_.write(last, r.stats);
@@ -338,6 +364,8 @@ class Campaign final : public CaseSink {
   CampaignStatus status_;
   WorkerPool pool_;
   std::atomic<bool> toolchain_warned_{false};
+  std::mutex environment_mutex_;
+  std::string environment_failure_;
   std::mutex known_mutex_;
   std::mutex triage_mutex_;
   std::unique_ptr<Triage> triage_;

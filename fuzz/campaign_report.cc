@@ -22,6 +22,8 @@ nlohmann::json to_json(const ModuleSize& s) {
 
 int CampaignResult::exit_code() const {
   if (!findings.empty() || !known_seen.empty()) return 1;
+  // The environment ended the campaign before its budget: nothing was tested.
+  if (!environment_failure.empty()) return 3;
   // Stopped before its budget (Ctrl-C, SIGTERM): a script must not take it for a clean run.
   if (interrupted) return 130;
   // Every case the environment had to compile and run failed there (a graph the reference
@@ -196,6 +198,10 @@ std::string format_summary(const CampaignResult& r, const CampaignOptions& o) {
   std::string out = "aotfuzz fuzz: seed " + std::to_string(o.seed) + ", shard " +
                     std::to_string(o.shard.index) + "/" + std::to_string(o.shard.count) + ": " +
                     head + (r.interrupted ? " (interrupted)" : "");
+  if (!r.environment_failure.empty()) {
+    out += "\nstopped early: the system under test cannot be used (" + r.environment_failure +
+           "); not a finding";
+  }
   {
     const auto times = phase_times_s(r, o);
     double total = 0;

@@ -15,7 +15,18 @@ CampaignStatus::CampaignStatus(const CampaignOptions& options, JournalNotes& not
 
 void CampaignStatus::start() { start_time_ = std::time(nullptr); }
 
-void CampaignStatus::open() { files_.emplace(opt_.findings_dir); }
+void CampaignStatus::open() {
+  files_.emplace(opt_.findings_dir);
+  if (const long pid = files_->other_owner(); pid != 0) {
+    log_.info("another campaign" +
+              (pid > 0 ? " (pid " + std::to_string(pid) + ")" : std::string()) + " is writing " +
+              (opt_.findings_dir / "fuzzer_stats").string() +
+              " and plot_data; this campaign writes its own under " +
+              (opt_.findings_dir / "campaigns").string() +
+              "/ (<start>-<pid>-<n>.fuzzer_stats, "
+              ".plot_data)");
+  }
+}
 
 void CampaignStatus::write(const Progress& p, const CampaignStats& stats) {
   if (!files_) return;

@@ -181,8 +181,11 @@ struct CampaignResult {
   /// Batched verdicts that running the case alone did not reproduce: problems of the harness,
   /// never findings (one line each: case, both signatures, options).
   std::vector<std::string> harness_problems;
-  /// 1 if any finding (new or known), else 130 if interrupted, 3 if every case was a toolchain
-  /// error, else 0.
+  /// Why the campaign stopped early because the system under test cannot be used at all (a TVM
+  /// that does not import; oracle::ToolchainError::system_unusable), or "".
+  std::string environment_failure;
+  /// 1 if any finding (new or known), else 3 if the system under test cannot be used, else 130
+  /// if interrupted, 3 if every case was a toolchain error, else 0.
   int exit_code() const;
   /// Unique signatures seen (new and known).
   std::size_t unique_signatures() const { return findings.size() + known_seen.size(); }

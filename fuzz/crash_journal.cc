@@ -108,6 +108,7 @@ Finding finding_of(const CrashJournal::SignatureRecord& rec) {
   f.bundle_written = rec.bundle_written;
   f.bundle_dir = rec.bundle_dir;
   f.replay = rec.replay;
+  f.summary = rec.summary;
   return f;
 }
 

@@ -85,6 +85,8 @@ struct CrashJournal {
     bool bundle_written;
     char bundle_dir[1024];
     char replay[2048];
+    /// oracle::summary of the finding's verdict (reports say what crashed where from it).
+    char summary[1024];
   };
   static constexpr int kMaxSignatures = 128;
   int num_signatures = 0;

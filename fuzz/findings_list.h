@@ -46,8 +46,8 @@ struct BundleSummary {
 /// std::system_error when `dir` cannot be read.
 std::vector<BundleSummary> list_bundles(const std::filesystem::path& dir);
 
-/// Why a replay says nothing of the bug: the file could not be read or replayed, or a line that
-/// does not expect one gave a toolchain error (the environment failed); nullopt when it judged.
+/// Why a replay says nothing of the bug: the file could not be read or replayed, or a line could
+/// not be judged (ReplayRun::environment); nullopt when every line was judged.
 std::optional<std::string> environment_failure(const FileReplay& replay);
 
 /// Replays `bundle`'s reduced.relay against its header's replay lines with the current build,

@@ -388,6 +388,17 @@ std::string bisect_line(const nlohmann::json& bisect) {
     }
     return out + "</div>";
   }
+  const auto ends = bisect.value("unconfirmed_ends", nlohmann::json::array());
+  if (!ends.empty()) {
+    out = "<div class=\"bisect\">" + html_escape(kind) + ": no answer, ";
+    out += bisect.value("ends_contradicted", false) ? "the ends are wrong or swapped:"
+                                                    : "an end could not be judged:";
+    for (const auto& c : ends) {
+      out += " <code>" + html_escape(c.value("commit", "").substr(0, 12)) + "</code> " +
+             html_escape(c.value("outcome", ""));
+    }
+    return out + "</div>";
+  }
   const auto& could_be = bisect.value("could_be", nlohmann::json::array());
   out += "one of " + std::to_string(could_be.size()) + " commits (builds skipped):";
   for (const auto& c : could_be) {
@@ -478,7 +489,7 @@ ReportInput load_report_input(const fs::path& dir) {
     throw std::system_error(ec ? ec : std::make_error_code(std::errc::not_a_directory),
                             "cannot read " + dir.string());
   }
-  if (fs::exists(dir / "plot_data", ec)) in.plot = parse_plot_data(read_text_file(dir / "plot_data"));
+  in.plot = read_all_plot_data(dir);
   in.campaigns = read_campaign_records(dir);
   for (auto& b : list_bundles(dir)) {
     ReportBundle rb;

@@ -90,6 +90,7 @@ void JournalNotes::claimed(const Finding& f, std::uint64_t k) {
   };
   copy(rec->bundle_dir, sizeof rec->bundle_dir, f.bundle_dir);
   copy(rec->replay, sizeof rec->replay, f.replay);
+  copy(rec->summary, sizeof rec->summary, f.summary);
 }
 
 void JournalNotes::announced() {

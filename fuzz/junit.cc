@@ -74,34 +74,44 @@ std::string xml_escape(std::string_view text) {
   return out;
 }
 
+namespace {
+
+struct Counts {
+  std::size_t tests = 0, failures = 0, errors = 0, skipped = 0;
+  double seconds = 0;
+  void add(const JUnitCase& c) {
+    ++tests;
+    failures += c.failed;
+    errors += !c.failed && c.error;
+    skipped += !c.failed && !c.error && c.skipped;
+    seconds += c.seconds;
+  }
+};
+
+}  // namespace
+
 std::string junit_xml(const std::vector<JUnitSuite>& suites, std::string_view name) {
-  std::size_t tests = 0, failures = 0;
-  double total = 0;
+  Counts all;
   for (const auto& s : suites) {
-    for (const auto& c : s.cases) {
-      ++tests;
-      failures += c.failed;
-      total += c.seconds;
-    }
+    for (const auto& c : s.cases) all.add(c);
   }
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out += "<testsuites name=\"" + xml_escape(name) + "\" tests=\"" + std::to_string(tests) +
-         "\" failures=\"" + std::to_string(failures) + "\" errors=\"0\" time=\"" +
-         seconds_attr(total) + "\">\n";
+  out += "<testsuites name=\"" + xml_escape(name) + "\" tests=\"" + std::to_string(all.tests) +
+         "\" failures=\"" + std::to_string(all.failures) + "\" errors=\"" +
+         std::to_string(all.errors) + "\" skipped=\"" + std::to_string(all.skipped) + "\" time=\"" +
+         seconds_attr(all.seconds) + "\">\n";
   for (const auto& s : suites) {
-    std::size_t f = 0;
-    double t = 0;
-    for (const auto& c : s.cases) {
-      f += c.failed;
-      t += c.seconds;
-    }
+    Counts n;
+    for (const auto& c : s.cases) n.add(c);
     out += "  <testsuite name=\"" + xml_escape(s.name) + "\" tests=\"" +
-           std::to_string(s.cases.size()) + "\" failures=\"" + std::to_string(f) +
-           "\" errors=\"0\" skipped=\"0\" time=\"" + seconds_attr(t) + "\">\n";
+           std::to_string(s.cases.size()) + "\" failures=\"" + std::to_string(n.failures) +
+           "\" errors=\"" + std::to_string(n.errors) + "\" skipped=\"" + std::to_string(n.skipped) +
+           "\" time=\"" + seconds_attr(n.seconds) + "\">\n";
     for (const auto& c : s.cases) {
       out += "    <testcase classname=\"" + xml_escape(c.classname) + "\" name=\"" +
              xml_escape(c.name) + "\" time=\"" + seconds_attr(c.seconds) + "\"";
-      if (!c.failed && c.output.empty()) {
+      const bool marked = c.failed || c.error || c.skipped;
+      if (!marked && c.output.empty()) {
         out += "/>\n";
         continue;
       }
@@ -109,6 +119,11 @@ std::string junit_xml(const std::vector<JUnitSuite>& suites, std::string_view na
       if (c.failed) {
         out += "      <failure message=\"" + xml_escape(c.message) + "\" type=\"finding\">" +
                xml_escape(c.details) + "</failure>\n";
+      } else if (c.error) {
+        out += "      <error message=\"" + xml_escape(c.message) + "\" type=\"environment\">" +
+               xml_escape(c.details) + "</error>\n";
+      } else if (c.skipped) {
+        out += "      <skipped message=\"" + xml_escape(c.message) + "\"/>\n";
       }
       if (!c.output.empty()) out += "      <system-out>" + xml_escape(c.output) + "</system-out>\n";
       out += "    </testcase>\n";

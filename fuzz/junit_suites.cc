@@ -21,18 +21,30 @@ JUnitSuite replay_suite(const std::vector<FileReplay>& files, const std::string&
     c.classname = cls.empty() ? "corpus" : cls;
     c.name = p.filename().string();
     c.seconds = f.elapsed.count() / 1000.0;
-    c.failed = !f.ok();
+    c.failed = f.failed();
+    c.error = f.cannot_run();
+    c.skipped = f.interrupted && !c.failed && !c.error;
     if (c.failed) {
       std::size_t bad = 0;
-      for (const auto& r : f.runs) bad += !r.ok;
+      for (const auto& r : f.runs) bad += !r.ok && !r.environment;
       c.message = f.error.empty() ? std::to_string(bad) + " of " + std::to_string(f.runs.size()) +
                                         " replay expectations failed"
                                   : f.error;
       c.details = f.failure_text();
+    } else if (c.error) {
+      const auto first = std::find_if(f.runs.begin(), f.runs.end(),
+                                      [](const ReplayRun& r) { return r.environment; });
+      c.message = "could not run (the environment, not a finding): " + first->summary;
+      c.details = f.failure_text();
+    } else if (c.skipped) {
+      c.message = "interrupted before this file's replay lines ran";
     }
     for (const auto& r : f.runs) {
       c.output += "'" + r.line.flags + "' => " + r.actual +
-                  (r.ok ? "" : " (expected " + r.line.expected + ")") + "\n";
+                  (r.ok            ? ""
+                   : r.environment ? " (could not run; expected " + r.line.expected + ")"
+                                   : " (expected " + r.line.expected + ")") +
+                  "\n";
     }
     suite.cases.push_back(std::move(c));
   }
@@ -46,11 +58,20 @@ JUnitCase fuzz_shard_case(const CampaignResult& result, const CampaignOptions& o
            std::to_string(options.shard.count) + " (seed " + std::to_string(options.seed) + ")";
   c.seconds = result.elapsed.count() / 1000.0;
   c.failed = result.exit_code() == 1;
+  // Every case the campaign had to compile failed in the environment: nothing was tested.
+  c.error = result.exit_code() == 3;
+  if (c.error) {
+    c.message = "could not run (the environment, not a finding): " +
+                (result.environment_failure.empty()
+                     ? "every case that reached the compiler was a toolchain-error"
+                     : result.environment_failure);
+  }
   if (c.failed) {
     c.message = std::to_string(result.unique_signatures()) + " unique findings in " +
                 std::to_string(result.stats.cases) + " cases";
     for (const auto& f : result.findings) {
-      c.details += f.signature + ": " + f.summary + "\n  replay: " + f.replay + "\n";
+      c.details += f.signature + ": " + (f.summary.empty() ? "(no summary)" : f.summary) +
+                   "\n  replay: " + f.replay + "\n";
     }
     for (const auto& sig : result.known_seen) c.details += sig + " (bundle exists)\n";
   }
@@ -82,6 +103,7 @@ nlohmann::json to_json(const ShardOutcome& o) {
             {"name", c.name},
             {"seconds", c.seconds},
             {"failed", c.failed},
+            {"error", c.error},
             {"message", c.message},
             {"details", c.details},
             {"output", c.output}}},
@@ -96,6 +118,7 @@ ShardOutcome shard_outcome_from_json(const nlohmann::json& j) {
   o.junit.name = c.at("name").get<std::string>();
   o.junit.seconds = c.at("seconds").get<double>();
   o.junit.failed = c.at("failed").get<bool>();
+  o.junit.error = c.at("error").get<bool>();
   o.junit.message = c.at("message").get<std::string>();
   o.junit.details = c.at("details").get<std::string>();
   o.junit.output = c.at("output").get<std::string>();
@@ -122,7 +145,9 @@ std::string replay_status_line(const FileReplay& f) {
            (unchecked > 0 ? ", " + std::to_string(unchecked) + " not checked with --no-run" : "") +
            ")";
   }
-  return "FAIL  " + f.path;
+  if (f.failed()) return "FAIL  " + f.path;
+  if (f.cannot_run()) return "ERROR " + f.path + " (could not run: the environment)";
+  return "SKIP  " + f.path + " (interrupted)";
 }
 
 }  // namespace aotfuzz::fuzz

@@ -12,7 +12,8 @@
 namespace aotfuzz::fuzz {
 
 /// One test case per replayed file: classname from its directory (`corpus.conformance`), name
-/// the file name, failed with the unmet expectations and their replay commands.
+/// the file name, failed with the unmet expectations and their replay commands, in error when
+/// the environment could not run a line (FileReplay::cannot_run), skipped when interrupted.
 JUnitSuite replay_suite(const std::vector<FileReplay>& files, const std::string& name = "replay");
 
 /// The test case of one fuzz shard: `fuzz shard i/n (seed S)`, failed when the campaign found
@@ -32,7 +33,8 @@ nlohmann::json to_json(const ShardOutcome& outcome);
 /// The inverse of to_json; throws nlohmann::json::exception on a malformed object.
 ShardOutcome shard_outcome_from_json(const nlohmann::json& j);
 
-/// A one-line status for a replayed file: `ok   path (2 runs, 31 ms)` or `FAIL path`.
+/// A one-line status for a replayed file: `ok   path (2 runs, 31 ms)`, `FAIL path`,
+/// `ERROR path (could not run: the environment)` or `SKIP path (interrupted)`.
 std::string replay_status_line(const FileReplay& file);
 
 }  // namespace aotfuzz::fuzz

@@ -140,8 +140,19 @@ bool signature_matches(std::string_view expected, std::string_view actual) {
 }
 
 bool FileReplay::ok() const {
-  if (!error.empty() || runs.empty()) return false;
+  if (!error.empty() || runs.empty() || interrupted) return false;
   return std::all_of(runs.begin(), runs.end(), [](const ReplayRun& r) { return r.ok; });
+}
+
+bool FileReplay::failed() const {
+  if (!error.empty()) return true;
+  return std::any_of(runs.begin(), runs.end(),
+                     [](const ReplayRun& r) { return !r.ok && !r.environment; });
+}
+
+bool FileReplay::cannot_run() const {
+  return !failed() &&
+         std::any_of(runs.begin(), runs.end(), [](const ReplayRun& r) { return r.environment; });
 }
 
 std::string FileReplay::failure_text() const {
@@ -151,6 +162,12 @@ std::string FileReplay::failure_text() const {
   std::string out;
   for (const auto& r : runs) {
     if (r.ok) continue;
+    if (r.environment) {
+      out += path + (r.line.line > 0 ? ":" + std::to_string(r.line.line) : std::string()) +
+             ": with '" + r.line.flags +
+             "' could not run (the environment, not a finding): " + r.summary + "\n";
+      continue;
+    }
     out += path + (r.line.line > 0 ? ":" + std::to_string(r.line.line) : std::string()) +
            ": with '" + r.line.flags + "' expected " + r.line.expected + ", got " + r.actual +
            " (" + r.summary + ")\n";
@@ -183,6 +200,10 @@ FileReplay replay_text(std::string_view text, const std::string& path,
     load_error = e.what();
   }
   for (const auto& line : lines) {
+    if (override.stop != nullptr && override.stop->load()) {
+      fr.interrupted = true;
+      break;
+    }
     const auto t1 = Clock::now();
     ReplayRun run;
     run.line = line;
@@ -199,6 +220,7 @@ FileReplay replay_text(std::string_view text, const std::string& path,
     run.actual = oracle::signature(verdict);
     run.summary = oracle::summary(verdict);
     run.ok = signature_matches(line.expected, run.actual);
+    run.environment = !run.ok && verdict.kind() == oracle::VerdictKind::kToolchainError;
     if (!run.ok && override.no_run && verdict.kind() == oracle::VerdictKind::kPass) {
       if (needs_program(line.expected)) {
         run.ok = run.unchecked = true;
@@ -263,8 +285,14 @@ std::vector<FileReplay> replay_files(const std::vector<std::string>& files, int 
   std::vector<FileReplay> results(files.size());
   std::atomic<std::size_t> next{0};
   auto worker = [&] {
-    for (std::size_t i; (i = next.fetch_add(1)) < files.size();)
+    for (std::size_t i; (i = next.fetch_add(1)) < files.size();) {
+      if (override.stop != nullptr && override.stop->load()) {
+        results[i].path = files[i];
+        results[i].interrupted = true;
+        continue;
+      }
       results[i] = replay_file(files[i], override);
+    }
   };
   const int n = std::max(1, std::min<int>(jobs, static_cast<int>(files.size())));
   std::vector<std::thread> threads;

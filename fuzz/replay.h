@@ -3,6 +3,7 @@
 // and the ctest corpus tier share this code path).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -63,6 +64,9 @@ struct ReplayRun {
   /// asked to compile nothing (ReplayOverride::no_run). Counts as ok.
   bool unchecked = false;
   std::chrono::milliseconds elapsed{0};
+  /// Not judged: the verdict is a toolchain-error the line does not expect (no C compiler, a
+  /// TVM that does not import). The environment failed, not the pipeline: neither ok nor failed.
+  bool environment = false;
 };
 
 /// One replayed file.
@@ -72,8 +76,17 @@ struct FileReplay {
   std::string error;
   std::vector<ReplayRun> runs;
   std::chrono::milliseconds elapsed{0};
+  /// A stop request (Ctrl-C) came before every line ran: `runs` holds those that did.
+  bool interrupted = false;
+  /// Every line ran and met its expectation.
   bool ok() const;
-  /// One line per failed expectation (or the error), for reports.
+  /// A line ran and missed its expectation, or the file cannot be read or parsed: a failure
+  /// whatever else happened.
+  bool failed() const;
+  /// Not failed, but a line could not be judged because the environment failed
+  /// (ReplayRun::environment).
+  bool cannot_run() const;
+  /// One line per failed expectation or line that could not run (or the error), for reports.
   std::string failure_text() const;
 };
 
@@ -85,6 +98,9 @@ struct ReplayOverride {
   /// Compile and run nothing (`--no-run`): stages and static checks only. A line expecting a
   /// verdict only the compiled program gives (needs_program) is then unchecked, not failed.
   bool no_run = false;
+  /// A stop request (the interrupt flag, fuzz/interrupt.h): once set no new line starts, and
+  /// the files and lines not run are marked interrupted.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 /// Replays one file: every replay line (or the defaults) is one run_case. A file that does not

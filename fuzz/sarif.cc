@@ -1,5 +1,6 @@
 #include "fuzz/sarif.h"
 
+#include <filesystem>
 #include <map>
 
 #include "host/shell_words.h"
@@ -30,8 +31,24 @@ std::string uri_of(const std::string& path) {
   return out;
 }
 
-json location(const std::string& path, int line) {
-  json physical = {{"artifactLocation", {{"uri", uri_of(path)}, {"uriBaseId", "%SRCROOT%"}}}};
+namespace fs = std::filesystem;
+
+// A path under the root is written relative to it, under %SRCROOT%, so that a dashboard finds it
+// in the repository whatever directory the runner checked it out to; one outside (a findings
+// directory under /tmp) as an absolute file URI, which needs no base.
+json location(const std::string& path, int line, const fs::path& root) {
+  std::error_code ec;
+  fs::path p = fs::path(path);
+  if (p.is_relative()) p = fs::current_path(ec) / p;
+  p = p.lexically_normal();
+  const fs::path rel = p.lexically_relative(root);
+  json artifact;
+  if (!rel.empty() && *rel.begin() != "..") {
+    artifact = {{"uri", uri_of(rel.generic_string())}, {"uriBaseId", "%SRCROOT%"}};
+  } else {
+    artifact = {{"uri", "file://" + uri_of(p.generic_string())}};
+  }
+  json physical = {{"artifactLocation", artifact}};
   if (line > 0) physical["region"] = {{"startLine", line}};
   return {{"physicalLocation", physical}};
 }
@@ -46,8 +63,20 @@ std::string rule_of(const std::string& signature) {
 
 }  // namespace
 
+fs::path source_root() {
+  std::error_code ec;
+  const fs::path cwd = fs::current_path(ec);
+  for (fs::path dir = cwd; !dir.empty(); dir = dir.parent_path()) {
+    if (fs::exists(dir / ".git", ec)) return dir;
+    if (dir == dir.parent_path()) break;
+  }
+  return cwd;
+}
+
 json sarif_log(const std::string& version, const std::vector<FileReplay>& replays,
-               const std::vector<Finding>& findings) {
+               const std::vector<Finding>& findings, const std::string& root_dir) {
+  const fs::path root =
+      (root_dir.empty() ? source_root() : fs::absolute(fs::path(root_dir))).lexically_normal();
   json results = json::array();
   std::map<std::string, std::string> rules;  // id -> description
   auto add = [&](const std::string& rule, const std::string& description, json result) {
@@ -60,29 +89,33 @@ json sarif_log(const std::string& version, const std::vector<FileReplay>& replay
       add("replay-error", "A corpus file cannot be read or its header is malformed",
           {{"level", "error"},
            {"message", {{"text", file.error}}},
-           {"locations", json::array({location(file.path, 0)})}});
+           {"locations", json::array({location(file.path, 0, root)})}});
       continue;
     }
     for (const auto& run : file.runs) {
-      if (run.ok) continue;
+      // A line the environment could not run is no result about the code (JUnit says <error>).
+      if (run.ok || run.environment) continue;
       const std::string command =
           "aotfuzz run " + host::shell_quote_path(file.path) + (run.line.flags.empty() ? "" : " " + run.line.flags);
       add("unmet-expectation:" + rule_of(run.actual),
           "A corpus file's replay line expects another verdict than the pipeline now gives",
           {{"level", "error"},
            {"message",
-            {{"text", "expected " + run.line.expected + ", got " + run.actual + " (" +
-                          run.summary + "). Replay: " + command}}},
-           {"locations", json::array({location(file.path, run.line.line)})},
+            {{"text", "expected " + run.line.expected + ", got " + run.actual + " (" + run.summary +
+                          "). Replay: " + command}}},
+           {"locations", json::array({location(file.path, run.line.line, root)})},
            {"properties", {{"expected", run.line.expected}, {"actual", run.actual}}}});
     }
   }
   for (const auto& f : findings) {
+    // The summary says what went wrong where ("crash at fuse: SIGSEGV"); the signature when a
+    // report has lost it.
+    const std::string what = f.summary.empty() ? f.signature : f.summary;
     json result = {{"level", "error"},
-                   {"message", {{"text", f.summary + ". Replay: " + f.replay}}},
+                   {"message", {{"text", what + ". Replay: " + f.replay}}},
                    {"properties", {{"signature", f.signature}, {"case", f.case_index}}}};
     if (f.bundle_written && !f.bundle_dir.empty()) {
-      result["locations"] = json::array({location(f.bundle_dir + "/reduced.relay", 0)});
+      result["locations"] = json::array({location(f.bundle_dir + "/reduced.relay", 0, root)});
     }
     add(rule_of(f.signature), "A campaign finding: the pipeline under test is wrong here",
         std::move(result));

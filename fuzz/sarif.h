@@ -4,6 +4,7 @@
 // message ending in the command that reproduces it.
 #pragma once
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -18,9 +19,15 @@ inline constexpr const char* kSarifSchema =
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
 
 /// A log with one run of the tool "aotfuzz" (`version`): results for every failed expectation of
-/// `replays` and every campaign finding of `findings`. Paths are written as given (relative paths stay
-/// relative, resolved against the working directory, SARIF's `%SRCROOT%`).
+/// `replays` (lines the environment could not run are none) and every campaign finding of
+/// `findings`. Relative paths are taken from the working directory. A path under `root` (""
+/// means source_root()) is written relative to it with `uriBaseId` `%SRCROOT%`; any other as an
+/// absolute `file://` URI.
 nlohmann::json sarif_log(const std::string& version, const std::vector<FileReplay>& replays,
-                         const std::vector<Finding>& findings = {});
+                         const std::vector<Finding>& findings = {}, const std::string& root = "");
+
+/// The repository the working directory is in (the nearest directory up with a `.git`), else the
+/// working directory: what SARIF's `%SRCROOT%` stands for.
+std::filesystem::path source_root();
 
 }  // namespace aotfuzz::fuzz

@@ -1,11 +1,14 @@
 #include "fuzz/status_files.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -208,7 +211,44 @@ std::string reserve_record_name(const fs::path& campaigns, std::time_t start) {
 
 }  // namespace
 
+namespace {
+
+// Takes the directory's status files for this campaign (an flock held until `fd` is closed) and
+// writes its pid into the lock file; otherwise returns the pid of the campaign that holds them.
+long take_directory_files(const fs::path& dir, int& fd) {
+  std::error_code ec;
+  fs::create_directories(dir / "campaigns", ec);
+  fd = ::open((dir / "campaigns" / ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  // A directory this process cannot write: the updates fail and are warned of, as before.
+  if (fd < 0) return 0;
+  // A campaign killed with SIGKILL just before this one started may take a moment to die and
+  // release the lock: half a second, before taking it for a running one.
+  bool locked = false;
+  for (int attempt = 0; attempt < 10 && !locked; ++attempt) {
+    if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    locked = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
+  }
+  if (locked) {
+    const std::string pid = std::to_string(::getpid()) + "\n";
+    if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
+      // The pid only names the holder in another campaign's message.
+    }
+    return 0;
+  }
+  char buf[32] = {};
+  const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+  ::close(fd);
+  fd = -1;
+  const long pid = n > 0 ? std::strtol(buf, nullptr, 10) : 0;
+  return pid > 0 ? pid : -1;
+}
+
+}  // namespace
+
 StatusFiles::StatusFiles(fs::path dir) : dir_(std::move(dir)) {
+  other_owner_ = take_directory_files(dir_, lock_fd_);
+  // Another campaign's plot_data is its own; this one's rows start a file of their own.
+  if (other_owner_ != 0) return;
   std::ifstream in(dir_ / "plot_data");
   std::string line;
   while (std::getline(in, line)) {
@@ -219,14 +259,47 @@ StatusFiles::StatusFiles(fs::path dir) : dir_(std::move(dir)) {
   }
 }
 
+StatusFiles::~StatusFiles() {
+  if (lock_fd_ >= 0) ::close(lock_fd_);
+}
+
+fs::path StatusFiles::stats_path() const {
+  if (other_owner_ == 0 || record_name_.empty()) return dir_ / "fuzzer_stats";
+  return dir_ / "campaigns" / fs::path(record_name_).replace_extension(".fuzzer_stats");
+}
+
 void StatusFiles::update(const StatusSnapshot& s) {
-  fs::create_directories(dir_);
-  plot_ += plot_data_row(s) + "\n";
-  write_file_atomically(dir_ / "plot_data", std::string(kPlotDataHeader) + "\n" + plot_);
-  write_file_atomically(dir_ / "fuzzer_stats", fuzzer_stats_text(s));
   fs::create_directories(dir_ / "campaigns");
   if (record_name_.empty()) record_name_ = reserve_record_name(dir_ / "campaigns", s.start_time);
+  plot_ += plot_data_row(s) + "\n";
+  const fs::path plot =
+      other_owner_ == 0
+          ? dir_ / "plot_data"
+          : dir_ / "campaigns" / fs::path(record_name_).replace_extension(".plot_data");
+  write_file_atomically(plot, std::string(kPlotDataHeader) + "\n" + plot_);
+  write_file_atomically(stats_path(), fuzzer_stats_text(s));
   write_file_atomically(dir_ / "campaigns" / record_name_, campaign_record(s).dump(2) + "\n");
+}
+
+std::vector<PlotRow> read_all_plot_data(const fs::path& dir) {
+  std::error_code ec;
+  std::vector<PlotRow> rows;
+  if (fs::exists(dir / "plot_data", ec)) rows = parse_plot_data(read_text_file(dir / "plot_data"));
+  std::vector<fs::path> others;
+  for (fs::directory_iterator it(dir / "campaigns", ec); !ec && it != fs::directory_iterator();
+       it.increment(ec)) {
+    if (it->path().extension() == ".plot_data") others.push_back(it->path());
+  }
+  std::sort(others.begin(), others.end());
+  for (const auto& p : others) {
+    try {
+      const auto more = parse_plot_data(read_text_file(p));
+      rows.insert(rows.end(), more.begin(), more.end());
+    } catch (const std::exception&) {
+      // Unreadable: the report shows the others.
+    }
+  }
+  return rows;
 }
 
 SeenRecord read_seen(const fs::path& bundle_dir) {

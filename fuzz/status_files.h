@@ -71,18 +71,37 @@ struct PlotRow {
 std::vector<PlotRow> parse_plot_data(const std::string& text);
 
 /// The status files of one campaign in `dir`: the rows already in `dir/plot_data` (earlier
-/// campaigns) are kept, and each update rewrites both files atomically.
+/// campaigns) are kept, and each update rewrites both files atomically. The directory's own
+/// `fuzzer_stats` and `plot_data` belong to one running campaign at a time (an flock on
+/// `dir/campaigns/.lock`, which holds its pid; the kernel drops it when the campaign dies, even
+/// by kill -9). A campaign started while another holds them writes its own instead, as AFL++'s
+/// secondary instances do: `campaigns/<start>-<pid>-<n>.fuzzer_stats` and `.plot_data`, next to
+/// its record, so that neither overwrites the other's.
 class StatusFiles {
  public:
   explicit StatusFiles(std::filesystem::path dir);
+  ~StatusFiles();
+  StatusFiles(const StatusFiles&) = delete;
+  StatusFiles& operator=(const StatusFiles&) = delete;
   /// Rewrites fuzzer_stats and plot_data with a new row. Throws std::system_error.
   void update(const StatusSnapshot& s);
+  /// The pid of the running campaign that holds the directory's own status files when this one
+  /// does not (its files are then under campaigns/); 0 when this one holds them.
+  long other_owner() const { return other_owner_; }
+  /// Where this campaign's fuzzer_stats is (known after the first update).
+  std::filesystem::path stats_path() const;
 
  private:
   std::filesystem::path dir_;
   std::string plot_;
   std::string record_name_;  // campaigns/<start>-<pid>-<n>.json, taken at the first update
+  int lock_fd_ = -1;
+  long other_owner_ = 0;
 };
+
+/// The rows of every campaign in `dir`: `plot_data`, then the `campaigns/*.plot_data` of
+/// campaigns that ran while another held it.
+std::vector<PlotRow> read_all_plot_data(const std::filesystem::path& dir);
 
 /// A bundle's seen.json: {"first_seen", "last_seen" (unix times), "hits" (finding cases),
 /// "campaigns" (runs that saw it)}; fresh counts when absent or unreadable.

@@ -161,6 +161,9 @@ struct InvalidInput {
 /// The compiler is missing, crashed or timed out, or the harness could not run: not a finding.
 struct ToolchainError {
   std::string message;
+  /// The system under test cannot be used at all (TVM does not import, its driver does not
+  /// start): every other case would end the same way, so a campaign stops at the first.
+  bool system_unusable = false;
   bool operator==(const ToolchainError&) const = default;
 };
 

@@ -1,15 +1,29 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian 12 machine lacks (as root, via apt-get), then configures and builds
-# one CMake preset. Usage: scripts/setup.sh [preset]   (default: release)
+# one CMake preset. Usage: scripts/setup.sh [preset] [--gate]   (default: release)
+# --gate installs only what the release aotfuzz needs to build and `aotfuzz check` to run (the
+# gate action, action.yml), not the tests', benchmarks' and tools' packages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-preset="${1:-release}"
+gate=false
+args=()
+for arg in "$@"; do
+  case "$arg" in
+    --gate) gate=true ;;
+    *) args+=("$arg") ;;
+  esac
+done
+preset="${args[0]:-release}"
 
-packages=(cmake ninja-build ccache g++ clang libclang-rt-14-dev tcc libtcc-dev graphviz python3
-          libgtest-dev librapidcheck-dev libboost-dev libboost-filesystem-dev
-          libcli11-dev nlohmann-json3-dev libspdlog-dev libbenchmark-dev
-          libgoogle-perftools-dev libdtl-dev python3-jsonschema chromium python3-pil
-          python3-yaml)
+# The release build's libraries (CMakeLists.txt, oracle/), its compilers, and the C compilers
+# check runs cases with (tcc, libtcc for batches in memory, gcc).
+gate_packages=(cmake ninja-build ccache g++ tcc libtcc-dev libboost-dev libboost-filesystem-dev
+               libcli11-dev nlohmann-json3-dev libspdlog-dev libgoogle-perftools-dev libdtl-dev)
+# The tests, benchmarks, clang builds, bundle pictures and the report's browser test.
+dev_packages=(clang libclang-rt-14-dev graphviz python3 libgtest-dev librapidcheck-dev
+              libbenchmark-dev python3-jsonschema chromium python3-pil python3-yaml)
+packages=("${gate_packages[@]}")
+if [ "$gate" = false ]; then packages+=("${dev_packages[@]}"); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

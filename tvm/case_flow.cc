@@ -281,7 +281,7 @@ std::optional<PreparedCase> finish_tvm_case(const TvmCaseStart& start, const Tvm
                     {"tvm build", tvm.build_time},
                     {"tvm export", tvm.export_time}};
   if (tvm.status == TvmBuild::Status::kUnavailable) {
-    r.verdict = {Stage::kAnnotated, ToolchainError{tvm.message}};
+    r.verdict = {Stage::kAnnotated, ToolchainError{tvm.message, /*system_unusable=*/true}};
     return std::nullopt;
   }
   if (tvm.status == TvmBuild::Status::kTvmError && needs_llvm(tvm.message)) {

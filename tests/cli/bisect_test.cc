@@ -327,6 +327,28 @@ TEST(Bisect, SkipsCommitsThatDoNotBuildOrImportAndNamesThemWhenTheyLeaveTheAnswe
   EXPECT_EQ(result.at("could_be")[2].at("commit"), s.regression);
 }
 
+TEST(Bisect, SwappedPresentAndAbsentGiveNoAnswerRatherThanACommitNextToAnEnd) {
+  LinearHistory l;
+  const fs::path file = l.h.write_relay("merge_refuses.relay");
+  // The finding reproduces at `more`, not at the base: the ends are swapped. Every step agrees
+  // with them, so the answer would be the docs commit next to the base.
+  const auto r = run_aotfuzz(l.h.bisect(file, l.h.base(), l.more), 120, l.h.env());
+  EXPECT_EQ(r.exit_code, 1) << r.stdout_text << r.stderr_text;
+  EXPECT_EQ(r.stdout_text.find("fixed by:"), std::string::npos) << r.stdout_text;
+  EXPECT_NE(r.stdout_text.find("no answer: --present " + l.h.base().substr(0, 12)),
+            std::string::npos)
+      << r.stdout_text;
+  EXPECT_NE(r.stdout_text.find("the ends are wrong or swapped"), std::string::npos)
+      << r.stdout_text;
+  EXPECT_NE(r.stderr_text.find("the answer rests on --present " + l.h.base().substr(0, 12)),
+            std::string::npos)
+      << r.stderr_text;
+  const auto result = read_json(file.parent_path() / "bisect.json").at("result");
+  EXPECT_FALSE(result.at("answered").get<bool>());
+  EXPECT_TRUE(result.at("ends_contradicted").get<bool>());
+  EXPECT_EQ(result.at("unconfirmed_ends").at(0).at("commit"), l.h.base());
+}
+
 TEST(Bisect, PathsRestrictTheCandidatesToCommitsTouchingThem) {
   LinearHistory l;
   const fs::path file = l.h.write_relay("merge_refuses.relay");

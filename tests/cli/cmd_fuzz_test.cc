@@ -127,15 +127,23 @@ TEST(FuzzInProcessFaults, APassThatCrashesIsABundledReducedFindingAndTheCampaign
   EXPECT_EQ(check.exit_code, 0) << check.stdout_text << check.stderr_text;
 }
 
-TEST(FuzzTvm, ACampaignOnATvmThatDoesNotImportExits3WithNoBundle) {
+TEST(FuzzTvm, ACampaignOnATvmThatDoesNotImportStopsAtOnceAndExits3WithNoBundle) {
   // Default knobs: graphs with constants and odd input names reach the driver too.
   host::TempDir dir("aotfuzz-cli-test");
   const std::filesystem::path findings = dir.file("findings");
   const host::RunResult r =
       run_aotfuzz({"fuzz", "--sut", "tvm", "--tvm-home",
-                   std::string(AOTFUZZ_SOURCE_DIR) + "/tests/tvm/fake_tvm_broken", "--cases", "30",
-                   "--seed", "7", "--findings", findings.string()});
+                   std::string(AOTFUZZ_SOURCE_DIR) + "/tests/tvm/fake_tvm_broken", "--time", "600",
+                   "--seed", "7", "--findings", findings.string()},
+                  90);
+  // It stops at TVM's first answer rather than burning its 600 s (the run would be killed).
   EXPECT_EQ(r.exit_code, 3) << r.stdout_text << r.stderr_text;
+  EXPECT_NE(r.stderr_text.find("the system under test cannot be used, so the campaign stops"),
+            std::string::npos)
+      << r.stderr_text;
+  EXPECT_NE(r.stdout_text.find("stopped early: the system under test cannot be used"),
+            std::string::npos)
+      << r.stdout_text;
   EXPECT_NE(r.stdout_text.find("0 unique signatures"), std::string::npos) << r.stdout_text;
   for (const auto& e : std::filesystem::directory_iterator(findings)) {
     EXPECT_FALSE(std::filesystem::exists(e.path() / "verdict.json")) << e.path();
@@ -264,6 +272,13 @@ TEST(CheckInProcessFaults, APassThatCrashesIsAFindingInTheGatesReportsNotTheGate
   std::stringstream log;
   log << s.rdbuf();
   EXPECT_NE(log.str().find("crash:fuse:SIGSEGV"), std::string::npos) << log.str();
+  // What crashed where, in both reports, though a restarted child reported the finding.
+  EXPECT_NE(log.str().find("\"text\": \"crash at fuse: SIGSEGV"), std::string::npos) << log.str();
+  EXPECT_NE(xml.str().find("crash:fuse:SIGSEGV: crash at fuse: SIGSEGV"), std::string::npos)
+      << xml.str();
+  // The bundle is outside the repository: an absolute file URI, not a path under %SRCROOT%.
+  EXPECT_EQ(log.str().find("\"uri\": \"/"), std::string::npos) << log.str();
+  EXPECT_NE(log.str().find("\"uri\": \"file:///"), std::string::npos) << log.str();
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 
 #include "host/tempdir.h"
@@ -59,6 +60,51 @@ TEST(EnvironmentFaults, KnobsForHugeTensorsGiveACampaignWithoutFindingsThatEndsO
   EXPECT_EQ(j["findings"]["unique"], 0) << j.dump();
   EXPECT_EQ(j["cases"].get<int>() + j["over_budget"].get<int>(), 6) << j.dump();
   EXPECT_GT(j["over_budget"].get<int>(), 0) << "4 MiB tensors: some graphs pass 10 MiB";
+}
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(EnvironmentFaults, ReplayWithoutACCompilerExits3AndReportsErrorsNotFailures) {
+  host::TempDir dir("aotfuzz-cli-test");
+  fs::create_directories(dir.file("empty-bin"));
+  const std::string junit = dir.file("replay.xml").string();
+  const host::RunResult r = run_aotfuzz({"replay", "corpus/seed", "--jobs", "1", "--junit", junit},
+                                        120, {{"PATH", dir.file("empty-bin").string()}});
+  EXPECT_EQ(r.exit_code, 3) << r.stdout_text << r.stderr_text;
+  EXPECT_EQ(r.stdout_text.find("FAIL"), std::string::npos) << r.stdout_text;
+  EXPECT_NE(r.stdout_text.find("could not run (the environment, not the pipeline: "),
+            std::string::npos)
+      << r.stdout_text;
+  EXPECT_NE(r.stdout_text.find(" 0 failed"), std::string::npos) << r.stdout_text;
+  const std::string xml = slurp(junit);
+  EXPECT_NE(xml.find("<error message=\"could not run"), std::string::npos) << xml;
+  EXPECT_EQ(xml.find("<failure"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("failures=\"0\""), std::string::npos) << xml;
+}
+
+TEST(EnvironmentFaults, CheckOnATvmThatDoesNotImportExits3WithoutSayingItFailed) {
+  host::TempDir dir("aotfuzz-cli-test");
+  // A graph TVM would compile (the seed's partitioned twin has two functions, which TVM's
+  // driver refuses whether it imports or not).
+  fs::create_directories(dir.file("corpus"));
+  fs::copy_file(std::string(AOTFUZZ_SOURCE_DIR) + "/" + kSeed, dir.file("corpus") / "seed.relay");
+  const std::string junit = dir.file("check.xml").string();
+  const host::RunResult r =
+      run_aotfuzz({"check", "--corpus", dir.file("corpus").string(), "--sut", "tvm", "--tvm-home",
+                   std::string(AOTFUZZ_SOURCE_DIR) + "/tests/tvm/fake_tvm_broken", "--jobs", "1",
+                   "--time", "600", "--findings", dir.file("findings").string(), "--junit", junit},
+                  120);
+  EXPECT_EQ(r.exit_code, 3) << r.stdout_text << r.stderr_text;
+  EXPECT_EQ(r.stdout_text.find("FAILED"), std::string::npos) << r.stdout_text;
+  EXPECT_NE(r.stdout_text.find("aotfuzz check: could not run"), std::string::npos) << r.stdout_text;
+  const std::string xml = slurp(junit);
+  EXPECT_NE(xml.find("<error "), std::string::npos) << xml;
+  EXPECT_EQ(xml.find("<failure"), std::string::npos) << xml;
 }
 
 // Output paths under a regular file: unwritable even for root, who ignores permissions.

@@ -93,6 +93,53 @@ TEST(BisectAnswer, WithoutTheNewerEndAmongTheCandidatesTheChangeMayBeOutsideTheP
   EXPECT_TRUE(a.maybe_outside_paths);
 }
 
+TEST(BisectAnswer, AnAnswerNextToTheOlderEndWaitsForThatEndsOwnStep) {
+  const BisectRange r = range_of(4);
+  BisectSteps steps = {{"c0", step(StepOutcome::kReproduces)},
+                       {"c1", step(StepOutcome::kReproduces)},
+                       {"c2", step(StepOutcome::kReproduces)}};
+  EXPECT_FALSE(search_point(r, steps).next);
+  // Every step reproduced: the answer c0 rests on the older end alone, never judged.
+  EXPECT_EQ(ends_to_verify(r, steps), (std::vector<std::string>{"old"}));
+  BisectAnswer a = bisect_answer(r, steps);
+  EXPECT_FALSE(a.commit);
+  EXPECT_EQ(a.unconfirmed_ends, (std::vector<std::string>{"old"}));
+  EXPECT_FALSE(a.ends_contradicted);
+  // It reproduces there too: the ends were swapped, and no commit is the answer.
+  steps["old"] = step(StepOutcome::kReproduces);
+  EXPECT_TRUE(ends_to_verify(r, steps).empty());
+  a = bisect_answer(r, steps);
+  EXPECT_FALSE(a.commit);
+  EXPECT_TRUE(a.ends_contradicted);
+  // A skipped end confirms nothing either.
+  steps["old"] = step(StepOutcome::kCannotBuild);
+  a = bisect_answer(r, steps);
+  EXPECT_FALSE(a.commit);
+  EXPECT_FALSE(a.ends_contradicted);
+  EXPECT_EQ(a.unconfirmed_ends.size(), 1u);
+  // It passes there, as given: c0 is the answer.
+  steps["old"] = step(StepOutcome::kPasses);
+  a = bisect_answer(r, steps);
+  ASSERT_TRUE(a.commit);
+  EXPECT_EQ(*a.commit, "c0");
+  EXPECT_TRUE(a.unconfirmed_ends.empty());
+}
+
+TEST(BisectAnswer, AnAnswerThatIsTheNewerEndWaitsForItsOwnStep) {
+  const BisectRange r = range_of(3, BisectKind::kFixed);
+  BisectSteps steps = {{"c0", step(StepOutcome::kReproduces)},
+                       {"c1", step(StepOutcome::kReproduces)}};
+  EXPECT_FALSE(search_point(r, steps).next);
+  EXPECT_EQ(ends_to_verify(r, steps), (std::vector<std::string>{"c2"}));
+  EXPECT_FALSE(bisect_answer(r, steps).commit);
+  steps["c2"] = step(StepOutcome::kReproduces);  // "absent", yet it reproduces
+  EXPECT_TRUE(bisect_answer(r, steps).ends_contradicted);
+  steps["c2"] = step(StepOutcome::kPasses);
+  const BisectAnswer a = bisect_answer(r, steps);
+  ASSERT_TRUE(a.commit);
+  EXPECT_EQ(*a.commit, "c2");
+}
+
 TEST(BisectProgress, EstimatesTimeLeftAsTheLongestStepTimesStepsLeft) {
   BisectSteps steps = {{"a", step(StepOutcome::kPasses)}, {"b", step(StepOutcome::kPasses)}};
   EXPECT_FALSE(step_estimate_seconds({}));

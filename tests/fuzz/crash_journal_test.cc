@@ -9,9 +9,12 @@
 #include <atomic>
 #include <csignal>
 #include <limits>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "fuzz/journal_notes.h"
 
 namespace aotfuzz::fuzz {
 namespace {
@@ -270,6 +273,22 @@ TEST(InProcessSteps, MarkTheSlotWhileTheyLast) {
   }
   EXPECT_EQ(j.slots[3].case_plus_one.load(), 0u);
   InProcessSteps none(nullptr, 3, 41);  // no journal: nothing to do
+}
+
+// A crash finding's reports (JUnit, SARIF) were empty after a restart: the journal lost what the
+// finding said.
+TEST(JournalNotes, AFindingOfAnEarlierChildKeepsItsSummary) {
+  const auto j = std::make_unique<CrashJournal>();
+  JournalNotes notes(j.get());
+  Finding f;
+  f.signature = "crash:fuse:SIGSEGV";
+  f.summary = "crash at fuse: SIGSEGV";
+  f.replay = "aotfuzz run findings/crash_fuse_SIGSEGV/reduced.relay --debug-fault fuse:crash";
+  notes.claimed(f, 3);
+  const CampaignResult r = result_of(*j);
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_EQ(r.findings[0].summary, f.summary);
+  EXPECT_EQ(r.findings[0].replay, f.replay);
 }
 
 }  // namespace

@@ -48,6 +48,34 @@ TEST(JUnit, ReportIsWellFormedXmlWithTheRightTotals) {
   EXPECT_EQ(r.stdout_text, "testsuites 3 1 3 1 expected \"pass\", got <arity>\n");
 }
 
+TEST(JUnit, EnvironmentFailuresAreErrorsAndInterruptedFilesAreSkippedNotFailures) {
+  FileReplay no_compiler;
+  no_compiler.path = "corpus/seed/a.relay";
+  ReplayRun run{ReplayLine{2, "--merge", "pass"},
+                "toolchain-error:run",
+                "toolchain-error at run: no C compiler found",
+                false,
+                {}};
+  run.environment = true;
+  no_compiler.runs.push_back(run);
+  FileReplay not_run;
+  not_run.path = "corpus/seed/b.relay";
+  not_run.interrupted = true;
+  const JUnitSuite suite = replay_suite({no_compiler, not_run});
+  ASSERT_EQ(suite.cases.size(), 2u);
+  EXPECT_FALSE(suite.cases[0].failed);
+  EXPECT_TRUE(suite.cases[0].error);
+  EXPECT_NE(suite.cases[0].message.find("no C compiler found"), std::string::npos);
+  EXPECT_FALSE(suite.cases[1].failed);
+  EXPECT_TRUE(suite.cases[1].skipped);
+  const std::string xml = junit_xml({suite});
+  EXPECT_NE(xml.find("failures=\"0\" errors=\"1\" skipped=\"1\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<error message=\"could not run"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<skipped message=\"interrupted"), std::string::npos) << xml;
+  EXPECT_EQ(xml.find("<failure"), std::string::npos) << xml;
+  EXPECT_EQ(replay_status_line(no_compiler).rfind("ERROR ", 0), 0u);
+}
+
 TEST(JUnit, ReplaySuiteHasOneCasePerFileNamedByDirectory) {
   FileReplay ok;
   ok.path = "corpus/conformance/single_op.relay";

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 namespace aotfuzz::fuzz {
 namespace {
 
@@ -14,7 +16,7 @@ TEST(Sarif, ACampaignFindingPointsAtItsReducedGraphAndEndsWithItsReplayCommand) 
   f.replay = "aotfuzz run 'my findings/structure_fuse/reduced.relay' --merge";
   f.bundle_dir = "my findings/structure_fuse";
   f.bundle_written = true;
-  const auto log = sarif_log("1.2.3", {}, {f});
+  const auto log = sarif_log("1.2.3", {}, {f}, std::filesystem::current_path().string());
   EXPECT_EQ(log.at("version"), "2.1.0");
   const auto& run = log.at("runs").at(0);
   EXPECT_EQ(run.at("tool").at("driver").at("version"), "1.2.3");
@@ -26,6 +28,52 @@ TEST(Sarif, ACampaignFindingPointsAtItsReducedGraphAndEndsWithItsReplayCommand) 
   const std::string text = r.at("message").at("text");
   EXPECT_EQ(text.substr(text.size() - f.replay.size()), f.replay);
   EXPECT_EQ(run.at("tool").at("driver").at("rules").at(0).at("id"), "structure:fuse");
+}
+
+TEST(Sarif, PathsUnderTheRootAreRelativeToItAndOthersAreAbsoluteFileUris) {
+  Finding inside;
+  inside.signature = "crash:fuse:SIGSEGV";
+  inside.summary = "crash at fuse: SIGSEGV";
+  inside.bundle_dir = "/runner/work/repo/findings/crash_fuse_SIGSEGV";
+  inside.bundle_written = true;
+  Finding outside = inside;
+  outside.bundle_dir = "/tmp/findings/crash_fuse_SIGSEGV";
+  const auto log = sarif_log("1", {}, {inside, outside}, "/runner/work/repo");
+  const auto& results = log.at("runs").at(0).at("results");
+  ASSERT_EQ(results.size(), 2u);
+  const auto& in =
+      results.at(0).at("locations").at(0).at("physicalLocation").at("artifactLocation");
+  EXPECT_EQ(in.at("uri"), "findings/crash_fuse_SIGSEGV/reduced.relay");
+  EXPECT_EQ(in.at("uriBaseId"), "%SRCROOT%");
+  const auto& out =
+      results.at(1).at("locations").at(0).at("physicalLocation").at("artifactLocation");
+  EXPECT_EQ(out.at("uri"), "file:///tmp/findings/crash_fuse_SIGSEGV/reduced.relay");
+  EXPECT_FALSE(out.contains("uriBaseId"));
+}
+
+TEST(Sarif, ACrashFindingsMessageSaysWhatCrashedWhere) {
+  Finding f;
+  f.signature = "crash:fuse:SIGSEGV";
+  f.replay = "aotfuzz run reduced.relay --debug-fault fuse:crash";
+  f.summary = "crash at fuse: SIGSEGV";
+  const std::string text =
+      sarif_log("1", {}, {f}).at("runs").at(0).at("results").at(0).at("message").at("text");
+  EXPECT_EQ(text.rfind("crash at fuse: SIGSEGV. Replay: ", 0), 0u) << text;
+  // A finding that lost its summary still names its signature, never an empty message.
+  f.summary.clear();
+  const std::string bare =
+      sarif_log("1", {}, {f}).at("runs").at(0).at("results").at(0).at("message").at("text");
+  EXPECT_EQ(bare.rfind("crash:fuse:SIGSEGV. Replay: ", 0), 0u) << bare;
+}
+
+TEST(Sarif, ALineTheEnvironmentCouldNotRunIsNoResult) {
+  FileReplay file;
+  file.path = "corpus/x.relay";
+  ReplayRun run;
+  run.actual = "toolchain-error:run";
+  run.environment = true;
+  file.runs.push_back(run);
+  EXPECT_TRUE(sarif_log("1", {file}).at("runs").at(0).at("results").empty());
 }
 
 TEST(Sarif, PassingReplaysGiveNoResult) {

@@ -3,6 +3,7 @@
 #include "fuzz/status_files.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -80,6 +81,31 @@ TEST(StatusFiles, PlotDataKeepsTheRowsOfEarlierCampaignsAndAddsOnePerUpdate) {
   ASSERT_EQ(records.size(), 2u);
   EXPECT_EQ(records[0].at("cases").get<std::uint64_t>(), 20u);
   EXPECT_EQ(records[1].at("cases").get<std::uint64_t>(), 5u);
+}
+
+TEST(StatusFiles, TwoCampaignsAtOnceOnOneDirectoryEachKeepTheirOwnStatsAndPlotData) {
+  host::TempDir dir("aotfuzz-status-test");
+  StatusFiles first(dir.path());
+  StatusFiles second(dir.path());
+  first.update(snapshot(10));
+  second.update(snapshot(5));
+  // The second campaign's update leaves the directory's files as the first wrote them.
+  auto lines = lines_of(dir.path() / "plot_data");
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[1].substr(0, 27), "1000010, 10, 10, 1.00, 0, 0");
+  EXPECT_NE(read_text_file(dir.path() / "fuzzer_stats").find("cases_done              : 10\n"),
+            std::string::npos);
+  first.update(snapshot(20));
+  lines = lines_of(dir.path() / "plot_data");
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[2].substr(0, 27), "1000010, 10, 20, 2.00, 0, 0");
+  // The second says whose they are and keeps its own next to its record.
+  EXPECT_EQ(first.other_owner(), 0);
+  EXPECT_EQ(second.other_owner(), static_cast<long>(::getpid()));
+  EXPECT_EQ(second.stats_path().parent_path(), dir.path() / "campaigns");
+  EXPECT_NE(read_text_file(second.stats_path()).find("cases_done              : 5\n"),
+            std::string::npos);
+  EXPECT_EQ(read_all_plot_data(dir.path()).size(), 3u);
 }
 
 TEST(StatusFiles, SeenRecordsAddUpAcrossCampaigns) {
