@@ -23,6 +23,7 @@ constexpr aotfuzz::cli::Registrar kCommands[] = {
     aotfuzz::cli::register_replay,
     aotfuzz::cli::register_check,
     aotfuzz::cli::register_findings,
+    aotfuzz::cli::register_merge,
     aotfuzz::cli::register_bisect,
     aotfuzz::cli::register_report,
     aotfuzz::cli::register_bench,
