@@ -56,7 +56,9 @@ Command register_merge(CLI::App& parent) {
     for (const auto& s : opts->sources) require_findings_dir(s, "merge");
     namespace fs = std::filesystem;
     std::error_code ec;
-    if (fs::exists(opts->into, ec) && !fs::is_empty(opts->into, ec)) {
+    // An earlier merge's target (its lock file there) may hold no bundle yet.
+    if (fs::exists(opts->into, ec) && !fs::is_empty(opts->into, ec) &&
+        !fs::exists(fs::path(opts->into) / fuzz::kMergeLockName, ec)) {
       require_findings_dir(opts->into, "merge");
     }
     check_output_dir(opts->into, "--into", "merge");

@@ -32,7 +32,6 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kLockName = ".merge.lock";
 constexpr const char* kMergeRecord = "merge.json";
 constexpr const char* kExamples = "examples";
 constexpr const char* kSources = "sources";
@@ -43,7 +42,7 @@ constexpr std::string_view kTempPrefix = ".tmp-";
 class TargetLock {
  public:
   explicit TargetLock(const fs::path& into) {
-    const fs::path path = into / kLockName;
+    const fs::path path = into / kMergeLockName;
     fd_ = ::open(path.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
     if (fd_ < 0) {
       throw std::system_error(errno, std::generic_category(), "cannot open " + path.string());
@@ -131,6 +130,8 @@ std::map<std::string, Copy> read_copies(const fs::path& dir, const std::string& 
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return out;
   for (auto& b : list_bundles(dir)) {
+    // A bundle being built (`.tmp-<pid>-...`, fuzz/bundle.cc) is no bundle yet.
+    if (b.dir.filename().string().rfind('.', 0) == 0) continue;
     Copy c;
     c.label = label;
     c.dir = b.dir;
@@ -223,7 +224,14 @@ class SignatureMerge {
       bool changed = write_if_changed(dir / "verdict.json", verdict);
       changed |= write_if_changed(dir / "replay.txt", replay_of(*winner, dir));
       changed |= write_examples(dir);
-      changed |= write_if_changed(dir / "seen.json", seen_json(seen).dump(2) + "\n");
+      // What else seen.json says of the kept graph (`findings --rerun`'s "rerun") stays.
+      json seen_text = json::object();
+      if (auto text = read_if_exists(dir / "seen.json")) {
+        seen_text = json::parse(*text, nullptr, /*allow_exceptions=*/false);
+        if (!seen_text.is_object()) seen_text = json::object();
+      }
+      seen_text.update(seen_json(seen));
+      changed |= write_if_changed(dir / "seen.json", seen_text.dump(2) + "\n");
       changed |= write_if_changed(dir / kMergeRecord, record.dump(2) + "\n");
       return changed ? Outcome::kUpdated : Outcome::kUnchanged;
     }

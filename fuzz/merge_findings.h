@@ -18,6 +18,9 @@
 
 namespace aotfuzz::fuzz {
 
+/// The file in the target that a merge holds an exclusive flock on while it writes.
+inline constexpr const char* kMergeLockName = ".merge.lock";
+
 /// The sources or the target cannot be merged as asked (a missing source, the target among the
 /// sources, two sources of one name): bad usage.
 class MergeUsageError : public std::runtime_error {

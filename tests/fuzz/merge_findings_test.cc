@@ -199,6 +199,34 @@ TEST(MergeFindings, MergingTwiceChangesNothing) {
   EXPECT_EQ(read_seen(t.out / bundle_dir_name("arity:codegen:kernel")).hits, 5u);
 }
 
+TEST(MergeFindings, AReplayRecordedInSeenJsonStaysWhenTheMergeKeepsTheBundle) {
+  Shards t;
+  add_bundle(t.s0, {.hits = 3});
+  merge_findings(t.out, {t.s0});
+  // `aotfuzz findings --rerun` records its replay of the bundle in seen.json.
+  const fs::path seen = t.out / bundle_dir_name("arity:codegen:kernel") / "seen.json";
+  json j = json::parse(read_text(seen));
+  j["rerun"] = {{"time", 5000}, {"reproduces", true}};
+  write_file(seen, j.dump(2) + "\n");
+
+  EXPECT_FALSE(merge_findings(t.out, {t.s0}).changed);
+  EXPECT_EQ(json::parse(read_text(seen)).at("rerun").at("reproduces"), true);
+}
+
+TEST(MergeFindings, ABundleACampaignIsStillBuildingInASourceIsLeftOut) {
+  Shards t;
+  add_bundle(t.s0, {});
+  // fuzz/bundle.cc builds a bundle in .tmp-<pid>-XXXXXX, then renames it into place.
+  const fs::path building = t.s0 / (".tmp-" + std::to_string(::getpid()) + "-abcdef");
+  fs::rename(add_bundle(t.root.file("half"), {.signature = "mismatch:run"}), building);
+
+  merge_findings(t.out, {t.s0});
+
+  const auto bundles = list_bundles(t.out);
+  ASSERT_EQ(bundles.size(), 1u);
+  EXPECT_EQ(bundles[0].signature, "arity:codegen:kernel");
+}
+
 TEST(MergeFindings, ASourceMergedAgainAfterItRanOnCountsEachHitOnce) {
   Shards t;
   add_bundle(t.s0, {.hits = 3});
