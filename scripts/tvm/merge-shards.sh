@@ -6,9 +6,9 @@
 #   scripts/tvm/merge-shards.sh --into OUT [--tvm-builds FILE] [--sarif FILE] SHARD_DIR...
 #
 # Merges the shards' findings directories into OUT (`aotfuzz merge`: a bundle per signature,
-# hits summed, each shard's statistics under its name); with --tvm-builds (one `LABEL DIR` per
-# line, oldest first), replays every bundle on each TVM build and keeps the matrix in each
-# bundle's verdict.json and in OUT/triage.txt (`aotfuzz findings --rerun`); then renders
+# hits summed, each shard's statistics under its name); replays every bundle with this build and,
+# with --tvm-builds (one `LABEL DIR` per line, oldest first), on each TVM build, keeping the
+# matrix in each bundle's verdict.json and in OUT/triage.txt (`aotfuzz findings --rerun`); renders
 # OUT/report.html over the whole, triage included (`aotfuzz report`). --sarif writes a SARIF log
 # of the merged bundles for code scanning. Uses the aotfuzz on PATH. Exit 0 when all of it ran,
 # whatever was found; otherwise aotfuzz's exit code (2 bad usage, 3 a broken environment).
@@ -37,13 +37,13 @@ merge_flags=()
 if [ -n "$sarif" ]; then merge_flags+=(--sarif "$sarif"); fi
 aotfuzz merge --into "$into" "${merge_flags[@]}" "${shards[@]}"
 
-if [ -n "$builds" ]; then
-  # Exit 1: some bundle still reproduces with this build, which a campaign's findings do.
-  status=0
-  aotfuzz findings "$into" --rerun --tvm-builds "$builds" > "$into/triage.txt" || status=$?
-  case "$status" in
-    0|1) cat "$into/triage.txt" ;;
-    *) exit "$status" ;;
-  esac
-fi
+triage=()
+if [ -n "$builds" ]; then triage+=(--tvm-builds "$builds"); fi
+# Exit 1: some bundle still reproduces with this build, which a campaign's findings do.
+status=0
+aotfuzz findings "$into" --rerun "${triage[@]}" > "$into/triage.txt" || status=$?
+case "$status" in
+  0|1) cat "$into/triage.txt" ;;
+  *) exit "$status" ;;
+esac
 aotfuzz report "$into"

@@ -4,11 +4,12 @@
 # runs it by hand:
 #
 #   scripts/tvm/shard.sh --shard I/N --time S --seed SEED --findings DIR
-#                        [--tvm-home DIR | --sut builtin] [--jobs J]
+#                        [--tvm-home DIR | --sut builtin] [--jobs J] [-- FUZZ_FLAGS...]
 #
 # Runs `aotfuzz fuzz` (the one on PATH) on shard I of N of the campaign SEED for S seconds, into
-# the findings directory DIR; the N shards of one seed run disjoint cases, and
-# scripts/tvm/merge-shards.sh brings their directories together. --tvm-home defaults to
+# the findings directory DIR, with FUZZ_FLAGS added (`--knob ...`, `--inject ...` for the builtin
+# pipeline; every shard of a campaign needs the same); the N shards of one seed run disjoint
+# cases, and scripts/tvm/merge-shards.sh brings their directories together. --tvm-home defaults to
 # $AOTFUZZ_TVM_HOME. A campaign that found something (aotfuzz's exit 1) is a shard that did its
 # work: exit 0. Otherwise aotfuzz's exit code: 2 bad usage, 3 a broken environment (a TVM that
 # does not import, no C compiler), 130 stopped by a signal.
@@ -29,7 +30,8 @@ while (($#)); do
     --tvm-home) home="$2"; shift 2 ;;
     --sut) sut="$2"; shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --) shift; break ;;
     *) die "unknown argument '$1'" ;;
   esac
 done
@@ -46,7 +48,7 @@ if [ -n "$jobs" ]; then flags+=(--jobs "$jobs"); fi
 
 status=0
 aotfuzz fuzz "${flags[@]}" --shard "$shard" --time "$time" --seed "$seed" \
-  --findings "$findings" --quiet || status=$?
+  --findings "$findings" --quiet "$@" || status=$?
 case "$status" in
   0|1) echo "shard $shard of seed $seed: done (aotfuzz exit $status); findings in $findings" ;;
   *) exit "$status" ;;
