@@ -372,10 +372,13 @@ bool merge_campaign_records(const fs::path& into, const fs::path& source,
   for (const auto& f : files) {
     json j = json::parse(read_text_file(f), nullptr, /*allow_exceptions=*/false);
     if (!j.is_object()) continue;  // not a record (read_campaign_records skips it too)
-    const std::string inner = j.contains("source") && j["source"].is_string()
-                                  ? "/" + j["source"].get<std::string>()
-                                  : "";
-    j["source"] = label + inner;
+    // Appended piecewise: GCC 12 warns falsely (-Wrestrict) on "/" + string at -O3.
+    std::string source = label;
+    if (j.contains("source") && j["source"].is_string()) {
+      source += '/';
+      source += j["source"].get<std::string>();
+    }
+    j["source"] = source;
     changed |= write_if_changed(into / "campaigns" / (label + "--" + f.filename().string()),
                                 j.dump(2) + "\n");
   }
