@@ -134,6 +134,7 @@ Command register_fuzz(CLI::App& parent);
 Command register_reduce(CLI::App& parent);
 Command register_replay(CLI::App& parent);
 Command register_findings(CLI::App& parent);
+Command register_merge(CLI::App& parent);
 Command register_bisect(CLI::App& parent);
 Command register_report(CLI::App& parent);
 Command register_check(CLI::App& parent);

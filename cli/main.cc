@@ -13,11 +13,21 @@ namespace {
 
 // Every subcommand, in the order `aotfuzz --help` lists them.
 constexpr aotfuzz::cli::Registrar kCommands[] = {
-    aotfuzz::cli::register_gen,     aotfuzz::cli::register_fmt,      aotfuzz::cli::register_show,
-    aotfuzz::cli::register_compile, aotfuzz::cli::register_run,      aotfuzz::cli::register_bugs,
-    aotfuzz::cli::register_fuzz,    aotfuzz::cli::register_reduce,   aotfuzz::cli::register_replay,
-    aotfuzz::cli::register_check,   aotfuzz::cli::register_findings, aotfuzz::cli::register_bisect,
-    aotfuzz::cli::register_report,  aotfuzz::cli::register_bench,
+    aotfuzz::cli::register_gen,
+    aotfuzz::cli::register_fmt,
+    aotfuzz::cli::register_show,
+    aotfuzz::cli::register_compile,
+    aotfuzz::cli::register_run,
+    aotfuzz::cli::register_bugs,
+    aotfuzz::cli::register_fuzz,
+    aotfuzz::cli::register_reduce,
+    aotfuzz::cli::register_replay,
+    aotfuzz::cli::register_check,
+    aotfuzz::cli::register_findings,
+    aotfuzz::cli::register_merge,
+    aotfuzz::cli::register_bisect,
+    aotfuzz::cli::register_report,
+    aotfuzz::cli::register_bench,
 };
 
 // CLI11's default message is two lines ("Run with --help ..." below the error); bad usage gets

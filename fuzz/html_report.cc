@@ -261,12 +261,22 @@ std::string bar_chart(const std::string& id,
 }
 
 std::string campaigns_table(const std::vector<json>& records) {
-  std::string out =
-      "<table id=\"campaigns\"><tr><th>started (UTC)</th><th>seed</th><th>jobs</th>"
+  // Records a merge brought in name their source (fuzz/merge_findings.h): a column of its own.
+  const bool merged = std::any_of(records.begin(), records.end(),
+                                  [](const json& r) { return r.contains("source"); });
+  std::string out = "<table id=\"campaigns\"><tr>";
+  if (merged) out += "<th>source</th>";
+  out +=
+      "<th>started (UTC)</th><th>seed</th><th>jobs</th>"
       "<th>time</th><th>cases</th><th>cases/s</th><th>finding cases</th>"
       "<th>unique signatures</th></tr>\n";
   for (const auto& r : records) {
-    out += "<tr><td>" + utc(r.value("start_time", std::time_t{0})) + "</td><td>" +
+    out += "<tr>";
+    if (merged) {
+      const auto source = r.value("source", json());
+      out += "<td>" + html_escape(source.is_string() ? source.get<std::string>() : "") + "</td>";
+    }
+    out += "<td>" + utc(r.value("start_time", std::time_t{0})) + "</td><td>" +
            std::to_string(u64(r, "seed")) + "</td><td>" + std::to_string(r.value("jobs", 0)) +
            "</td><td>" + fixed(r.value("elapsed_s", 0.0), 1) + " s</td><td>" +
            std::to_string(u64(r, "cases")) + "</td><td>" + fixed(r.value("cases_per_s", 0.0), 1) +
@@ -490,6 +500,18 @@ ReportInput load_report_input(const fs::path& dir) {
                             "cannot read " + dir.string());
   }
   in.plot = read_all_plot_data(dir);
+  // A merged directory (fuzz/merge_findings.h) keeps each source's plot_data under
+  // sources/<name>/: their campaigns follow the directory's own, in name order.
+  std::vector<fs::path> sources;
+  for (auto it = fs::directory_iterator(dir / "sources", ec); !ec && it != fs::directory_iterator();
+       it.increment(ec)) {
+    if (fs::exists(it->path() / "plot_data")) sources.push_back(it->path() / "plot_data");
+  }
+  std::sort(sources.begin(), sources.end());
+  for (const auto& p : sources) {
+    for (const auto& row : parse_plot_data(read_text_file(p))) in.plot.push_back(row);
+  }
+  ec.clear();
   in.campaigns = read_campaign_records(dir);
   for (auto& b : list_bundles(dir)) {
     ReportBundle rb;

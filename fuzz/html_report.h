@@ -1,6 +1,7 @@
 // `aotfuzz report DIR`: one self-contained static HTML page for a findings directory, across all
 // the campaigns that wrote into it. Read from what campaigns leave there (status_files.h):
-// `plot_data` for the plots over time, `campaigns/*.json` for verdicts by kind and stage and the
+// `plot_data` for the plots over time (and, in a directory `aotfuzz merge` made, each source's
+// under `sources/`), `campaigns/*.json` for verdicts by kind and stage and the
 // generator's feature coverage, and the bundles (findings_list.h) with their reduced graphs'
 // pictures and first sightings (the unique findings over time). The page has no script and loads
 // nothing: plots and bars are inline SVG, and each bundle's picture is its reduced.svg inlined.

@@ -2,12 +2,15 @@
 # Builds Apache TVM (CPU only, USE_MICRO ON, no LLVM) for `aotfuzz --sut tvm`.
 #
 #   scripts/tvm/build.sh SRC [--patch FILE]... [--release-patches] [--release] [--cache DIR]
-#                        [--jobs N]
+#                        [--jobs N] [--print-key]
+#   scripts/tvm/build.sh --deps-only
 #
 # --release builds TVM optimised (-O2, no debug information; a cache key of its own) instead of
 # the default -O0, which builds several times faster and runs slower.
 # A release that has UMA (v0.10.0 on: `USE_UMA` in its cmake/config.cmake) builds with USE_UMA ON,
 # under a cache key of its own, so the lane can offload regions to the project's UMA backend.
+# --print-key prints the build's cache key and builds nothing (CI caches the build under it);
+# --deps-only installs the Debian packages TVM's Python needs, for a build restored from a cache.
 # --release-patches applies each patch of scripts/tvm/patches/ that applies to SRC (each says
 # why a release needs it to build or run here without LLVM), before the --patch files.
 # SRC is a TVM source tree or a tarball of one. The build lands in a cache directory outside the
@@ -21,7 +24,7 @@
 # `$home/env.sh` sets PYTHONPATH and TVM_LIBRARY_PATH for running TVM's Python by hand.
 set -euo pipefail
 
-usage() { echo "usage: scripts/tvm/build.sh SRC [--patch FILE]... [--release-patches] [--release] [--cache DIR] [--jobs N]" >&2; exit 2; }
+usage() { echo "usage: scripts/tvm/build.sh SRC [--patch FILE]... [--release-patches] [--release] [--cache DIR] [--jobs N] [--print-key] | --deps-only" >&2; exit 2; }
 die() { echo "tvm-build: $*" >&2; exit 2; }
 
 src=""
@@ -30,6 +33,8 @@ release_patches=0
 optimise=0
 cache="${AOTFUZZ_TVM_CACHE:-$HOME/.cache/aotfuzz/tvm}"
 jobs="$(nproc)"
+print_key=0
+deps_only=0
 while (($#)); do
   case "$1" in
     --patch) (($# >= 2)) || usage; patches+=("$(realpath -e -- "$2")") || die "no such patch: $2"; shift 2 ;;
@@ -37,14 +42,18 @@ while (($#)); do
     --release) optimise=1; shift ;;
     --cache) (($# >= 2)) || usage; cache="$2"; shift 2 ;;
     --jobs) (($# >= 2)) || usage; [[ "$2" =~ ^[1-9][0-9]*$ ]] || die "--jobs wants a positive integer, got '$2'"; jobs="$2"; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --print-key) print_key=1; shift ;;
+    --deps-only) deps_only=1; shift ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) die "unknown option $1" ;;
     *) [ -z "$src" ] || usage; src="$1"; shift ;;
   esac
 done
-[ -n "$src" ] || usage
-[ -e "$src" ] || die "no such source: $src"
-src="$(realpath -e -- "$src")"
+if ((deps_only)); then [ -z "$src" ] || usage; else [ -n "$src" ] || usage; fi
+if ((!deps_only)); then
+  [ -e "$src" ] || die "no such source: $src"
+  src="$(realpath -e -- "$src")"
+fi
 
 # Debian packages: the build, TVM's Python, pytest for exported repros, ccache for rebuilds.
 packages=(cmake ninja-build g++ ccache python3 python3-numpy python3-scipy python3-decorator
@@ -61,6 +70,7 @@ if ((${#missing[@]})); then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+if ((deps_only)); then exit 0; fi
 
 # The repository's release patches that apply to this source: dry-run on the files each touches.
 if ((release_patches)); then
@@ -113,6 +123,7 @@ for p in "${patches[@]}"; do key_input+=$'\n'"patch $(sha256sum < "$p" | cut -c1
 if ((optimise)); then key_input+=$'\n'"optimised -O2"; fi
 if ((uma)); then key_input+=$'\n'"uma on"; fi
 key="$(printf '%s' "$key_input" | sha256sum | cut -c1-16)"
+if ((print_key)); then echo "$key"; exit 0; fi
 root="$cache/$key"
 home="$root/tvm"
 mkdir -p "$cache"

@@ -4,6 +4,9 @@ action (action.yml) runs names a command that exists, and every flag it passes a
 command's `--help`. GitHub is the first place such a line runs, so a renamed flag would otherwise
 break the gate only after merging.
 
+A script of the repository that a run: step starts (a word `scripts/....sh`) is read the same
+way, so the steps a workflow keeps in scripts/ (scripts/tvm/shard.sh, ...) are checked too.
+
 A run: script is read as shell: continuation lines are joined, words split as the shell splits
 them, and a word "${NAME[@]}" stands for the flags the script puts in the array NAME (NAME=(...)
 and NAME+=(...)), which is how the action passes optional flags. The word that runs aotfuzz is
@@ -24,6 +27,10 @@ import yaml
 SEPARATORS = {";", "&", "&&", "|", "||", "(", ")", "|&", ";;"}
 ARRAY_ASSIGNMENT = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\+?=\(([^)]*)\)")
 ARRAY_EXPANSION = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\[[@*]\]\}$")
+# A repository script a step starts.
+REPO_SCRIPT = re.compile(r"^(?:\./)?(scripts/[A-Za-z0-9_./-]+\.sh)$")
+# Words before `aotfuzz` that look it up rather than run it: `command -v aotfuzz`, `type aotfuzz`.
+LOOKUPS = {"-v", "-V", "type", "which", "hash"}
 
 
 def run_scripts(path):
@@ -60,13 +67,21 @@ def invocations(script):
     script = script.replace("\\\n", " ")
     arrays = {}
     for name, body in ARRAY_ASSIGNMENT.findall(script):
-        arrays.setdefault(name, []).extend(
-            f for f in (flag_of(w) for w in words(body)) if f)
+        try:
+            body_words = words(body)
+        except ValueError:
+            continue  # `a=("$(cmd "$x")")`: a command's output, no flag of ours
+        arrays.setdefault(name, []).extend(f for f in (flag_of(w) for w in body_words) if f)
     found = []
     for line in script.splitlines():
+        # Lines that cannot run aotfuzz are not split: a script's other shell need not parse here.
+        if "aotfuzz" not in line:
+            continue
         tokens = words(line)
         for i, token in enumerate(tokens):
             if token != "aotfuzz" and not token.endswith("/aotfuzz"):
+                continue
+            if i > 0 and tokens[i - 1] in LOOKUPS:
                 continue
             rest = []
             for t in tokens[i + 1:]:
@@ -100,6 +115,22 @@ def help_text(aotfuzz, command):
     return HELP[command]
 
 
+def repo_scripts(script, repo):
+    """(where, text) of each repository script a run: script starts, read as shell too."""
+    out = []
+    for line in script.replace("\\\n", " ").splitlines():
+        try:
+            tokens = words(line)
+        except ValueError:
+            continue
+        for token in tokens:
+            m = REPO_SCRIPT.match(token)
+            if m and os.path.isfile(os.path.join(repo, m.group(1))):
+                with open(os.path.join(repo, m.group(1))) as f:
+                    out.append((m.group(1), f.read()))
+    return out
+
+
 def main():
     aotfuzz, repo = sys.argv[1:3]
     files = sorted(glob.glob(os.path.join(repo, ".github", "workflows", "*.yml")))
@@ -107,7 +138,11 @@ def main():
     errors, checked = [], 0
     for path in files:
         rel = os.path.relpath(path, repo)
+        scripts = []
         for where, script in run_scripts(path):
+            scripts.append((where, script))
+            scripts += [(f"{where}, via {name}", text) for name, text in repo_scripts(script, repo)]
+        for where, script in scripts:
             try:
                 found = invocations(script)
             except ValueError as e:
