@@ -8,8 +8,8 @@
 
 #include "aot/bugs.h"
 #include "fuzz/campaign.h"
-#include "fuzz/reducer.h"
 #include "ir/parser.h"
+#include "reduce/reducer.h"
 
 namespace {
 
@@ -75,9 +75,9 @@ void BM_Reduce9036(benchmark::State& state) {
   oracle::CaseOptions o;
   o.aot.bugs.enable(aot::Bug::kTupleArgFirstFieldOnly);
   for (auto _ : state) {
-    fuzz::ReduceOptions ro;
+    reduce::ReduceOptions ro;
     ro.jobs = static_cast<int>(state.range(0));
-    auto r = fuzz::reduce(m, fuzz::same_signature(o, "arity:codegen:kernel"), ro);
+    auto r = fuzz::reduce(m, reduce::same_signature(o, "arity:codegen:kernel"), ro);
     state.counters["steps"] = static_cast<double>(r.steps);
     state.counters["runs"] = static_cast<double>(r.evaluated);
   }

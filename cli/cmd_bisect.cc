@@ -1,8 +1,8 @@
 // `aotfuzz bisect BUNDLE|FILE --tvm-git DIR --present REV --absent REV`: the TVM commit that
 // introduced a finding (present is the newer end) or fixed it (present is the older end). Each
 // step materialises a commit with its submodules (tvm/history.h), builds it with the build
-// script, and replays the finding on it as triage does (fuzz/triage.h); the search, the record
-// bisect.json and the answer are fuzz/bisect.h.
+// script, and replays the finding on it as triage does (findings/triage.h); the search, the record
+// bisect.json and the answer are findings/bisect.h.
 // Requires: git and tar; the finding's file has a `// replay: --sut tvm ... => SIGNATURE` line.
 // Ensures: every flag is checked before the first build (exit 2, one line); each step is in
 // bisect.json as soon as it ends, so a killed run loses at most the step in flight; an end the
@@ -19,10 +19,10 @@
 #include <set>
 
 #include "cli/common.h"
-#include "fuzz/bisect.h"
-#include "fuzz/bundle.h"
-#include "fuzz/interrupt.h"
-#include "fuzz/triage.h"
+#include "findings/bisect.h"
+#include "findings/bundle.h"
+#include "findings/triage.h"
+#include "host/interrupt.h"
 #include "host/tempdir.h"
 #include "systems/systems.h"
 #include "tvm/history.h"
@@ -48,7 +48,7 @@ struct Opts {
 
 // What is bisected, and where its outcomes are kept.
 struct Target {
-  fuzz::TriageCase finding;
+  findings::TriageCase finding;
   std::string text;                // the graph's file, for the record's setup
   fs::path record;                 // bisect.json
   std::optional<fs::path> bundle;  // its verdict.json gets the answer
@@ -58,7 +58,7 @@ struct Target {
 struct Bisection {
   Target target;
   tvm::GitRepo tvm;
-  fuzz::BisectRange range;
+  findings::BisectRange range;
   nlohmann::json range_json;
   tvm::BuildRequest build;
   tvm::SubmoduleMirrors mirrors;
@@ -85,7 +85,7 @@ Target load_target(const std::string& arg) {
   std::string signature;
   if (fs::is_directory(relay, ec)) {
     try {
-      signature = nlohmann::json::parse(fuzz::read_text_file(relay / "verdict.json"))
+      signature = nlohmann::json::parse(findings::read_text_file(relay / "verdict.json"))
                       .at("signature")
                       .get<std::string>();
     } catch (const std::exception&) {
@@ -98,8 +98,8 @@ Target load_target(const std::string& arg) {
     t.record = relay.parent_path() / "bisect.json";
   }
   try {
-    t.finding = fuzz::load_triage_case(relay, signature);
-    t.text = fuzz::read_text_file(relay);
+    t.finding = findings::load_triage_case(relay, signature);
+    t.text = findings::read_text_file(relay);
   } catch (const std::exception& e) {
     bad_input(e.what());
   }
@@ -115,8 +115,8 @@ tvm::GitRepo open_repo(const std::string& dir) {
 }
 
 // The two ends in order, and the candidates between them.
-fuzz::BisectRange resolve_range(const tvm::GitRepo& tvm, const Opts& o) {
-  fuzz::BisectRange r;
+findings::BisectRange resolve_range(const tvm::GitRepo& tvm, const Opts& o) {
+  findings::BisectRange r;
   std::string present, absent;
   try {
     present = tvm.resolve(o.present);
@@ -126,11 +126,11 @@ fuzz::BisectRange resolve_range(const tvm::GitRepo& tvm, const Opts& o) {
   }
   if (present == absent) bad_input("--present and --absent name the same commit " + present);
   if (tvm.is_ancestor(present, absent)) {
-    r.kind = fuzz::BisectKind::kFixed;
+    r.kind = findings::BisectKind::kFixed;
     r.older = present;
     r.newer = absent;
   } else if (tvm.is_ancestor(absent, present)) {
-    r.kind = fuzz::BisectKind::kIntroduced;
+    r.kind = findings::BisectKind::kIntroduced;
     r.older = absent;
     r.newer = present;
   } else {
@@ -141,8 +141,8 @@ fuzz::BisectRange resolve_range(const tvm::GitRepo& tvm, const Opts& o) {
   return r;
 }
 
-nlohmann::json range_json(const Opts& o, const fuzz::BisectRange& r) {
-  const bool fixed = r.kind == fuzz::BisectKind::kFixed;
+nlohmann::json range_json(const Opts& o, const findings::BisectRange& r) {
+  const bool fixed = r.kind == findings::BisectKind::kFixed;
   return {{"tvm_git", o.tvm_git},
           {"present", o.present},
           {"present_commit", fixed ? r.older : r.newer},
@@ -161,7 +161,7 @@ tvm::BuildRequest build_request(const Opts& o, std::vector<std::string>& patch_t
   for (const auto& p : o.patches) {
     b.patches.push_back(fs::absolute(p, ec));
     try {
-      patch_texts.push_back(fuzz::read_text_file(b.patches.back()));
+      patch_texts.push_back(findings::read_text_file(b.patches.back()));
     } catch (const std::exception&) {
       bad_input("--patch " + p + ": cannot be read");
     }
@@ -196,35 +196,35 @@ tvm::SubmoduleMirrors make_mirrors(const Opts& o, const tvm::GitRepo& tvm) {
   return tvm::SubmoduleMirrors(roots, explicit_dirs, tvm.git_dir());
 }
 
-fuzz::StepOutcome outcome_of(fuzz::TriageOutcome o) {
+findings::StepOutcome outcome_of(findings::TriageOutcome o) {
   switch (o) {
-    case fuzz::TriageOutcome::kReproduces:
-      return fuzz::StepOutcome::kReproduces;
-    case fuzz::TriageOutcome::kPasses:
-      return fuzz::StepOutcome::kPasses;
-    case fuzz::TriageOutcome::kOther:
-      return fuzz::StepOutcome::kOtherSignature;
-    case fuzz::TriageOutcome::kCannotRun:
+    case findings::TriageOutcome::kReproduces:
+      return findings::StepOutcome::kReproduces;
+    case findings::TriageOutcome::kPasses:
+      return findings::StepOutcome::kPasses;
+    case findings::TriageOutcome::kOther:
+      return findings::StepOutcome::kOtherSignature;
+    case findings::TriageOutcome::kCannotRun:
       break;
   }
-  return fuzz::StepOutcome::kDoesNotImport;
+  return findings::StepOutcome::kDoesNotImport;
 }
 
 // The finding replayed on the step's TVM, by a system (and driver) made for it alone.
 void judge(const Bisection& b, const std::string& commit, const fs::path& home,
-           fuzz::BisectStep& step) {
+           findings::BisectStep& step) {
   const auto system = systems::make_system({"tvm", home.string(), ""});
-  const fuzz::TriageCell cell =
-      fuzz::triage_cell(b.target.finding, {commit.substr(0, 12), home}, system);
+  const findings::TriageCell cell =
+      findings::triage_cell(b.target.finding, {commit.substr(0, 12), home}, system);
   step.outcome = outcome_of(cell.outcome);
   step.signature = cell.signature;
-  if (fuzz::is_skip(step.outcome)) step.detail = cell.summary;
+  if (findings::is_skip(step.outcome)) step.detail = cell.summary;
 }
 
 // One step: the commit as a tree, built, judged. nullopt when stopped by Ctrl-C.
-std::optional<fuzz::BisectStep> run_step(Bisection& b, const std::string& commit) {
+std::optional<findings::BisectStep> run_step(Bisection& b, const std::string& commit) {
   const auto t0 = Clock::now();
-  fuzz::BisectStep step;
+  findings::BisectStep step;
   step.subject = b.tvm.subject(commit);
   tvm::BuildOutcome built;
   {
@@ -240,49 +240,49 @@ std::optional<fuzz::BisectStep> run_step(Bisection& b, const std::string& commit
   if (built.built) {
     judge(b, commit, built.home, step);
   } else {
-    step.outcome = fuzz::StepOutcome::kCannotBuild;
+    step.outcome = findings::StepOutcome::kCannotBuild;
     step.detail = built.detail;
   }
   step.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return step;
 }
 
-void save(const Bisection& b, const fuzz::BisectSteps& steps, const nlohmann::json& result) {
+void save(const Bisection& b, const findings::BisectSteps& steps, const nlohmann::json& result) {
   try {
-    fuzz::save_bisect_record(b.target.record, b.setup, b.range_json, steps, result);
+    findings::save_bisect_record(b.target.record, b.setup, b.range_json, steps, result);
   } catch (const std::exception& e) {
     throw CommandError(kInternal,
                        "bisect: cannot write " + b.target.record.string() + ": " + e.what());
   }
 }
 
-void print_step_end(const std::string& commit, const fuzz::BisectStep& s) {
+void print_step_end(const std::string& commit, const findings::BisectStep& s) {
   std::string line =
-      "bisect: " + commit.substr(0, 12) + " " + std::string(fuzz::step_outcome_name(s.outcome));
+      "bisect: " + commit.substr(0, 12) + " " + std::string(findings::step_outcome_name(s.outcome));
   if (!s.signature.empty()) line += " (" + s.signature + ")";
-  line += " after " + fuzz::duration_text(s.seconds);
-  if (fuzz::is_skip(s.outcome)) {
+  line += " after " + findings::duration_text(s.seconds);
+  if (findings::is_skip(s.outcome)) {
     line += ", skipped: " + tvm::last_lines(s.detail, 1);
   }
   std::fprintf(stderr, "%s\n", line.c_str());
 }
 
-int recorded_among_candidates(const fuzz::BisectRange& r, const fuzz::BisectSteps& steps) {
+int recorded_among_candidates(const findings::BisectRange& r, const findings::BisectSteps& steps) {
   int n = 0;
   for (const auto& c : r.candidates) n += steps.count(c) ? 1 : 0;
   return n;
 }
 
 // Steps until the search is over; false when stopped by Ctrl-C.
-bool search(Bisection& b, fuzz::BisectSteps& steps, const std::atomic<bool>& interrupted) {
+bool search(Bisection& b, findings::BisectSteps& steps, const std::atomic<bool>& interrupted) {
   for (;;) {
-    const fuzz::SearchPoint p = fuzz::search_point(b.range, steps);
+    const findings::SearchPoint p = findings::search_point(b.range, steps);
     if (!p.next) return true;
     if (interrupted.load()) return false;
     const std::string& commit = b.range.candidates[*p.next];
-    const std::string line = fuzz::bisect_progress_line(
+    const std::string line = findings::bisect_progress_line(
         recorded_among_candidates(b.range, steps) + 1, p.left, commit, b.tvm.subject(commit),
-        fuzz::step_estimate_seconds(steps), p.steps_left);
+        findings::step_estimate_seconds(steps), p.steps_left);
     std::fprintf(stderr, "%s\n", line.c_str());
     const auto step = run_step(b, commit);
     if (!step) return false;
@@ -300,8 +300,8 @@ const char* end_flag(const Bisection& b, const std::string& commit) {
 // The ends the answer rests on, built and judged when no step has: --present and --absent are
 // the user's word, and a swapped pair would otherwise name the commit next to an end, every
 // step agreeing. False when stopped by Ctrl-C.
-bool verify_ends(Bisection& b, fuzz::BisectSteps& steps, const std::atomic<bool>& interrupted) {
-  for (const auto& end : fuzz::ends_to_verify(b.range, steps)) {
+bool verify_ends(Bisection& b, findings::BisectSteps& steps, const std::atomic<bool>& interrupted) {
+  for (const auto& end : findings::ends_to_verify(b.range, steps)) {
     if (interrupted.load()) return false;
     std::fprintf(stderr,
                  "bisect: the answer rests on %s %s, which no step has judged: building it\n",
@@ -327,11 +327,11 @@ void print_answer(const Bisection& b, const nlohmann::json& result) {
       const std::string commit = e.at("commit").get<std::string>();
       const std::string flag = end_flag(b, commit);
       const std::string outcome = e.at("outcome").get<std::string>();
-      if (const auto o = fuzz::parse_step_outcome(outcome); o && !fuzz::is_skip(*o)) {
+      if (const auto o = findings::parse_step_outcome(outcome); o && !findings::is_skip(*o)) {
         std::printf("no answer: %s %s %s, contrary to %s: the ends are wrong or swapped\n",
                     flag.c_str(), commit_line(e).c_str(),
-                    *o == fuzz::StepOutcome::kReproduces ? "reproduces the finding"
-                                                         : "does not reproduce the finding",
+                    *o == findings::StepOutcome::kReproduces ? "reproduces the finding"
+                                                             : "does not reproduce the finding",
                     flag.c_str());
       } else {
         std::printf("no answer: it rests on %s %s, which could not be judged [%s]\n", flag.c_str(),
@@ -345,8 +345,9 @@ void print_answer(const Bisection& b, const nlohmann::json& result) {
   } else if (result.at("could_be").empty() && b.range.candidates.empty()) {
     std::printf("no answer: no commit between the ends touches the --paths given\n");
   } else if (result.at("could_be").empty()) {
-    std::printf("no answer: every candidate comes before the change, which is in a later commit "
-                "that touches none of the --paths\n");
+    std::printf(
+        "no answer: every candidate comes before the change, which is in a later commit "
+        "that touches none of the --paths\n");
   } else {
     std::printf("ambiguous: %s by one of these %zu commits (skipped ones could not be judged):\n",
                 kind.c_str(), result.at("could_be").size());
@@ -364,18 +365,18 @@ void print_answer(const Bisection& b, const nlohmann::json& result) {
 }
 
 // The answer into bisect.json, the bundle's verdict.json and stdout.
-int finish(const Bisection& b, const fuzz::BisectSteps& steps) {
-  const fuzz::BisectAnswer answer = fuzz::bisect_answer(b.range, steps);
+int finish(const Bisection& b, const findings::BisectSteps& steps) {
+  const findings::BisectAnswer answer = findings::bisect_answer(b.range, steps);
   std::map<std::string, std::string> subjects;
   for (const auto& c : answer.could_be) subjects[c] = b.tvm.subject(c);
   if (answer.commit) subjects[*answer.commit] = b.tvm.subject(*answer.commit);
   for (const auto& c : answer.unconfirmed_ends) subjects[c] = b.tvm.subject(c);
   const nlohmann::json result =
-      fuzz::bisect_result_json(b.range, steps, answer, b.range_json, subjects);
+      findings::bisect_result_json(b.range, steps, answer, b.range_json, subjects);
   save(b, steps, result);
   if (b.target.bundle) {
     try {
-      fuzz::record_bisect(*b.target.bundle, result);
+      findings::record_bisect(*b.target.bundle, result);
     } catch (const std::exception& e) {
       throw CommandError(
           kInternal, "bisect: cannot record the answer in the bundle: " + std::string(e.what()));
@@ -388,13 +389,13 @@ int finish(const Bisection& b, const fuzz::BisectSteps& steps) {
 Bisection prepare(const Opts& o) {
   Target target = load_target(o.target);
   tvm::GitRepo tvm = open_repo(o.tvm_git);
-  fuzz::BisectRange range = resolve_range(tvm, o);
+  findings::BisectRange range = resolve_range(tvm, o);
   std::vector<std::string> patch_texts;
   tvm::BuildRequest build = build_request(o, patch_texts);
   tvm::SubmoduleMirrors mirrors = make_mirrors(o, tvm);
-  nlohmann::json setup = fuzz::bisect_setup(target.finding.file.filename().string(), target.text,
-                                            target.finding.signature, target.finding.flags,
-                                            patch_texts, o.release_patches);
+  nlohmann::json setup = findings::bisect_setup(
+      target.finding.file.filename().string(), target.text, target.finding.signature,
+      target.finding.flags, patch_texts, o.release_patches);
   nlohmann::json ends = range_json(o, range);
   return Bisection{std::move(target), std::move(tvm),     std::move(range), std::move(ends),
                    std::move(build),  std::move(mirrors), std::move(setup), {}};
@@ -402,21 +403,21 @@ Bisection prepare(const Opts& o) {
 
 int bisect(const Opts& o) {
   Bisection b = prepare(o);
-  fuzz::BisectSteps steps;
+  findings::BisectSteps steps;
   try {
-    steps = fuzz::load_bisect_steps(b.target.record, b.setup);
+    steps = findings::load_bisect_steps(b.target.record, b.setup);
   } catch (const std::invalid_argument& e) {
     bad_input(e.what());
   }
   std::fprintf(stderr, "bisect: which commit %s %s: %zu candidates between %s and %s\n",
-               b.range.kind == fuzz::BisectKind::kFixed ? "fixed" : "introduced",
+               b.range.kind == findings::BisectKind::kFixed ? "fixed" : "introduced",
                b.target.finding.signature.c_str(), b.range.candidates.size(),
                b.range.older.substr(0, 12).c_str(), b.range.newer.substr(0, 12).c_str());
   if (const int reused = recorded_among_candidates(b.range, steps); reused > 0) {
     std::fprintf(stderr, "bisect: %d steps recorded in %s are reused\n", reused,
                  b.target.record.string().c_str());
   }
-  const std::atomic<bool>& interrupted = fuzz::install_interrupt_handler();
+  const std::atomic<bool>& interrupted = host::install_interrupt_handler();
   b.build.cancel = &interrupted;
   if (!search(b, steps, interrupted) || !verify_ends(b, steps, interrupted)) {
     std::fprintf(stderr, "bisect: stopped; %d steps recorded in %s, a rerun resumes from them\n",

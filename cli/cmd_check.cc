@@ -10,12 +10,12 @@
 
 #include "cli/cmd_fuzz.h"
 #include "cli/common.h"
+#include "findings/replay.h"
 #include "fuzz/crash_journal.h"
-#include "fuzz/interrupt.h"
-#include "fuzz/junit.h"
-#include "fuzz/junit_suites.h"
-#include "fuzz/replay.h"
+#include "host/interrupt.h"
 #include "host/tempdir.h"
+#include "report/junit.h"
+#include "report/junit_suites.h"
 
 namespace aotfuzz::cli {
 
@@ -32,8 +32,8 @@ namespace {
 // case's in-process steps crash or hang (fuzz/crash_journal.h), so a pass that kills the process
 // is a finding of the gate rather than the end of it. The child hands what the reports need back
 // through a file.
-fuzz::ShardOutcome run_shard_supervised(fuzz::CampaignOptions o, const FuzzFlags& f,
-                                        const std::atomic<bool>& stop) {
+report::ShardOutcome run_shard_supervised(fuzz::CampaignOptions o, const FuzzFlags& f,
+                                          const std::atomic<bool>& stop) {
   const host::TempDir handoff("aotfuzz-check");
   const std::string file = handoff.file("shard.json").string();
   fuzz::SupervisorOptions so;
@@ -44,15 +44,15 @@ fuzz::ShardOutcome run_shard_supervised(fuzz::CampaignOptions o, const FuzzFlags
         o.journal = &journal;
         const fuzz::CampaignResult r = run_campaign_with_output(o, f);
         std::ofstream out(file, std::ios::binary);
-        out << fuzz::to_json(fuzz::shard_outcome(r, o)).dump() << "\n";
+        out << report::to_json(report::shard_outcome(r, o)).dump() << "\n";
         out.close();
         return out ? r.exit_code() : static_cast<int>(kInternal);
       },
       so, [](const std::string& line) { std::fprintf(stderr, "aotfuzz: %s\n", line.c_str()); });
-  fuzz::ShardOutcome outcome;
+  report::ShardOutcome outcome;
   try {
     std::ifstream in(file, std::ios::binary);
-    outcome = fuzz::shard_outcome_from_json(nlohmann::json::parse(in));
+    outcome = report::shard_outcome_from_json(nlohmann::json::parse(in));
   } catch (const std::exception&) {
     outcome.junit.classname = "fuzz";
     outcome.junit.name = "fuzz shard " + std::to_string(o.shard.index) + "/" +
@@ -125,18 +125,18 @@ Command register_check(CLI::App& parent) {
                                         "' (run from the repository root or pass --corpus)");
     }
     try {
-      fuzz::collect_relay_files({opts->corpus});
-    } catch (const fuzz::ReplayError& e) {
+      findings::collect_relay_files({opts->corpus});
+    } catch (const findings::ReplayError& e) {
       throw CommandError(kBadInput, std::string("check: ") + e.what());
     }
     if (!opts->junit.empty()) check_output_file(opts->junit, "--junit", "check");
     if (!opts->sarif.empty()) check_output_file(opts->sarif, "--sarif", "check");
     if (!opts->fuzz.findings.empty()) check_output_dir(opts->fuzz.findings, "--findings", "check");
-    const auto& stop = fuzz::install_interrupt_handler();
+    const auto& stop = host::install_interrupt_handler();
     // Everything the replays and campaigns put in temporary files lives under one root.
     const host::ScopedTempRoot temp_root;
     std::printf("aotfuzz check: replaying %s\n", opts->corpus.c_str());
-    fuzz::ReplayOverride override;
+    findings::ReplayOverride override;
     // The system checks every line of the corpus and runs the campaign.
     if (!opts->sut.empty()) {
       override.sut = make_sut({opts->sut, opts->tvm_home, ""});
@@ -153,9 +153,9 @@ Command register_check(CLI::App& parent) {
       failed |= r.failed();
       cannot_run |= r.cannot_run();
     }
-    std::vector<fuzz::JUnitSuite> suites = {fuzz::replay_suite(replays)};
+    std::vector<report::JUnitSuite> suites = {report::replay_suite(replays)};
     std::vector<fuzz::Finding> findings;
-    fuzz::JUnitSuite fuzz_suite;
+    report::JUnitSuite fuzz_suite;
     fuzz_suite.name = "fuzz";
     // --cases replaces the default time budget; an explicit --time still bounds it.
     const bool by_cases = opts->fuzz.cases > 0;
@@ -179,7 +179,7 @@ Command register_check(CLI::App& parent) {
           f.cases = (opts->fuzz.cases + shards - 1 - static_cast<std::uint64_t>(i)) / shards;
         if (by_cases && f.cases == 0) continue;
         fuzz::CampaignOptions o = campaign_options(app, f, /*seed_given=*/true);
-        fuzz::ShardOutcome r = run_shard_supervised(o, f, stop);
+        report::ShardOutcome r = run_shard_supervised(o, f, stop);
         fuzz_suite.cases.push_back(r.junit);
         findings.insert(findings.end(), r.findings.begin(), r.findings.end());
         failed |= r.exit_code == kFinding;

@@ -16,12 +16,12 @@
 #include "aotfuzz_commit.h"
 #include "cli/cmd_fuzz.h"
 #include "cli/common.h"
+#include "findings/replay.h"
 #include "fuzz/campaign.h"
 #include "fuzz/campaign_report.h"
 #include "fuzz/crash_journal.h"
-#include "fuzz/interrupt.h"
-#include "fuzz/replay.h"
 #include "generator/policy.h"
+#include "host/interrupt.h"
 #include "host/shell_words.h"
 #include "host/tempdir.h"
 #include "ir/error.h"
@@ -68,8 +68,8 @@ std::vector<fuzz::CorpusGraph> load_corpus(const std::vector<std::string>& paths
   if (paths.empty()) return out;
   std::vector<std::string> files;
   try {
-    files = fuzz::collect_relay_files(paths);
-  } catch (const fuzz::ReplayError& e) {
+    files = findings::collect_relay_files(paths);
+  } catch (const findings::ReplayError& e) {
     throw CommandError(kBadInput, command + ": --corpus: " + e.what());
   }
   if (files.empty()) {
@@ -231,7 +231,7 @@ class ProgressPrinter {
     log_.flush_on(spdlog::level::trace);
   }
 
-  void progress(const fuzz::Progress& p) {
+  void progress(const findings::Progress& p) {
     if (!show_progress_) return;
     std::lock_guard lock(mu_);
     if (tty_) {
@@ -293,13 +293,13 @@ class ProgressPrinter {
 
 fuzz::CampaignResult run_campaign_with_output(fuzz::CampaignOptions options,
                                               const FuzzFlags& flags) {
-  options.stop = &fuzz::install_interrupt_handler();
+  options.stop = &host::install_interrupt_handler();
   const auto level = flags.log_level.empty()
                          ? (flags.quiet ? spdlog::level::warn : spdlog::level::info)
                          : spdlog::level::from_str(flags.log_level);
   ProgressPrinter printer(!flags.quiet, level);
   fuzz::CampaignCallbacks cb;
-  cb.on_progress = [&](const fuzz::Progress& p) { printer.progress(p); };
+  cb.on_progress = [&](const findings::Progress& p) { printer.progress(p); };
   cb.on_log = [&](fuzz::LogLevel l, const std::string& s) {
     printer.log(l == fuzz::LogLevel::kWarning ? spdlog::level::warn : spdlog::level::info, s);
   };
@@ -355,7 +355,7 @@ Command register_fuzz(CLI::App& parent) {
     const host::ScopedTempRoot temp_root;
     fuzz::SupervisorOptions so;
     so.in_process_budget = o.base.in_process_budget;
-    so.stop = &fuzz::install_interrupt_handler();
+    so.stop = &host::install_interrupt_handler();
     so.on_stop = [&o](const fuzz::CrashJournal& journal) {
       std::printf("%s\n", fuzz::format_summary(fuzz::result_of(journal), o).c_str());
       std::fflush(stdout);

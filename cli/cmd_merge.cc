@@ -1,19 +1,20 @@
 // `aotfuzz merge --into OUT DIR...`: the findings directories of shards, or of any campaigns, as
-// one (fuzz/merge_findings.h).
+// one (findings/merge_findings.h).
 #include <iostream>
 
 #include "cli/common.h"
-#include "fuzz/findings_list.h"
-#include "fuzz/merge_findings.h"
-#include "fuzz/sarif.h"
-#include "fuzz/status_files.h"
+#include "findings/findings_list.h"
+#include "findings/merge_findings.h"
+#include "findings/status_files.h"
+#include "report/html_report.h"
+#include "report/sarif.h"
 
 namespace aotfuzz::cli {
 
 namespace {
 
 // One SARIF result per bundle of the merged directory, located at its reduced.relay.
-std::vector<fuzz::Finding> bundle_findings(const std::vector<fuzz::BundleSummary>& bundles) {
+std::vector<fuzz::Finding> bundle_findings(const std::vector<findings::BundleSummary>& bundles) {
   std::vector<fuzz::Finding> out;
   for (const auto& b : bundles) {
     fuzz::Finding f;
@@ -38,16 +39,18 @@ Command register_merge(CLI::App& parent) {
   auto opts = std::make_shared<Opts>();
   Command c;
   c.app = parent.add_subcommand(
-      "merge", "Merge the findings directories of shards (or of any campaigns) into one: a "
-               "bundle per signature (the smallest reduced graph kept, every source's hits and "
-               "campaigns counted, its graph as found under examples/), each source's campaign "
-               "records and plot data under its own name, triage and bisection carried, and "
-               "report.html over the whole. Merging a source again replaces what it gave; "
-               "sources are only read");
+      "merge",
+      "Merge the findings directories of shards (or of any campaigns) into one: a "
+      "bundle per signature (the smallest reduced graph kept, every source's hits and "
+      "campaigns counted, its graph as found under examples/), each source's campaign "
+      "records and plot data under its own name, triage and bisection carried, and "
+      "report.html over the whole. Merging a source again replaces what it gave; "
+      "sources are only read");
   c.app->add_option("--into", opts->into, "The merged directory (created when missing)")
       ->required();
-  c.app->add_option("DIRS", opts->sources,
-                    "Findings directories to merge; each is known by its directory's name")
+  c.app
+      ->add_option("DIRS", opts->sources,
+                   "Findings directories to merge; each is known by its directory's name")
       ->required();
   c.app->add_option("--sarif", opts->sarif,
                     "Also write a SARIF 2.1.0 log with one result per bundle of the merged "
@@ -58,27 +61,27 @@ Command register_merge(CLI::App& parent) {
     std::error_code ec;
     // An earlier merge's target (its lock file there) may hold no bundle yet.
     if (fs::exists(opts->into, ec) && !fs::is_empty(opts->into, ec) &&
-        !fs::exists(fs::path(opts->into) / fuzz::kMergeLockName, ec)) {
+        !fs::exists(fs::path(opts->into) / findings::kMergeLockName, ec)) {
       require_findings_dir(opts->into, "merge");
     }
     check_output_dir(opts->into, "--into", "merge");
     if (!opts->sarif.empty()) check_output_file(opts->sarif, "--sarif", "merge");
     std::vector<fs::path> sources(opts->sources.begin(), opts->sources.end());
-    fuzz::MergeResult r;
+    findings::MergeResult r;
     try {
-      r = fuzz::merge_findings(opts->into, sources);
-    } catch (const fuzz::MergeUsageError& e) {
+      r = findings::merge_findings(opts->into, sources, report::write_report_page);
+    } catch (const findings::MergeUsageError& e) {
       throw CommandError(kBadInput, std::string("merge: ") + e.what());
-    } catch (const fuzz::MergeBusy& e) {
+    } catch (const findings::MergeBusy& e) {
       throw CommandError(kBadInput, std::string("merge: ") + e.what());
     } catch (const std::exception& e) {
       throw CommandError(kInternal, std::string("merge: ") + e.what());
     }
     if (!opts->sarif.empty()) {
       try {
-        const auto log = fuzz::sarif_log(AOTFUZZ_VERSION, {},
-                                         bundle_findings(fuzz::list_bundles(opts->into)));
-        fuzz::write_file_atomically(opts->sarif, log.dump(2) + "\n");
+        const auto log = report::sarif_log(AOTFUZZ_VERSION, {},
+                                           bundle_findings(findings::list_bundles(opts->into)));
+        findings::write_file_atomically(opts->sarif, log.dump(2) + "\n");
       } catch (const std::exception& e) {
         throw CommandError(kInternal, std::string("merge: ") + e.what());
       }

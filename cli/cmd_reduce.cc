@@ -6,18 +6,18 @@
 
 #include "cli/cmd_fuzz.h"
 #include "cli/common.h"
-#include "fuzz/bundle.h"
+#include "findings/bundle.h"
+#include "findings/replay.h"
 #include "fuzz/campaign.h"
-#include "fuzz/interrupt.h"
-#include "fuzz/reduce_file.h"
-#include "fuzz/reducer.h"
-#include "fuzz/replay.h"
+#include "host/interrupt.h"
 #include "oracle/verdict.h"
+#include "reduce/reduce_file.h"
+#include "reduce/reducer.h"
 
 namespace aotfuzz::cli {
 namespace {
 
-std::string size_text(const fuzz::ModuleSize& s) {
+std::string size_text(const reduce::ModuleSize& s) {
   return std::to_string(s.ops) + " ops, " + std::to_string(s.inputs) + " inputs, " +
          std::to_string(s.annotations) + " annotations";
 }
@@ -54,14 +54,14 @@ Command register_reduce(CLI::App& parent) {
   CLI::App* app = c.app;
   c.run = [opts, app] {
     if (opts->list_passes) {
-      for (const auto& row : fuzz::reduction_pass_table()) {
+      for (const auto& row : reduce::reduction_pass_table()) {
         std::printf("%-22s %s\n", std::string(row.name).c_str(),
                     std::string(row.description).c_str());
       }
       return kOk;
     }
     if (opts->file.empty()) throw CommandError(kBadInput, "reduce: FILE is required");
-    fuzz::ReduceFileRequest request;
+    reduce::ReduceFileRequest request;
     request.file = opts->file;
     request.text = read_file(opts->file);
     request.module = load_module(opts->file);
@@ -71,37 +71,37 @@ Command register_reduce(CLI::App& parent) {
     // The reduction may take minutes; its result must not be lost to a bad path at the end.
     if (!opts->out.empty()) check_output_file(opts->out, "--out", "reduce");
     request.signature = opts->signature;
-    fuzz::ReduceOptions& ro = request.reduce;
+    reduce::ReduceOptions& ro = request.reduce;
     ro.jobs = opts->jobs > 0 ? opts->jobs
                              : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     ro.time_limit = std::chrono::milliseconds(static_cast<std::int64_t>(opts->time * 1000));
-    ro.stop = &fuzz::install_interrupt_handler();
+    ro.stop = &host::install_interrupt_handler();
     for (const auto& name : opts->passes) {
-      auto pass = fuzz::parse_reduction_pass(name);
+      auto pass = reduce::parse_reduction_pass(name);
       if (!pass) throw CommandError(kBadInput, "reduce: unknown pass '" + name + "'");
       ro.passes.push_back(*pass);
     }
-    ro.on_step = [](fuzz::ReductionPass pass, const ir::Module& now) {
+    ro.on_step = [](reduce::ReductionPass pass, const ir::Module& now) {
       std::fprintf(
           stderr, "reduce: %-22s -> %s\n",
-          std::string(fuzz::reduction_pass_table()[static_cast<unsigned>(pass)].name).c_str(),
-          size_text(fuzz::module_size(now)).c_str());
+          std::string(reduce::reduction_pass_table()[static_cast<unsigned>(pass)].name).c_str(),
+          size_text(reduce::module_size(now)).c_str());
     };
-    fuzz::ReductionPlan plan;
-    fuzz::ReducedFile reduced;
+    reduce::ReductionPlan plan;
+    reduce::ReducedFile reduced;
     try {
-      plan = fuzz::plan_reduction(request);
+      plan = reduce::plan_reduction(request);
       if (plan.flags_from) {
         std::fprintf(stderr, "reduce: using the flags of %s:%d: %s\n", opts->file.c_str(),
                      plan.flags_from->line, plan.flags.c_str());
       }
       std::fprintf(stderr, "reduce: %s: keeping %s (flags: %s), %d jobs\n", opts->file.c_str(),
                    plan.signature.c_str(), plan.flags.c_str(), ro.jobs);
-      reduced = fuzz::reduce_file(request, plan);
-    } catch (const fuzz::ReduceFileError& e) {
+      reduced = reduce::reduce_file(request, plan);
+    } catch (const reduce::ReduceFileError& e) {
       throw CommandError(kBadInput, e.what());
     }
-    const fuzz::ReduceResult& r = reduced.result;
+    const reduce::ReduceResult& r = reduced.result;
     std::fprintf(
         stderr,
         "reduce: %zu steps in %.1fs (%zu runs, %zu cache hits, %zu candidates rejected)%s\n"

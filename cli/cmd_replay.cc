@@ -5,11 +5,11 @@
 
 #include "cli/cmd_fuzz.h"
 #include "cli/common.h"
-#include "fuzz/interrupt.h"
-#include "fuzz/junit.h"
-#include "fuzz/junit_suites.h"
-#include "fuzz/replay.h"
-#include "fuzz/sarif.h"
+#include "findings/replay.h"
+#include "host/interrupt.h"
+#include "report/junit.h"
+#include "report/junit_suites.h"
+#include "report/sarif.h"
 #include "systems/systems.h"
 
 namespace aotfuzz::cli {
@@ -23,24 +23,25 @@ void add_sut_flags(CLI::App* app, std::string& sut, std::string& tvm_home) {
                   "TVM tree with its build/ for --sut tvm (default $AOTFUZZ_TVM_HOME)");
 }
 
-std::vector<fuzz::FileReplay> replay_and_print(const std::vector<std::string>& paths, int jobs,
-                                               bool quiet, const fuzz::ReplayOverride& override) {
+std::vector<findings::FileReplay> replay_and_print(const std::vector<std::string>& paths, int jobs,
+                                                   bool quiet,
+                                                   const findings::ReplayOverride& override) {
   std::vector<std::string> files;
   try {
-    files = fuzz::collect_relay_files(paths);
-  } catch (const fuzz::ReplayError& e) {
+    files = findings::collect_relay_files(paths);
+  } catch (const findings::ReplayError& e) {
     throw CommandError(kBadInput, std::string("replay: ") + e.what());
   }
   // A malformed header is bad input, found before anything runs: one line, file:line first.
   for (const auto& file : files) {
     try {
-      fuzz::parse_replay_lines(read_file(file), file);
-    } catch (const fuzz::ReplayError& e) {
+      findings::parse_replay_lines(read_file(file), file);
+    } catch (const findings::ReplayError& e) {
       throw CommandError(kBadInput, std::string("replay: ") + e.what());
     }
   }
   if (jobs <= 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  auto results = fuzz::replay_files(files, jobs, override);
+  auto results = findings::replay_files(files, jobs, override);
   std::size_t passed = 0, failed = 0, cannot_run = 0, not_run = 0;
   std::string environment;  // the first reason, said once in the total
   for (const auto& r : results) {
@@ -59,7 +60,7 @@ std::vector<fuzz::FileReplay> replay_and_print(const std::vector<std::string>& p
     }
     // A file the stop request came before says nothing; one cut short says so.
     if (!ran) continue;
-    if (!quiet || !r.ok()) std::printf("%s\n", fuzz::replay_status_line(r).c_str());
+    if (!quiet || !r.ok()) std::printf("%s\n", report::replay_status_line(r).c_str());
     if (r.failed() || r.cannot_run()) std::printf("%s", r.failure_text().c_str());
   }
   std::printf("replay: %zu files, %zu passed, %zu failed", results.size(), passed, failed);
@@ -73,7 +74,7 @@ std::vector<fuzz::FileReplay> replay_and_print(const std::vector<std::string>& p
   return results;
 }
 
-int replay_exit_code(const std::vector<fuzz::FileReplay>& results) {
+int replay_exit_code(const std::vector<findings::FileReplay>& results) {
   bool interrupted = false, environment = false;
   for (const auto& r : results) {
     if (r.failed()) return kFinding;
@@ -84,16 +85,16 @@ int replay_exit_code(const std::vector<fuzz::FileReplay>& results) {
   return environment ? kInternal : kOk;
 }
 
-void write_sarif(const std::string& path, const std::vector<fuzz::FileReplay>& replays,
+void write_sarif(const std::string& path, const std::vector<findings::FileReplay>& replays,
                  const std::vector<fuzz::Finding>& findings) {
   std::ofstream out(path, std::ios::binary);
-  out << fuzz::sarif_log(AOTFUZZ_VERSION, replays, findings).dump(2) << "\n";
+  out << report::sarif_log(AOTFUZZ_VERSION, replays, findings).dump(2) << "\n";
   if (!out) throw CommandError(kInternal, "cannot write " + path);
 }
 
-void write_junit(const std::string& path, const std::vector<fuzz::JUnitSuite>& suites) {
+void write_junit(const std::string& path, const std::vector<report::JUnitSuite>& suites) {
   std::ofstream out(path, std::ios::binary);
-  out << fuzz::junit_xml(suites);
+  out << report::junit_xml(suites);
   if (!out) throw CommandError(kInternal, "cannot write " + path);
 }
 
@@ -125,7 +126,7 @@ Command register_replay(CLI::App& parent) {
                   "Compile and run nothing: stages and static checks only (--sut tvm: compare "
                   "the partitioned modules)");
   c.run = [opts] {
-    fuzz::ReplayOverride override;
+    findings::ReplayOverride override;
     if (!opts->sut.empty()) override.sut = make_sut({opts->sut, opts->tvm_home, ""});
     if (opts->sut.empty() && !opts->tvm_home.empty()) {
       throw CommandError(kBadInput, "--tvm-home is for --sut tvm");
@@ -134,9 +135,9 @@ Command register_replay(CLI::App& parent) {
     if (!opts->junit.empty()) check_output_file(opts->junit, "--junit", "replay");
     if (!opts->sarif.empty()) check_output_file(opts->sarif, "--sarif", "replay");
     // Ctrl-C stops the replay between lines: what ran is reported, the rest is not run.
-    override.stop = &fuzz::install_interrupt_handler();
+    override.stop = &host::install_interrupt_handler();
     auto results = replay_and_print(opts->paths, opts->jobs, opts->quiet, override);
-    if (!opts->junit.empty()) write_junit(opts->junit, {fuzz::replay_suite(results)});
+    if (!opts->junit.empty()) write_junit(opts->junit, {report::replay_suite(results)});
     if (!opts->sarif.empty()) write_sarif(opts->sarif, results, {});
     return replay_exit_code(results);
   };

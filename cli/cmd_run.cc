@@ -5,12 +5,12 @@
 #include <iostream>
 
 #include "cli/common.h"
-#include "fuzz/reduce_file.h"
-#include "fuzz/replay.h"
+#include "findings/replay.h"
 #include "host/shell_words.h"
 #include "host/tempdir.h"
 #include "oracle/oracle.h"
 #include "oracle/verdict.h"
+#include "reduce/reduce_file.h"
 
 namespace aotfuzz::cli {
 
@@ -37,17 +37,17 @@ Command register_run(CLI::App& parent) {
       // A repro keeps its flags in its header (reduced.relay, corpus files): without flags on
       // the command line, its first finding line's are the ones it was found with.
       if (!any_pipeline_flag(app) && opts->file != "-" && opts->file != "/dev/stdin") {
-        std::vector<fuzz::ReplayLine> lines;
+        std::vector<findings::ReplayLine> lines;
         try {
-          lines = fuzz::parse_replay_lines(read_file(opts->file), opts->file);
-        } catch (const fuzz::ReplayError& e) {
+          lines = findings::parse_replay_lines(read_file(opts->file), opts->file);
+        } catch (const findings::ReplayError& e) {
           throw CommandError(kBadInput, std::string("run: ") + e.what());
         }
-        if (auto line = fuzz::first_finding_line(lines)) {
+        if (auto line = findings::first_finding_line(lines)) {
           // Settings given (--sut, --no-run, ...) apply over the line's flags.
           const std::string flags = line->flags + setting_flags(opts->flags);
           try {
-            co = fuzz::parse_case_flags(flags);
+            co = systems::parse_case_flags(flags);
           } catch (const oracle::FlagError& e) {
             throw CommandError(kBadInput, "run: " + opts->file + ":" + std::to_string(line->line) +
                                               ": " + e.what());

@@ -4,7 +4,7 @@
 
 #include "cli/cmd_fuzz.h"
 #include "cli/common.h"
-#include "fuzz/replay.h"
+#include "findings/replay.h"
 #include "ir/dot.h"
 #include "oracle/verdict.h"
 #include "tvm/pytest_export.h"
@@ -65,17 +65,17 @@ Command register_show(CLI::App& parent) {
       explicit_flags |= given(app, f);
     }
     try {
-      for (const auto& line : fuzz::parse_replay_lines(text, opts->file)) {
+      for (const auto& line : findings::parse_replay_lines(text, opts->file)) {
         // The file's first finding line says how it fails, unless flags were given.
-        if (fuzz::signature_matches("pass", line.expected)) continue;
+        if (findings::signature_matches("pass", line.expected)) continue;
         if (!explicit_flags) {
-          options = fuzz::parse_case_flags(line.flags);
+          options = systems::parse_case_flags(line.flags);
           explicit_flags = true;
         }
         info.notes.push_back("aotfuzz: with `" + line.flags + "` the pipeline gives " +
                              line.expected);
       }
-    } catch (const fuzz::ReplayError& e) {
+    } catch (const findings::ReplayError& e) {
       throw CommandError(kBadInput, e.what());
     }
     // Carry the file's own header (origin, notes) into the test.

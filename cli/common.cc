@@ -336,12 +336,13 @@ generator::GenPolicy policy_from_flags(const std::vector<std::string>& knobs, in
                                             : " for these knobs"));
 }
 
-std::vector<fuzz::TriageBuild> triage_builds(const std::vector<std::string>& labelled,
-                                             const std::string& file, const std::string& command) {
-  std::vector<fuzz::TriageBuild> builds;
+std::vector<findings::TriageBuild> triage_builds(const std::vector<std::string>& labelled,
+                                                 const std::string& file,
+                                                 const std::string& command) {
+  std::vector<findings::TriageBuild> builds;
   try {
-    if (!file.empty()) builds = fuzz::parse_triage_builds_file(read_file(file), file);
-    for (const auto& b : labelled) builds.push_back(fuzz::parse_triage_build(b));
+    if (!file.empty()) builds = findings::parse_triage_builds_file(read_file(file), file);
+    for (const auto& b : labelled) builds.push_back(findings::parse_triage_build(b));
   } catch (const std::invalid_argument& e) {
     throw CommandError(kBadInput, command + ": " + e.what());
   }

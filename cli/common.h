@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "fuzz/triage.h"
+#include "findings/triage.h"
 #include "generator/policy.h"
 #include "ir/module.h"
 #include "oracle/oracle.h"
@@ -36,8 +36,9 @@ std::string read_file(const std::string& path);
 /// The TVM builds of `--tvm-build LABEL=DIR` (repeatable) and `--tvm-builds FILE` (the file's
 /// first), each home made absolute; throws CommandError (exit 2) naming `command` on a bad entry
 /// or a home that is not a directory.
-std::vector<fuzz::TriageBuild> triage_builds(const std::vector<std::string>& labelled,
-                                             const std::string& file, const std::string& command);
+std::vector<findings::TriageBuild> triage_builds(const std::vector<std::string>& labelled,
+                                                 const std::string& file,
+                                                 const std::string& command);
 /// Parses and verifies a module ("-": standard input, named <stdin> in messages); any error
 /// becomes CommandError(kBadInput) with the position.
 ir::Module load_module(const std::string& path);
@@ -62,8 +63,8 @@ inline CLI::Range jobs_range() { return CLI::Range(1, 1024); }
 
 /// Registers the pair --NAME and --no-NAME, calling `set` with true and false; they exclude
 /// each other (CLI11's "--x,!--no-x" lets the last one win). Returns --NAME.
-CLI::Option* add_flag_pair(CLI::App* app, const std::string& name,
-                           std::function<void(bool)> set, const std::string& help);
+CLI::Option* add_flag_pair(CLI::App* app, const std::string& name, std::function<void(bool)> set,
+                           const std::string& help);
 /// The same, setting `value`.
 void add_flag_pair(CLI::App* app, const std::string& name, bool& value, const std::string& help);
 

@@ -16,17 +16,17 @@
 #include <utility>
 #include <vector>
 
-#include "fuzz/bundle.h"
+#include "findings/bundle.h"
+#include "findings/campaign_stats.h"
+#include "findings/triage.h"
 #include "fuzz/campaign_log.h"
 #include "fuzz/campaign_report.h"
-#include "fuzz/campaign_stats.h"
 #include "fuzz/campaign_status.h"
 #include "fuzz/case_counter.h"
 #include "fuzz/finding_bundle.h"
 #include "fuzz/finding_ledger.h"
 #include "fuzz/finding_reduction.h"
 #include "fuzz/journal_notes.h"
-#include "fuzz/triage.h"
 #include "fuzz/worker_pool.h"
 #include "host/tempdir.h"
 #include "oracle/executor.h"
@@ -74,8 +74,8 @@ class Campaign final : public CaseSink {
     status_.start();
     std::vector<std::filesystem::path> unfinished;
     if (!opt_.findings_dir.empty()) {
-      ledger_.set_preexisting(load_bundle_signatures(opt_.findings_dir));
-      if (opt_.reduce) unfinished = incomplete_bundles(opt_.findings_dir);
+      ledger_.set_preexisting(findings::load_bundle_signatures(opt_.findings_dir));
+      if (opt_.reduce) unfinished = findings::incomplete_bundles(opt_.findings_dir);
       status_.open();
       // A first row at time 0: a monitor sees the campaign at once, and its plot starts there.
       write_status(/*with_hits=*/false);
@@ -156,10 +156,10 @@ class Campaign final : public CaseSink {
     // probe and this point has judged nothing.
     notes_.culprit_judged(k);
     log_.judged(spec, r);
-    const bool finding = is_campaign_finding(r.verdict, spec.merge_safe);
+    const bool finding = reduce::is_campaign_finding(r.verdict, spec.merge_safe);
     const std::string sig = finding ? oracle::signature(r.verdict) : std::string();
     if (!counter_.counted_before(k)) {
-      counter_.count(k, case_stats(spec.module, spec.options, r, generation_us, finding),
+      counter_.count(k, findings::case_stats(spec.module, spec.options, r, generation_us, finding),
                      finding ? &sig : nullptr);
     }
     if (const auto* t = std::get_if<oracle::ToolchainError>(&r.verdict.detail);
@@ -267,21 +267,21 @@ class Campaign final : public CaseSink {
   // The new bundle on every configured TVM build, recorded in its verdict.json.
   void triage(const Finding& f) {
     if (opt_.triage_builds.empty() || f.bundle_dir.empty()) return;
-    BundleSummary bundle;
+    findings::BundleSummary bundle;
     bundle.signature = f.signature;
     bundle.dir = f.bundle_dir;
-    std::optional<TriageRow> row;
+    std::optional<findings::TriageRow> row;
     {
       std::lock_guard lock(triage_mutex_);
-      if (!triage_) triage_ = std::make_unique<Triage>(opt_.triage_builds);
+      if (!triage_) triage_ = std::make_unique<findings::Triage>(opt_.triage_builds);
       row = triage_->row(bundle);
     }
     if (!row) return;
-    record_triage(bundle, *row);
+    findings::record_triage(bundle, *row);
     std::string cells;
-    for (const TriageCell& c : row->cells) {
-      cells +=
-          (cells.empty() ? "" : ", ") + c.build + " " + std::string(triage_outcome_name(c.outcome));
+    for (const findings::TriageCell& c : row->cells) {
+      cells += (cells.empty() ? "" : ", ") + c.build + " " +
+               std::string(findings::triage_outcome_name(c.outcome));
     }
     log_.info("triage " + f.signature + ": " + cells +
               (row->first ? " (reproduces on " + *row->first + " to " + *row->last + ")"
@@ -315,13 +315,13 @@ class Campaign final : public CaseSink {
     }
   }
 
-  Progress progress(const CampaignStats& stats) const {
+  findings::Progress progress(const findings::CampaignStats& stats) const {
     return progress_of(stats, elapsed_s(), ledger_.unique_signatures(),
                        ledger_.last_new_finding_s());
   }
 
   void write_status(bool with_hits) {
-    const CampaignStats stats = counter_.totals();
+    const findings::CampaignStats stats = counter_.totals();
     status_.write(progress(stats), stats);
     if (with_hits) status_.record_hits(counter_.signature_hits());
   }
@@ -342,7 +342,7 @@ class Campaign final : public CaseSink {
       std::lock_guard lock(environment_mutex_);
       r.environment_failure = environment_failure_;
     }
-    const Progress last = progress(r.stats);
+    const findings::Progress last = progress(r.stats);
     if (cb_.on_progress) cb_.on_progress(last);
     status_.write(last, r.stats);
     status_.record_hits(r.signature_hits);
@@ -368,7 +368,7 @@ class Campaign final : public CaseSink {
   std::string environment_failure_;
   std::mutex known_mutex_;
   std::mutex triage_mutex_;
-  std::unique_ptr<Triage> triage_;
+  std::unique_ptr<findings::Triage> triage_;
   std::set<std::string> known_behaviours_seen_;
   bool interrupted_ = false;  // main thread only
 };

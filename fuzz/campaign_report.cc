@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "fuzz/bundle.h"
+#include "findings/bundle.h"
 
 namespace aotfuzz::fuzz {
 
@@ -16,7 +16,7 @@ std::string format_seconds(double s) {
   return buf;
 }
 
-nlohmann::json to_json(const ModuleSize& s) {
+nlohmann::json to_json(const reduce::ModuleSize& s) {
   return {{"ops", s.ops}, {"inputs", s.inputs}, {"annotations", s.annotations}, {"nodes", s.nodes}};
 }
 
@@ -58,56 +58,6 @@ nlohmann::json phases_json(const CampaignResult& r, const CampaignOptions& o) {
 }
 
 }  // namespace
-
-nlohmann::json stats_json(const CampaignStats& s) {
-  using nlohmann::json;
-  json verdicts = json::object();
-  // Every stage of the pipeline, even one nothing was attributed to: the keys are the stage list.
-  json stages = json::object();
-  for (int st = 0; st < oracle::kNumStages; ++st) {
-    stages[std::string(oracle::stage_name(static_cast<oracle::Stage>(st)))] = std::uint64_t{0};
-  }
-  for (int k = 0; k < oracle::kNumVerdictKinds; ++k) {
-    const auto kind = static_cast<oracle::VerdictKind>(k);
-    json per_stage = json::object();
-    for (int st = 0; st < oracle::kNumStages; ++st) {
-      const auto n = s.verdicts[k][st];
-      if (n == 0) continue;
-      const std::string stage(oracle::stage_name(static_cast<oracle::Stage>(st)));
-      per_stage[stage] = n;
-      stages[stage] = stages.value(stage, std::uint64_t{0}) + n;
-    }
-    verdicts[std::string(oracle::verdict_kind_name(kind))] = {{"total", s.count(kind)},
-                                                              {"stages", per_stage}};
-  }
-  return {
-      {"cases", s.cases},
-      {"verdicts", verdicts},
-      {"stages", stages},
-      {"features",
-       {{"ops", s.ops},
-        {"inputs", s.inputs},
-        {"outputs", s.outputs},
-        {"regions", s.regions},
-        {"multi_output_regions", s.multi_output_regions},
-        {"cases_with_multi_output_region", s.cases_with_multi_output_region},
-        {"tuples", s.tuples},
-        {"tuple_get_items", s.tuple_get_items},
-        {"ends_on_tuples", s.ends_on_tuples},
-        {"multi_end_values", s.multi_end_values},
-        {"host_ops_between_regions", s.host_ops_between_regions},
-        {"cases_with_duplicate_outputs", s.cases_with_duplicate_outputs},
-        {"main_tuple_params", s.main_tuple_params},
-        {"fused_tuple_params", s.fused_tuple_params},
-        {"cases_with_fused_tuple_param", s.cases_with_fused_tuple_param}}},
-      {"options",
-       {{"merge", s.merge_on},
-        {"no_merge", s.cases - std::min(s.cases, s.merge_on)},
-        {"api_unpacked", s.api_unpacked},
-        {"interface_c", s.interface_c},
-        {"storage_reuse", s.storage_reuse_on}}},
-  };
-}
 
 nlohmann::json to_json(const CampaignResult& r, const CampaignOptions& o) {
   using nlohmann::json;
@@ -156,15 +106,17 @@ nlohmann::json to_json(const CampaignResult& r, const CampaignOptions& o) {
        {{"pipeline", static_cast<double>(s.pipeline_us) / n},
         {"compile", static_cast<double>(s.compile_us) / n},
         {"run", static_cast<double>(s.run_us) / n}}},
-      {"executor", r.batched ? "batched" : r.overlapped ? "overlapped" : "single"},
+      {"executor", r.batched      ? "batched"
+                   : r.overlapped ? "overlapped"
+                                  : "single"},
       {"phases", phases_json(r, o)},
       {"harness_problems", r.harness_problems},
   };
-  j.update(stats_json(s));
+  j.update(findings::stats_json(s));
   return j;
 }
 
-std::string format_progress(const Progress& p) {
+std::string format_progress(const findings::Progress& p) {
   char buf[160];
   const double rate = p.elapsed_s > 0 ? static_cast<double>(p.cases) / p.elapsed_s : 0;
   std::snprintf(buf, sizeof buf, "%.1fs  %llu cases  %.1f/s  %llu findings  %zu unique",
@@ -206,9 +158,10 @@ std::string format_summary(const CampaignResult& r, const CampaignOptions& o) {
     const auto times = phase_times_s(r, o);
     double total = 0;
     for (const auto& [name, t] : times) total += t;
-    out += std::string("\nthroughput: ") + head + ", " + (r.batched      ? "batched"
-                                                         : r.overlapped ? "overlapped"
-                                                                        : "single-case") +
+    out += std::string("\nthroughput: ") + head + ", " +
+           (r.batched      ? "batched"
+            : r.overlapped ? "overlapped"
+                           : "single-case") +
            "; time per phase:";
     for (const auto& [name, t] : times) {
       char buf[64];
@@ -254,9 +207,10 @@ std::string format_summary(const CampaignResult& r, const CampaignOptions& o) {
   for (const auto& sig : r.known_seen) out += "\n  " + sig + "  (bundle exists)";
   if (std::any_of(r.findings.begin(), r.findings.end(),
                   [](const Finding& f) { return !f.bundle_dir.empty(); })) {
-    out += "\nto keep a finding as a regression test: copy its reduced.relay into "
-           "corpus/regressions/ (`aotfuzz replay` and `aotfuzz check` replay it); once the bug is "
-           "fixed, change its first `// replay: ... => SIGNATURE` line to `=> pass`";
+    out +=
+        "\nto keep a finding as a regression test: copy its reduced.relay into "
+        "corpus/regressions/ (`aotfuzz replay` and `aotfuzz check` replay it); once the bug is "
+        "fixed, change its first `// replay: ... => SIGNATURE` line to `=> pass`";
   }
   for (const auto& p : r.harness_problems) out += "\nharness problem (not a finding): " + p;
   return out;

@@ -5,26 +5,25 @@
 #include <string>
 
 #include "fuzz/campaign_types.h"
-#include "fuzz/reducer.h"
+#include "reduce/reducer.h"
 
 namespace aotfuzz::fuzz {
 
 /// cases, verdicts (per kind: total and per stage), stages (totals), features (generated graph
 /// features) and options (pipeline options drawn): the parts of the --stats JSON that the
 /// campaign records of a findings directory also hold (status_files.h).
-nlohmann::json stats_json(const CampaignStats& stats);
 /// The --stats JSON: options, counts per verdict kind and stage, throughput, features, findings.
 nlohmann::json to_json(const CampaignResult& result, const CampaignOptions& options);
 
 /// "12.3s  1234 cases  98.7/s  3 findings  1 unique  [invalid-input 2, arity 3]  last new 4s ago":
 /// the verdict kinds other than pass that occurred, and the time since the last new finding.
-std::string format_progress(const Progress& progress);
+std::string format_progress(const findings::Progress& progress);
 /// The closing summary (several lines, no trailing newline).
 std::string format_summary(const CampaignResult& result, const CampaignOptions& options);
 
 /// Seconds with one decimal ("12.3").
 std::string format_seconds(double seconds);
 /// {"ops", "inputs", "annotations", "nodes"}.
-nlohmann::json to_json(const ModuleSize& size);
+nlohmann::json to_json(const reduce::ModuleSize& size);
 
 }  // namespace aotfuzz::fuzz

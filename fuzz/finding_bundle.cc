@@ -9,14 +9,14 @@ namespace aotfuzz::fuzz {
 namespace {
 
 // "reduced: ops 9 -> 2, inputs 3 -> 1, 5 steps (1-minimal)", and whether the reduction ended.
-std::string reduction_header(const ReduceResult& red, bool complete) {
+std::string reduction_header(const reduce::ReduceResult& red, bool complete) {
   return "reduced: ops " + std::to_string(red.before.ops) + " -> " + std::to_string(red.after.ops) +
          ", inputs " + std::to_string(red.before.inputs) + " -> " +
          std::to_string(red.after.inputs) + ", " + std::to_string(red.steps) + " steps" +
          (red.minimal ? " (1-minimal)" : "") + (complete ? "" : " (not fully reduced)");
 }
 
-nlohmann::json reduction_info(const ReduceResult& red, bool complete) {
+nlohmann::json reduction_info(const reduce::ReduceResult& red, bool complete) {
   return {{"steps", red.steps},
           {"minimal", red.minimal},
           {"complete", complete},
@@ -47,12 +47,11 @@ nlohmann::json FindingBundles::campaign_info(const CaseSpec& spec,
   return info;
 }
 
-BundleWriteResult FindingBundles::write(const CaseSpec& spec, const std::string& signature,
-                                        const oracle::CaseOptions& o, const ir::Module& reduced,
-                                        const ReduceResult& red, bool complete, bool replace,
-                                        const nlohmann::json* prior,
-                                        const oracle::CaseResult* ran) const {
-  Bundle b;
+findings::BundleWriteResult FindingBundles::write(
+    const CaseSpec& spec, const std::string& signature, const oracle::CaseOptions& o,
+    const ir::Module& reduced, const reduce::ReduceResult& red, bool complete, bool replace,
+    const nlohmann::json* prior, const oracle::CaseResult* ran) const {
+  findings::Bundle b;
   b.signature = signature;
   b.options = o;
   b.original = spec.module;
@@ -71,18 +70,18 @@ BundleWriteResult FindingBundles::write(const CaseSpec& spec, const std::string&
   }
   b.info = prior != nullptr ? *prior : campaign_info(spec, from);
   b.info["reduction"] = reduction_info(red, complete);
-  return write_bundle(opt_.findings_dir, b, replace);
+  return findings::write_bundle(opt_.findings_dir, b, replace);
 }
 
 bool FindingBundles::write_first(const CaseSpec& spec, Finding& f, bool complete,
                                  const oracle::CaseResult* ran) const {
-  f.reduction.before = f.reduction.after = module_size(spec.module);
+  f.reduction.before = f.reduction.after = reduce::module_size(spec.module);
   try {
     auto w = write(spec, f.signature, spec.options, spec.module, f.reduction, complete,
                    /*replace=*/false, nullptr, ran);
     f.bundle_dir = w.dir.string();
     f.bundle_written = w.written;
-    f.replay = replay_command((w.dir / "reduced.relay").string(), spec.options);
+    f.replay = findings::replay_command((w.dir / "reduced.relay").string(), spec.options);
     return true;
   } catch (const std::exception& e) {
     f.error = e.what();

@@ -1,4 +1,4 @@
-// The bundles of a campaign's findings (fuzz/bundle.h): the graph as found and as reduced, with
+// The bundles of a campaign's findings (findings/bundle.h): the graph as found and as reduced, with
 // header lines saying where it came from and how far its reduction got, and the campaign's facts
 // in verdict.json's info.
 #pragma once
@@ -6,11 +6,11 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "fuzz/bundle.h"
+#include "findings/bundle.h"
 #include "fuzz/campaign_types.h"
-#include "fuzz/reducer.h"
 #include "ir/module.h"
 #include "oracle/oracle.h"
+#include "reduce/reducer.h"
 
 namespace aotfuzz::fuzz {
 
@@ -24,11 +24,11 @@ class FindingBundles {
   /// whether its reduction has ended. `replace`: a bundle of the signature already there is
   /// swapped for this one. `prior`: the info of the bundle being resumed (its origin and
   /// campaign), else this campaign's. Throws std::system_error when it cannot be written.
-  BundleWriteResult write(const CaseSpec& spec, const std::string& signature,
-                          const oracle::CaseOptions& o, const ir::Module& reduced,
-                          const ReduceResult& red, bool complete, bool replace,
-                          const nlohmann::json* prior = nullptr,
-                          const oracle::CaseResult* ran = nullptr) const;
+  findings::BundleWriteResult write(const CaseSpec& spec, const std::string& signature,
+                                    const oracle::CaseOptions& o, const ir::Module& reduced,
+                                    const reduce::ReduceResult& red, bool complete, bool replace,
+                                    const nlohmann::json* prior = nullptr,
+                                    const oracle::CaseResult* ran = nullptr) const;
 
   /// The first bundle of the new finding `f` of case `spec`: its graph as found, under the case's
   /// options, written before any reduction so that a kill at any later moment leaves it (marked

@@ -5,8 +5,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "findings/replay.h"
 #include "fuzz/finding_ledger.h"
-#include "fuzz/replay.h"
 #include "ir/parser.h"
 
 namespace aotfuzz::fuzz {
@@ -20,8 +20,8 @@ FindingReducer::FindingReducer(const CampaignOptions& options, const FindingBund
       seeks_cleaner_repros_(seeks_cleaner_repros),
       deadline_(deadline) {}
 
-ReduceOptions FindingReducer::reduce_options() const {
-  ReduceOptions ro;
+reduce::ReduceOptions FindingReducer::reduce_options() const {
+  reduce::ReduceOptions ro;
   ro.jobs = opt_.reduce_jobs > 0 ? opt_.reduce_jobs : std::max(1, opt_.jobs);
   ro.time_limit = opt_.reduce_time;
   if (deadline_) {
@@ -35,7 +35,7 @@ ReduceOptions FindingReducer::reduce_options() const {
   return ro;
 }
 
-bool FindingReducer::ended(const ReduceResult& red) const {
+bool FindingReducer::ended(const reduce::ReduceResult& red) const {
   const bool out_of_time = deadline_ && std::chrono::steady_clock::now() >= *deadline_;
   return red.minimal || !(stop_requested(opt_) || out_of_time);
 }
@@ -65,7 +65,8 @@ oracle::CaseOptions FindingReducer::canonical_options(const CaseSpec& spec,
 
 void FindingReducer::reduce_new_finding(const CaseSpec& spec, Finding& f) {
   const oracle::CaseOptions o = canonical_options(spec, f.signature);
-  FindingReduction red = reduce_finding(spec.module, o, f.signature, reduce_options());
+  reduce::FindingReduction red =
+      reduce::reduce_finding(spec.module, o, f.signature, reduce_options());
   if (red.signature_only && seeks_cleaner_repros_) {
     std::lock_guard lock(mu_);
     needs_cleaner_[f.signature];
@@ -77,7 +78,7 @@ void FindingReducer::reduce_new_finding(const CaseSpec& spec, Finding& f) {
   try {
     auto w = bundles_.write(spec, f.signature, o, reduced, f.reduction, ended(f.reduction),
                             /*replace=*/true);
-    f.replay = replay_command((w.dir / "reduced.relay").string(), o);
+    f.replay = findings::replay_command((w.dir / "reduced.relay").string(), o);
   } catch (const std::exception& e) {
     f.error = e.what();
   }
@@ -102,8 +103,9 @@ void FindingReducer::try_cleaner_repro(const CaseSpec& spec, const std::string& 
     if (fixed &&
         oracle::run_case(spec.module, *fixed).verdict.kind() == oracle::VerdictKind::kPass) {
       const oracle::CaseOptions o = canonical_options(spec, signature);
-      ReduceResult red = reduce(spec.module, finding_predicate(o, signature), reduce_options());
-      if (reduction_kept(red)) {
+      reduce::ReduceResult red =
+          reduce::reduce(spec.module, reduce::finding_predicate(o, signature), reduce_options());
+      if (reduce::reduction_kept(red)) {
         const ir::Module reduced = red.module;
         bundles_.write(spec, signature, o, reduced, red, ended(red), /*replace=*/true);
         log_.info("case " + std::to_string(spec.index) + " gives " + signature +
@@ -130,16 +132,17 @@ void FindingReducer::resume_reduction(const std::filesystem::path& dir) {
     std::ifstream in(dir / "verdict.json");
     const auto j = nlohmann::json::parse(in);
     const std::string sig = j.at("signature").get<std::string>();
-    const oracle::CaseOptions o = parse_case_flags(j.at("flags").get<std::string>());
+    const oracle::CaseOptions o = systems::parse_case_flags(j.at("flags").get<std::string>());
     CaseSpec spec;
-    spec.module = ir::parse_module(read_text_file(dir / "original.relay"));
+    spec.module = ir::parse_module(findings::read_text_file(dir / "original.relay"));
     spec.options = o;
     spec.index = j.at("info").value("case", std::uint64_t{0});
     spec.gen_seed = j.at("info").value("gen_seed", std::uint64_t{0});
-    const ir::Module best = ir::parse_module(read_text_file(dir / "reduced.relay"));
+    const ir::Module best = ir::parse_module(findings::read_text_file(dir / "reduced.relay"));
     log_.info("resuming the reduction of " + sig + " (" + dir.string() + ")");
-    ReduceResult red = reduce(best, finding_predicate(o, sig), reduce_options());
-    red.before = module_size(spec.module);
+    reduce::ReduceResult red =
+        reduce::reduce(best, reduce::finding_predicate(o, sig), reduce_options());
+    red.before = reduce::module_size(spec.module);
     const ir::Module reduced = red.module;
     const nlohmann::json prior = j.at("info");
     bundles_.write(spec, sig, o, reduced, red, ended(red), /*replace=*/true, &prior);

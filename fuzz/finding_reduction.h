@@ -13,8 +13,8 @@
 #include "fuzz/campaign_log.h"
 #include "fuzz/campaign_types.h"
 #include "fuzz/finding_bundle.h"
-#include "fuzz/reducer.h"
 #include "oracle/oracle.h"
+#include "reduce/reducer.h"
 
 namespace aotfuzz::fuzz {
 
@@ -42,10 +42,10 @@ class FindingReducer {
   void resume_reduction(const std::filesystem::path& dir);
 
  private:
-  ReduceOptions reduce_options() const;
+  reduce::ReduceOptions reduce_options() const;
   // Whether a reduction that gave `red` has ended: 1-minimal, or neither stopped nor out of the
   // campaign's time.
-  bool ended(const ReduceResult& red) const;
+  bool ended(const reduce::ReduceResult& red) const;
   // Options back to their defaults, one at a time, as long as the signature stays.
   oracle::CaseOptions canonical_options(const CaseSpec& spec, const std::string& signature) const;
   // Claims `signature`'s cleaner-repro search for one attempt; false when there is none to make.

@@ -8,9 +8,9 @@
 #include <thread>
 
 #include "aot/bugs.h"
-#include "fuzz/bundle.h"
+#include "findings/bundle.h"
+#include "findings/campaign_stats.h"
 #include "fuzz/campaign_log.h"
-#include "fuzz/campaign_stats.h"
 #include "fuzz/crash_journal.h"
 #include "fuzz/finding_bundle.h"
 #include "fuzz/finding_ledger.h"
@@ -27,11 +27,11 @@ namespace {
 using test_support::load;
 
 TEST(CampaignStats, SumAddsEveryCounterTheFirstTheLastAndTheVerdicts) {
-  CampaignStats a;
+  findings::CampaignStats a;
   a.cases = 2;
   a.verdicts[1][2] = 3;
   a.waiting_us = 4;
-  CampaignStats b;
+  findings::CampaignStats b;
   b.cases = 10;
   b.verdicts[1][2] = 20;
   b.verdicts[0][0] = 5;
@@ -55,7 +55,8 @@ TEST(CampaignStats, ACaseCountsOnceWithItsVerdictOptionsAndTimes) {
   r.verdict = oracle::Verdict{oracle::Stage::kCodegen, oracle::Mismatch{0, 1, "1", "2"}};
   r.pipeline_time = std::chrono::microseconds(50);
   r.codegen_time = std::chrono::microseconds(20);
-  const CampaignStats s = case_stats(m, o, r, /*generation_us=*/9, /*finding=*/true);
+  const findings::CampaignStats s =
+      findings::case_stats(m, o, r, /*generation_us=*/9, /*finding=*/true);
   EXPECT_EQ(s.cases, 1u);
   EXPECT_EQ(s.finding_cases, 1u);
   EXPECT_EQ(s.count(r.verdict.kind()), 1u);
@@ -101,13 +102,13 @@ TEST(FindingLedger, ABundledSignatureIsKnownUnlessAnEarlierChildOfThisRunClaimed
 TEST(ReduceFinding, AFindingThatPassesWithoutItsBugIsReducedKeepingBoth) {
   oracle::CaseOptions o;
   o.aot.bugs.enable(aot::Bug::kTupleArgFirstFieldOnly);
-  ReduceOptions ro;
+  reduce::ReduceOptions ro;
   ro.jobs = 2;
-  const FindingReduction r =
-      reduce_finding(load("corpus/seed/tvm_9036_annotated.relay"), o, "arity:codegen:kernel", ro);
+  const reduce::FindingReduction r = reduce::reduce_finding(
+      load("corpus/seed/tvm_9036_annotated.relay"), o, "arity:codegen:kernel", ro);
   EXPECT_FALSE(r.signature_only);
-  EXPECT_TRUE(reduction_kept(r.result));
-  EXPECT_TRUE(finding_predicate(o, "arity:codegen:kernel")(r.result.module));
+  EXPECT_TRUE(reduce::reduction_kept(r.result));
+  EXPECT_TRUE(reduce::finding_predicate(o, "arity:codegen:kernel")(r.result.module));
 }
 
 TEST(ReduceFinding, AFindingTheFixedSystemGivesTooIsReducedByItsSignatureAlone) {
@@ -116,11 +117,11 @@ TEST(ReduceFinding, AFindingTheFixedSystemGivesTooIsReducedByItsSignatureAlone) 
   const ir::Module m = load("corpus/conformance/cyclic_region_in_input.relay");
   const std::string sig = oracle::signature(oracle::run_case(m, o).verdict);
   ASSERT_EQ(sig, "invalid-input:partition");
-  ReduceOptions ro;
+  reduce::ReduceOptions ro;
   ro.jobs = 2;
-  const FindingReduction r = reduce_finding(m, o, sig, ro);
+  const reduce::FindingReduction r = reduce::reduce_finding(m, o, sig, ro);
   EXPECT_TRUE(r.signature_only);
-  EXPECT_TRUE(reduction_kept(r.result));
+  EXPECT_TRUE(reduce::reduction_kept(r.result));
   EXPECT_EQ(oracle::signature(oracle::run_case(r.result.module, o).verdict), sig);
 }
 
@@ -146,19 +147,19 @@ TEST(FindingReducer, AReductionKeepsToTheCampaignsTimeAndIsLeftForTheNextCampaig
   ASSERT_TRUE(bundles.write_first(spec, f, /*complete=*/false));
   reducer.reduce_new_finding(spec, f);
   EXPECT_TRUE(f.error.empty()) << f.error;
-  EXPECT_EQ(incomplete_bundles(o.findings_dir).size(), 1u);
+  EXPECT_EQ(findings::incomplete_bundles(o.findings_dir).size(), 1u);
   // With time left the same reduction ends.
   FindingReducer in_time(o, bundles, log, false,
                          std::chrono::steady_clock::now() + std::chrono::minutes(5));
   in_time.reduce_new_finding(spec, f);
-  EXPECT_TRUE(incomplete_bundles(o.findings_dir).empty());
+  EXPECT_TRUE(findings::incomplete_bundles(o.findings_dir).empty());
 }
 
 TEST(JournalNotes, ARestartedChildGoesOnFromWhatTheDeadOneNoted) {
   auto journal = std::make_unique<CrashJournal>();
   journal->children = 1;
   JournalNotes notes(journal.get());
-  CampaignStats totals;
+  findings::CampaignStats totals;
   totals.cases = 3;
   const std::string sig = "mismatch:fuse";
   // Cases 0 and 2 done, case 3 counted (a finding) but not done, then the child dies.
