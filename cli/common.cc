@@ -197,8 +197,9 @@ CLI::Validator case_flag_check(const oracle::CaseFlagRow& row) {
 
 std::string case_flag_help(const oracle::CaseFlagRow& row, bool drawn_per_case) {
   std::string help(row.help);
-  if (drawn_per_case && row.drawn) {
-    help += " (default: drawn per case; given, fixed for every case)";
+  if (drawn_per_case && row.draw.drawn()) {
+    help += " (default: drawn per case, --knob " + std::string(row.draw.knob) +
+            "; given, fixed for every case)";
   } else if (!row.default_text.empty()) {
     help += " (default: " + std::string(row.default_text) + ")";
   }
@@ -388,6 +389,9 @@ std::string knob_flags(const generator::GenPolicy& policy) {
   const generator::GenPolicy defaults;
   std::string out;
   for (const auto& name : generator::knob_names()) {
+    // The knobs of the options drawn per case do not change a graph (the replay line carries a
+    // case's options).
+    if (generator::knob_use(name) != generator::KnobUse::kGraph) continue;
     std::string value = generator::get_knob(policy, name);
     if (value != generator::get_knob(defaults, name)) out += " --knob " + name + "=" + value;
   }

@@ -3,15 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "fuzz/campaign_cases.h"
+#include "generator/policy.h"
 #include "ir/printer.h"
 #include "oracle/case_flags.h"
-#include "tests/support/systems.h"
 
 namespace aotfuzz::fuzz {
 namespace {
@@ -48,21 +47,20 @@ CampaignOptions builtin() {
   return o;
 }
 
-// The campaign a system with TVM's share of unpacked cases (0.1) draws.
+// The campaign a system with TVM's share of unpacked cases draws (its knob as tvm/system.cc
+// gives it, in text).
 CampaignOptions tvm_like() {
   CampaignOptions o = builtin();
-  o.base.sut = std::make_shared<test_support::UnbatchedBuiltin>(0.1);
+  generator::set_knob(o.policy, "p_unpacked", "0.1");
   return o;
 }
 
 // `o` with the case flags `flags`, of which the rows named in `given` came from the command line.
 CampaignOptions with_flags(CampaignOptions o, const std::string& flags,
                            const std::set<std::string>& given) {
-  auto sut = o.base.sut;
   o.base = oracle::parse_case_flags(flags);
   o.base.in_process_only = true;
-  o.base.sut = sut;
-  o.fixed = fixed_choice(o.base, [&](const oracle::CaseFlagRow& row) {
+  fix_drawn_knobs(o.policy, o.base, [&](const oracle::CaseFlagRow& row) {
     return given.count(std::string(row.name)) > 0;
   });
   return o;
