@@ -296,7 +296,9 @@ std::string setting_flags(const PipelineFlags& flags) {
 }
 
 void add_policy_flags(CLI::App* app, std::vector<std::string>& knobs, int& size) {
-  app->add_option("--knob", knobs, "Policy knob NAME=VALUE (see `aotfuzz gen --list-knobs`)");
+  app->add_option("--knob", knobs,
+                  "Policy knob NAME=VALUE (see `aotfuzz gen --list-knobs`; a case flag given "
+                  "wins over the knob that draws it)");
   app->add_option("--size", size, "Builder steps per graph (0: the policy's range)")
       ->check(CLI::Range(0, std::numeric_limits<int>::max(), "NONNEGATIVE"));
 }

@@ -224,6 +224,55 @@ const std::vector<std::string> kTvmLikeMergeDepth256 = {
     "1pp11-256-00-526b6980",
 };
 
+TEST(CampaignCases, EachDrawnCaseFlagNamesAKnobOfTheDrawsPerCaseAndEachSuchKnobIsNamed) {
+  std::set<std::string> named;
+  for (const auto& row : oracle::case_flag_table()) {
+    if (!row.draw.drawn()) continue;
+    SCOPED_TRACE(std::string(row.name));
+    for (std::string_view knob : {row.draw.knob, row.draw.range_knob}) {
+      if (knob.empty()) continue;
+      EXPECT_EQ(generator::knob_use(knob), generator::KnobUse::kCase);
+      EXPECT_NO_THROW(generator::knob_number(generator::GenPolicy{}, knob));
+      EXPECT_TRUE(named.insert(std::string(knob)).second) << knob << " draws two rows";
+    }
+    // A hit's value and a miss's are values the flag takes.
+    for (std::string_view value : {row.draw.hit, row.draw.miss}) {
+      if (value.empty()) continue;
+      oracle::CaseOptions o;
+      oracle::SutSpec spec;
+      oracle::CaseFlagTarget target{o, spec};
+      EXPECT_NO_THROW(row.apply(target, std::string(value))) << value;
+    }
+  }
+  for (const auto& name : generator::knob_names()) {
+    if (generator::knob_use(name) == generator::KnobUse::kCase) {
+      EXPECT_EQ(named.count(name), 1u) << name << " draws no case flag";
+    }
+  }
+}
+
+TEST(CampaignCases, AKnobOfTheDrawsPerCaseChangesOnlyItsOption) {
+  const CampaignOptions o = builtin();
+  CampaignOptions merged = o;
+  merged.policy.p_merge = 1;
+  CampaignOptions small = o;
+  small.policy.p_small_fuse_depth = 1;
+  small.policy.max_small_fuse_depth = 2;
+  std::set<int> depths;
+  for (std::uint64_t k = 0; k < 64; ++k) {
+    const CaseSpec free = make_case(o, k);
+    CaseSpec m = make_case(merged, k);
+    EXPECT_TRUE(m.options.aot.merge) << k;
+    // The rest of the case is as drawn without it.
+    m.options.aot.merge = free.options.aot.merge;
+    EXPECT_EQ(summary(m), summary(free)) << k;
+    const CaseSpec s = make_case(small, k);
+    depths.insert(s.options.aot.max_fuse_depth);
+    EXPECT_EQ(s.options.check_determinism, free.options.check_determinism) << k;
+  }
+  EXPECT_EQ(depths, (std::set<int>{1, 2}));
+}
+
 TEST(CampaignCases, TheBuiltinSystemsCasesAreTheOnesRecorded) {
   const auto actual = summaries(builtin());
   EXPECT_EQ(actual, kBuiltin) << as_code(actual);
