@@ -1,5 +1,5 @@
-// Unit tests for the cases of a campaign (fuzz/campaign_cases.h): the draws of each case's graph
-// and pipeline options, pinned.
+// Unit tests for the cases of a campaign (fuzz/campaign_cases.h): the drawn rows of the case flag
+// table and their knobs, and the draws of each case's graph and pipeline options, pinned.
 #include <gtest/gtest.h>
 
 #include <cstdio>
