@@ -48,9 +48,9 @@ Command register_bench(CLI::App& parent) {
     const oracle::SystemUnderTest& system = oracle::system_of(t.campaign.base);
     within_system_limits(t.campaign.policy, opts->knobs, system, "bench");
     // As in a campaign: the options given are fixed, the others drawn per case.
-    t.campaign.fixed = fuzz::fixed_choice(t.campaign.base, [app](const oracle::CaseFlagRow& row) {
-      return given(app, "--" + std::string(row.name));
-    });
+    fuzz::fix_drawn_knobs(
+        t.campaign.policy, t.campaign.base,
+        [app](const oracle::CaseFlagRow& row) { return given(app, "--" + std::string(row.name)); });
     t.campaign.seed = opts->seed;
     t.campaign.max_cases = opts->cases;
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());

@@ -132,8 +132,9 @@ fuzz::CampaignOptions campaign_options(CLI::App* app, FuzzFlags f, bool seed_giv
         kBadInput, std::string(app->get_name()) + ": --triage-build needs a findings directory");
   }
 
-  // Options given on the command line are fixed; the rest are drawn per case.
-  o.fixed = fuzz::fixed_choice(o.base, [app](const oracle::CaseFlagRow& row) {
+  // Options given on the command line are fixed (their knobs 0 or 1, over the user's and the
+  // system's); the rest are drawn per case.
+  fuzz::fix_drawn_knobs(o.policy, o.base, [app](const oracle::CaseFlagRow& row) {
     return given(app, "--" + std::string(row.name));
   });
   // Fail early (exit 3) when no compiler is there, rather than with a toolchain-error per case.

@@ -197,8 +197,9 @@ CLI::Validator case_flag_check(const oracle::CaseFlagRow& row) {
 
 std::string case_flag_help(const oracle::CaseFlagRow& row, bool drawn_per_case) {
   std::string help(row.help);
-  if (drawn_per_case && row.drawn) {
-    help += " (default: drawn per case; given, fixed for every case)";
+  if (drawn_per_case && row.draw.drawn()) {
+    help += " (default: drawn per case, --knob " + std::string(row.draw.knob) +
+            "; given, fixed for every case)";
   } else if (!row.default_text.empty()) {
     help += " (default: " + std::string(row.default_text) + ")";
   }
@@ -295,7 +296,9 @@ std::string setting_flags(const PipelineFlags& flags) {
 }
 
 void add_policy_flags(CLI::App* app, std::vector<std::string>& knobs, int& size) {
-  app->add_option("--knob", knobs, "Policy knob NAME=VALUE (see `aotfuzz gen --list-knobs`)");
+  app->add_option("--knob", knobs,
+                  "Policy knob NAME=VALUE (see `aotfuzz gen --list-knobs`; a case flag given "
+                  "wins over the knob that draws it)");
   app->add_option("--size", size, "Builder steps per graph (0: the policy's range)")
       ->check(CLI::Range(0, std::numeric_limits<int>::max(), "NONNEGATIVE"));
 }
@@ -389,6 +392,9 @@ std::string knob_flags(const generator::GenPolicy& policy) {
   const generator::GenPolicy defaults;
   std::string out;
   for (const auto& name : generator::knob_names()) {
+    // The knobs of the options drawn per case do not change a graph (the replay line carries a
+    // case's options).
+    if (generator::knob_use(name) != generator::KnobUse::kGraph) continue;
     std::string value = generator::get_knob(policy, name);
     if (value != generator::get_knob(defaults, name)) out += " --knob " + name + "=" + value;
   }

@@ -112,8 +112,8 @@ generator::GenPolicy policy_from_flags(const std::vector<std::string>& knobs, in
 /// flags given) does not, then validates; a bad combination is a CommandError(kBadInput).
 void within_system_limits(generator::GenPolicy& policy, const std::vector<std::string>& knobs,
                           const oracle::SystemUnderTest& system, const std::string& command);
-/// The knobs of `policy` that differ from the defaults as ` --knob NAME=VALUE` flags (each with
-/// a leading space), so a printed `aotfuzz gen` command regenerates the same graph.
+/// The graph knobs of `policy` that differ from the defaults as ` --knob NAME=VALUE` flags (each
+/// with a leading space), so a printed `aotfuzz gen` command regenerates the same graph.
 std::string knob_flags(const generator::GenPolicy& policy);
 
 /// A subcommand: registers its options on `app` and sets `run` to execute it.

@@ -23,6 +23,10 @@ std::uint64_t mix64(std::uint64_t z) {
 // A different stream for the pipeline options than for the graph.
 constexpr std::uint64_t kOptionStream = 0x6f7074696f6e73ULL;  // "options"
 
+// ir::Rng::chance(p), but drawing at 0 and 1 too (chance draws nothing there): a fixed option's
+// knob is 0 or 1, and its draw must still happen so that the later ones stay what they were.
+bool draws(ir::Rng& rng, double p) { return static_cast<double>(rng.next() >> 11) * 0x1.0p-53 < p; }
+
 std::optional<std::uint64_t> parse_u64(std::string_view s) {
   std::uint64_t v = 0;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
@@ -58,6 +62,7 @@ CaseSpec make_case(const CampaignOptions& options, std::uint64_t index) {
   CaseSpec s;
   s.index = index;
   s.gen_seed = case_seed(options.seed, index);
+  generator::GenPolicy policy = options.policy;
   if (!options.corpus.empty() && index % 2 == 1) {
     // The user's graphs are theirs: nothing says they are merge-safe, so refusals are not kept.
     const CorpusGraph& graph = options.corpus[(index / 2) % options.corpus.size()];
@@ -66,93 +71,54 @@ CaseSpec make_case(const CampaignOptions& options, std::uint64_t index) {
     s.merge_safe = false;
   } else {
     ir::Rng rng(s.gen_seed);
-    generator::GenPolicy policy =
-        options.swarm ? generator::swarm(options.policy, rng) : options.policy;
+    if (options.swarm) policy = generator::swarm(options.policy, rng);
     s.module = generator::generate(policy, rng);
     s.merge_safe = policy.merge_safe;
   }
 
-  // Every draw happens whatever is fixed, so fixing one option leaves the others unchanged.
+  // In table order, and every draw whatever its knob holds: fixing one option (its knob 0 or 1)
+  // leaves the others unchanged.
   ir::Rng orng(s.gen_seed ^ kOptionStream);
-  const bool merge = orng.chance(0.5);
-  const bool unpacked = orng.chance(oracle::system_of(options.base).unpacked_api_share());
-  const bool c_interface = orng.chance(0.5);
-  const bool reuse = orng.chance(0.75);
-  // Drawn after the others, so they stay what they were. A small relay.FuseOps.max_depth for one
-  // case in eight: FuseOps' size limit is otherwise never reached by graphs of a few ops. Depth 1
-  // fuses nothing (every operator its own kernel).
-  const bool small_depth = orng.chance(0.125);
-  const int depth = 1 + static_cast<int>(orng.below(4));
-  // The determinism oracle generates the C twice, a tenth of a case's time: one case in eight.
-  const bool determinism = orng.chance(0.125);
-  // The warnings oracle runs gcc on the case's C, dozens of times a batched case's cost: one case
-  // in 512 costs a campaign several percent of its cases per second (docs/fuzzing.md).
-  const bool warnings = orng.chance(1.0 / 512);
-  using Api = aot::Options::Api;
-  using Interface = aot::Options::Interface;
-  const auto& fixed = options.fixed;
   oracle::CaseOptions o = options.base;
-  o.aot.merge = fixed.merge.value_or(merge);
-  if (fixed.api) {
-    o.aot.api = *fixed.api;
-  } else if (fixed.interface == Interface::kC) {
-    o.aot.api = Api::kUnpacked;
-  } else {
-    o.aot.api = unpacked ? Api::kUnpacked : Api::kPacked;
+  oracle::SutSpec no_system;  // no drawn row names the system
+  oracle::CaseFlagTarget target{o, no_system};
+  for (const auto& row : oracle::case_flag_table()) {
+    const oracle::CaseDraw& draw = row.draw;
+    if (!draw.drawn()) continue;
+    const bool hit = draws(orng, generator::knob_number(policy, draw.knob));
+    std::string value(hit ? draw.hit : draw.miss);
+    if (!draw.range_knob.empty()) {
+      const auto range =
+          static_cast<std::uint64_t>(generator::knob_number(policy, draw.range_knob));
+      const std::uint64_t n = 1 + orng.below(range);
+      if (hit) value = std::to_string(n);
+    }
+    if (!value.empty()) row.apply(target, value);
   }
-  if (fixed.interface) {
-    o.aot.interface = *fixed.interface;
-  } else {
-    o.aot.interface =
-        o.aot.api == Api::kUnpacked && c_interface ? Interface::kC : Interface::kPacked;
-  }
-  o.aot.storage_reuse = fixed.storage_reuse.value_or(reuse);
-  if (fixed.max_fuse_depth) {
-    o.aot.max_fuse_depth = *fixed.max_fuse_depth;
-  } else if (small_depth) {
-    o.aot.max_fuse_depth = depth;
-  }
-  o.check_determinism = fixed.determinism.value_or(determinism);
-  o.check_warnings = fixed.warnings.value_or(warnings);
+  // The C interface needs the unpacked API: a case drawn packed keeps the packed interface.
+  if (o.aot.api == aot::Options::Api::kPacked) o.aot.interface = aot::Options::Interface::kPacked;
   s.options = std::move(o);
   return s;
 }
 
-PipelineChoice fixed_choice(const oracle::CaseOptions& base,
-                            const std::function<bool(const oracle::CaseFlagRow&)>& given) {
-  PipelineChoice fixed;
+void fix_drawn_knobs(generator::GenPolicy& policy, const oracle::CaseOptions& base,
+                     const std::function<bool(const oracle::CaseFlagRow&)>& given) {
+  auto holds_hit = [&](const oracle::CaseFlagRow& row) {
+    if (row.draw.hit.empty()) return false;
+    oracle::CaseOptions hit = base;
+    oracle::SutSpec no_system;
+    oracle::CaseFlagTarget target{hit, no_system};
+    row.apply(target, std::string(row.draw.hit));
+    return row.print(hit) == row.print(base);
+  };
   for (const auto& row : oracle::case_flag_table()) {
-    if (!row.drawn || !given(row)) continue;
-    switch (row.id) {
-      case oracle::CaseFlag::kMerge:
-        fixed.merge = base.aot.merge;
-        break;
-      case oracle::CaseFlag::kApi:
-        fixed.api = base.aot.api;
-        break;
-      case oracle::CaseFlag::kInterface:
-        fixed.interface = base.aot.interface;
-        break;
-      case oracle::CaseFlag::kStorageReuse:
-        fixed.storage_reuse = base.aot.storage_reuse;
-        break;
-      case oracle::CaseFlag::kMaxFuseDepth:
-        fixed.max_fuse_depth = base.aot.max_fuse_depth;
-        break;
-      case oracle::CaseFlag::kDeterminism:
-        fixed.determinism = base.check_determinism;
-        break;
-      case oracle::CaseFlag::kWarnings:
-        fixed.warnings = base.check_warnings;
-        break;
-      default:
-        // A row marked drawn that make_case does not draw: the table and the draws disagree.
-        throw CampaignError("--" + std::string(row.name) +
-                            " is marked drawn per case, but no "
-                            "campaign draws it");
-    }
+    if (!row.draw.drawn() || !given(row)) continue;
+    generator::set_knob(policy, row.draw.knob, holds_hit(row) ? "1" : "0");
   }
-  return fixed;
+  const auto& interface = oracle::case_flag(oracle::CaseFlag::kInterface);
+  if (given(interface) && holds_hit(interface)) {
+    generator::set_knob(policy, oracle::case_flag(oracle::CaseFlag::kApi).draw.knob, "1");
+  }
 }
 
 std::string gen_command(const CampaignOptions& options, const CaseSpec& spec) {

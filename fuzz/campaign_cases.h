@@ -21,14 +21,17 @@ std::uint64_t shard_case(const Shard& shard, std::uint64_t k);
 std::uint64_t case_seed(std::uint64_t seed, std::uint64_t index);
 /// Case `index`: the graph from Rng(case_seed) (swarm policy first, as `aotfuzz gen --swarm`
 /// does; for an odd index with a corpus, generator::mutant of the corpus graph in turn), then the
-/// pipeline options not fixed in `options.fixed` from a second stream: merge, api, interface (c
-/// only with the unpacked api), storage reuse, and for one case in eight a FuseOps max depth of 2
-/// to 4.
+/// pipeline options and oracles from a second stream: for each row of oracle/case_flags.def
+/// marked drawn, in table order, a draw with the policy's knob it names (p_merge, p_unpacked,
+/// ...), over `options.base`. Every draw happens whatever a knob holds, so fixing one option
+/// leaves the others unchanged.
 CaseSpec make_case(const CampaignOptions& options, std::uint64_t index);
-/// The choices a campaign does not draw: those of the rows of oracle/case_flags.def marked drawn
-/// that `given` says the command line fixed, with their values in `base`.
-PipelineChoice fixed_choice(const oracle::CaseOptions& base,
-                            const std::function<bool(const oracle::CaseFlagRow&)>& given);
+/// Fixes the knob of each row of oracle/case_flags.def marked drawn that `given` says the command
+/// line gave: 1 when `base` holds the value a hit gives (--merge: p_merge=1), else 0
+/// (--no-merge, --api packed; --max-fuse-depth N, whose hits are drawn, keeps N). A given
+/// --interface c fixes the unpacked API it needs too. Flags win over knobs: call it last.
+void fix_drawn_knobs(generator::GenPolicy& policy, const oracle::CaseOptions& base,
+                     const std::function<bool(const oracle::CaseFlagRow&)>& given);
 /// The command that prints a case's graph (its origin): `aotfuzz gen --seed <gen_seed> [--swarm]
 /// <knobs>`, or `aotfuzz gen --seed <gen_seed> --mutate <file>` for a corpus case.
 std::string gen_command(const CampaignOptions& options, const CaseSpec& spec);

@@ -40,19 +40,6 @@ struct Shard {
   std::uint64_t count = 1;
 };
 
-/// Pipeline options fixed on the command line; the others are drawn per case.
-struct PipelineChoice {
-  std::optional<bool> merge;
-  std::optional<aot::Options::Api> api;
-  std::optional<aot::Options::Interface> interface;
-  std::optional<bool> storage_reuse;
-  std::optional<int> max_fuse_depth;
-  /// The determinism oracle on every case (or none); else on one case in eight.
-  std::optional<bool> determinism;
-  /// The warnings oracle on every case (or none); else on one case in 512.
-  std::optional<bool> warnings;
-};
-
 /// How cases are compiled and run.
 enum class ExecutorChoice {
   /// Many cases per program, run by a runner process per worker (oracle::BatchedExecutor);
@@ -82,6 +69,8 @@ struct CampaignOptions {
   /// Worker threads (at least 1).
   int jobs = 1;
   Shard shard;
+  /// The graphs' knobs, and those of the options drawn per case (p_merge, ...): a flag given on
+  /// the command line fixes its knob to 0 or 1 (fix_drawn_knobs).
   generator::GenPolicy policy;
   /// Swarm testing: each case switches policy features off at random (generator::swarm).
   bool swarm = true;
@@ -96,8 +85,8 @@ struct CampaignOptions {
   /// What exactly was under test (SystemUnderTest::identity: a TVM build's version and commit),
   /// recorded in each bundle; empty for the builtin pipeline.
   std::string system_identity;
-  PipelineChoice fixed;
-  /// mod_name, injected bugs, compiler, sanitize, ulp, num_args checks, input seed, limits.
+  /// mod_name, injected bugs, compiler, sanitize, ulp, num_args checks, input seed, limits; the
+  /// options drawn per case are drawn over it.
   oracle::CaseOptions base;
   /// Where bundles go; empty: findings are reported but not reduced nor written. The campaign
   /// also keeps fuzzer_stats and plot_data there, and each bundle's seen.json

@@ -30,6 +30,7 @@ struct Knob {
   bool swarm;
   ListKind list;
   std::string_view help;
+  KnobUse use = KnobUse::kGraph;
 };
 
 constexpr double kP = 1.0;  // probabilities lie in [0, kP]
@@ -118,6 +119,30 @@ const std::vector<Knob>& table() {
      "an input's name is not an identifier (x3:0): quoted in the text, sanitized in C"},
     {"merge_safe", &GenPolicy::merge_safe, 0, 1, false, ListKind::kNone,
      "nothing TVM refuses: no host path merged regions close into a cycle, no input name clash after sanitizing (0: test the refusals)"},
+    // A campaign's draws per case. None is a swarm feature: each is drawn once per case, so
+    // switching it off in half the cases' policies would only halve its probability (swarm's gain
+    // is in the many draws of one graph that share a probability), and every campaign seed would
+    // draw other options than before. Swarm only switches features off, so it could not make the
+    // costly oracles (determinism, warnings) more frequent, but off they only check less.
+    {"p_merge", &GenPolicy::p_merge, 0, kP, false, ListKind::kNone,
+     "a campaign's case runs MergeCompilerRegions (--merge)", KnobUse::kCase},
+    {"p_unpacked", &GenPolicy::p_unpacked, 0, kP, false, ListKind::kNone,
+     "a campaign's case uses the unpacked API (--api unpacked)", KnobUse::kCase},
+    {"p_c_interface", &GenPolicy::p_c_interface, 0, kP, false, ListKind::kNone,
+     "a campaign's case with the unpacked API gets the C interface (--interface c)",
+     KnobUse::kCase},
+    {"p_storage_reuse", &GenPolicy::p_storage_reuse, 0, kP, false, ListKind::kNone,
+     "a campaign's case reuses dead intermediates' storage (--storage-reuse)", KnobUse::kCase},
+    {"p_small_fuse_depth", &GenPolicy::p_small_fuse_depth, 0, kP, false, ListKind::kNone,
+     "a campaign's case gets a FuseOps max depth of 1 to max_small_fuse_depth (--max-fuse-depth)",
+     KnobUse::kCase},
+    {"max_small_fuse_depth", &GenPolicy::max_small_fuse_depth, 1, 1 << 20, false, ListKind::kNone,
+     "largest of those small FuseOps max depths", KnobUse::kCase},
+    {"p_determinism", &GenPolicy::p_determinism, 0, kP, false, ListKind::kNone,
+     "the determinism oracle checks a campaign's case (--determinism)", KnobUse::kCase},
+    {"p_warnings", &GenPolicy::p_warnings, 0, kP, false, ListKind::kNone,
+     "the warnings oracle checks a campaign's case (--warnings; costly: gcc per case)",
+     KnobUse::kCase},
   };
   // clang-format on
   return kTable;
@@ -257,6 +282,23 @@ std::vector<std::string> knob_names() {
 }
 
 std::string knob_help(std::string_view name) { return std::string(knob(name).help); }
+
+KnobUse knob_use(std::string_view name) { return knob(name).use; }
+
+double knob_number(const GenPolicy& policy, std::string_view name) {
+  const Knob& k = knob(name);
+  return std::visit(
+      [&](auto member) -> double {
+        const auto& v = policy.*member;
+        using T = std::remove_cvref_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, WeightList>) {
+          throw ir::Error("knob " + std::string(k.name) + " is a weight list, not a number");
+        } else {
+          return static_cast<double>(v);
+        }
+      },
+      k.member);
+}
 
 std::string get_knob(const GenPolicy& policy, std::string_view name) {
   const Knob& k = knob(name);

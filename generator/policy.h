@@ -145,12 +145,47 @@ struct GenPolicy {
   /// each other's outputs; nor input names that clash after sanitizing. TVM refuses all of these.
   /// Off to test those refusals (swarm turns it off for a share of its policies).
   bool merge_safe = true;
+
+  // --- a campaign's draws per case -------------------------------------------------------------
+  // Not read by the builder (KnobUse::kCase): a campaign draws each case's pipeline options and
+  // oracles with them, each for the row of oracle/case_flags.def that names it
+  // (fuzz/campaign_cases.h). A flag given on the command line fixes its knob to 0 or 1; a system
+  // under test may set its own default (SystemUnderTest::generation_knobs).
+  /// The case runs MergeCompilerRegions (--merge).
+  double p_merge = 0.5;
+  /// The case calls its kernels with the unpacked API (--api unpacked).
+  double p_unpacked = 0.5;
+  /// A case with the unpacked API gets the C entry point interface (--interface c).
+  double p_c_interface = 0.5;
+  /// The case reuses dead intermediates' storage (--storage-reuse).
+  double p_storage_reuse = 0.75;
+  /// The case gets a small FuseOps max depth, in [1, max_small_fuse_depth] (--max-fuse-depth):
+  /// FuseOps' size limit is otherwise never reached by graphs of a few ops. Depth 1 fuses
+  /// nothing (every operator its own kernel).
+  double p_small_fuse_depth = 0.125;
+  int max_small_fuse_depth = 4;
+  /// The determinism oracle checks the case (--determinism): it generates the C twice, a tenth
+  /// of a case's time.
+  double p_determinism = 0.125;
+  /// The warnings oracle checks the case (--warnings): it runs gcc on the case's C, dozens of
+  /// times a batched case's cost, so one case in 512 costs a campaign several percent of its
+  /// cases per second (docs/fuzzing.md).
+  double p_warnings = 1.0 / 512;
 };
+
+/// What reads a knob: the graph builder, or a campaign drawing each case's pipeline options and
+/// oracles (fuzz/campaign_cases.h). A graph never depends on the latter.
+enum class KnobUse { kGraph, kCase };
 
 /// Names of every knob, in table order (the fields of GenPolicy).
 std::vector<std::string> knob_names();
 /// One line of help for the knob `name`; throws ir::Error for an unknown knob.
 std::string knob_help(std::string_view name);
+/// What reads the knob `name`; throws ir::Error for an unknown knob.
+KnobUse knob_use(std::string_view name);
+/// The value of a knob that is a number (a probability, an integer, a boolean as 0 or 1), exactly
+/// as the policy holds it; throws ir::Error for an unknown knob or a weight list.
+double knob_number(const GenPolicy& policy, std::string_view name);
 /// The knob's value in the syntax set_knob accepts: `0.3`, `12`, `1`, `ccompiler:3,default:1`.
 std::string get_knob(const GenPolicy& policy, std::string_view name);
 /// Sets one knob from text. Probabilities must lie in [0, 1], integers in their range, booleans

@@ -56,6 +56,31 @@ struct CaseFlagTarget {
   SutSpec& sut;
 };
 
+/// How a campaign draws a flag per case (the `drawn` column of case_flags.def): with the
+/// probability the generator knob `knob` holds (generator/policy.h; by name, as oracle does not
+/// know the generator), the flag takes the value `hit`, else `miss`, where empty keeps the value
+/// the campaign's options hold. With a `range_knob`, a hit's value is drawn in [1, that knob]
+/// instead, after the hit itself, whether it hit or not.
+struct CaseDraw {
+  std::string_view knob;
+  std::string_view hit;
+  std::string_view miss;
+  std::string_view range_knob;
+  bool drawn() const { return !knob.empty(); }
+};
+/// The `drawn` column of a row a campaign does not draw: given or not, every case takes the
+/// command line's value.
+inline constexpr CaseDraw kNotDrawn{};
+/// A row a campaign draws: the value `hit` with the probability of `knob`, else `miss`.
+constexpr CaseDraw drawn_by(std::string_view knob, std::string_view hit, std::string_view miss) {
+  return {knob, hit, miss, {}};
+}
+/// A row a campaign draws a number for: with the probability of `knob` one in [1, `range_knob`],
+/// else the campaign's value.
+constexpr CaseDraw drawn_in_range(std::string_view knob, std::string_view range_knob) {
+  return {knob, {}, {}, range_knob};
+}
+
 /// A row of case_flags.def; the file's header says what each column means.
 struct CaseFlagRow {
   CaseFlag id;
@@ -63,7 +88,7 @@ struct CaseFlagRow {
   CaseFlagKind kind;
   std::string_view value_name;
   unsigned commands;
-  bool drawn;
+  CaseDraw draw;
   CaseFlagReplay replay;
   void (*apply)(CaseFlagTarget& target, const std::string& value);
   std::string (*print)(const CaseOptions& options);

@@ -91,11 +91,9 @@ class SystemUnderTest {
   }
 
   /// The generation knobs (NAME, VALUE) a campaign on this system sets unless the user does: the
-  /// system's stated limits, drawn inside so that they do not drown new findings.
+  /// system's stated limits, drawn inside so that they do not drown new findings, and its shares
+  /// of the options drawn per case (p_unpacked, ...; a flag given fixes those anyway).
   virtual std::vector<std::pair<std::string, std::string>> generation_knobs() const { return {}; }
-
-  /// The share of a campaign's cases drawn with the unpacked API (when --api does not fix it).
-  virtual double unpacked_api_share() const { return 0.5; }
 
   /// What exactly is under test, in one line for campaign headers and bundles ("TVM 0.18.0,
   /// commit 7b3a22e4..., at DIR"); may start the system's compiler process to ask it. Empty when

@@ -271,6 +271,37 @@ TEST(Flags, AnyPipelineFlagSeesEachFlagThatSetsCaseOptions) {
   EXPECT_FALSE(any_pipeline_flag(&app));
 }
 
+TEST(CampaignOptions, ACaseFlagGivenFixesItsKnobOverTheKnobsGiven) {
+  auto options_of = [](std::vector<std::string> args) {
+    CLI::App app;
+    FuzzFlags f;
+    add_fuzz_flags(&app, f, /*full=*/true);
+    args.insert(args.begin(), {"--cases", "1"});
+    app.parse(std::vector<std::string>(args.rbegin(), args.rend()));
+    return campaign_options(&app, f, /*seed_given=*/false);
+  };
+  const generator::GenPolicy defaults;
+  const auto merge = options_of({"--no-merge", "--knob", "p_merge=0.9", "--warnings"}).policy;
+  EXPECT_EQ(merge.p_merge, 0);
+  EXPECT_EQ(merge.p_warnings, 1);
+  EXPECT_EQ(merge.p_unpacked, defaults.p_unpacked);
+  // --interface c needs the unpacked API, which it fixes too.
+  const auto c = options_of({"--interface", "c"}).policy;
+  EXPECT_EQ(c.p_c_interface, 1);
+  EXPECT_EQ(c.p_unpacked, 1);
+  const auto packed = options_of({"--api", "packed", "--interface", "packed"}).policy;
+  EXPECT_EQ(packed.p_unpacked, 0);
+  EXPECT_EQ(packed.p_c_interface, 0);
+  // A depth given is no small depth drawn: every case keeps it.
+  const auto depth = options_of({"--max-fuse-depth", "9"});
+  EXPECT_EQ(depth.policy.p_small_fuse_depth, 0);
+  EXPECT_EQ(depth.base.aot.max_fuse_depth, 9);
+  // Knobs alone are taken as given.
+  const auto knobs = options_of({"--knob", "p_merge=0.25", "--knob", "max_small_fuse_depth=8"});
+  EXPECT_EQ(knobs.policy.p_merge, 0.25);
+  EXPECT_EQ(knobs.policy.max_small_fuse_depth, 8);
+}
+
 TEST(CampaignOptions, ATvmCampaignDrawsInsideTvmsKnownLimitsUnlessAKnobSaysOtherwise) {
   auto policy_of = [](std::vector<std::string> reversed_args) {
     CLI::App app;
@@ -287,11 +318,18 @@ TEST(CampaignOptions, ATvmCampaignDrawsInsideTvmsKnownLimitsUnlessAKnobSaysOther
   EXPECT_EQ(generator::get_knob(tvm, "dtypes"), "float32:8,int32:1");
   EXPECT_LT(tvm.p_broadcast, defaults.p_broadcast);
   EXPECT_LT(tvm.p_constant, defaults.p_constant);
+  EXPECT_LT(tvm.p_unpacked, defaults.p_unpacked);
   // A knob on the command line reaches past the limit.
   const auto asked = policy_of(
       {home, "--tvm-home", "--no-run", "max_rank=3", "--knob", "tvm", "--sut", "1", "--cases"});
   EXPECT_EQ(generator::get_knob(asked, "max_rank"), "3");
   EXPECT_EQ(generator::get_knob(asked, "min_rank"), "2");
+  const auto halves = policy_of(
+      {home, "--tvm-home", "--no-run", "p_unpacked=0.5", "--knob", "tvm", "--sut", "1", "--cases"});
+  EXPECT_EQ(halves.p_unpacked, 0.5);
+  // The origin line's knobs are the graph's: the system's share of unpacked cases is not one.
+  EXPECT_EQ(knob_flags(tvm).find("p_unpacked"), std::string::npos) << knob_flags(tvm);
+  EXPECT_NE(knob_flags(tvm).find("max_rank=2"), std::string::npos) << knob_flags(tvm);
   // The builtin pipeline keeps the defaults.
   const auto builtin = policy_of({"1", "--cases"});
   EXPECT_EQ(generator::get_knob(builtin, "min_rank"), generator::get_knob(defaults, "min_rank"));

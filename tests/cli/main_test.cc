@@ -485,6 +485,9 @@ TEST(CommandLine, GenListsKnobDefaultsAndWritesCountFiles) {
   EXPECT_NE(knobs.find("default"), std::string::npos) << knobs;
   EXPECT_NE(knobs.find("max_ops"), std::string::npos) << knobs;
   EXPECT_NE(knobs.find(" 12 "), std::string::npos) << knobs;
+  // The knobs of a campaign's draws per case are there too.
+  EXPECT_NE(knobs.find("p_merge"), std::string::npos) << knobs;
+  EXPECT_NE(knobs.find("p_warnings"), std::string::npos) << knobs;
   host::TempDir dir("aotfuzz-cli-test");
   const host::RunResult r =
       run_aotfuzz({"gen", "--seed", "5", "--count", "3", "--out-dir", dir.file("graphs").string()});
@@ -526,6 +529,8 @@ TEST(HelpAndDocs, FuzzAndBenchSayWhichOptionsTheyDrawAndWhereFindingsGo) {
       const std::string line = help.substr(at, help.find('\n', at) - at);
       EXPECT_EQ(line.find("(default: on)"), std::string::npos) << command << ": " << line;
       EXPECT_NE(line.find("drawn per case"), std::string::npos) << command << ": " << line;
+      // ... and the knob that draws it.
+      EXPECT_NE(line.find("--knob p_"), std::string::npos) << command << ": " << line;
     }
   }
   EXPECT_NE(run_aotfuzz({"fuzz", "--help"}).stdout_text.find("default: ./findings"),

@@ -25,6 +25,7 @@
 #include "fuzz/campaign_report.h"
 #include "fuzz/crash_journal.h"
 #include "generator/mutator.h"
+#include "generator/policy.h"
 #include "host/tempdir.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
@@ -49,7 +50,7 @@ CampaignOptions in_process(std::uint64_t seed, std::uint64_t cases) {
 
 CampaignOptions with_9036_bug(CampaignOptions o) {
   o.base.aot.bugs.enable(aot::Bug::kTupleArgFirstFieldOnly);
-  o.fixed.merge = true;
+  o.policy.p_merge = 1;
   return o;
 }
 
@@ -165,8 +166,11 @@ TEST(Campaign, DrawsPipelineOptionsPerCaseUnlessFixed) {
   EXPECT_GE(apis.size(), 6u);  // merge x {packed, unpacked, unpacked+c} x reuse
 
   CampaignOptions fixed = o;
-  fixed.fixed.merge = false;
-  fixed.fixed.interface = aot::Options::Interface::kC;
+  fixed.base = oracle::parse_case_flags("--no-merge --api unpacked --interface c");
+  fixed.base.in_process_only = true;
+  fix_drawn_knobs(fixed.policy, fixed.base, [](const oracle::CaseFlagRow& row) {
+    return row.name == "merge" || row.name == "interface";
+  });
   for (std::uint64_t k = 0; k < 50; ++k) {
     CaseSpec s = make_case(fixed, k);
     EXPECT_FALSE(s.options.aot.merge);
@@ -179,10 +183,10 @@ TEST(Campaign, DrawsPipelineOptionsPerCaseUnlessFixed) {
   }
 }
 
-TEST(Campaign, DrawsTheUnpackedApiAsOftenAsItsSystemAsks) {
+TEST(Campaign, DrawsTheUnpackedApiAsOftenAsItsKnobSays) {
   auto unpacked_cases = [](double share) {
     CampaignOptions o = in_process(5, 1);
-    o.base.sut = std::make_shared<test_support::UnbatchedBuiltin>(share);
+    o.policy.p_unpacked = share;
     int n = 0;
     for (std::uint64_t k = 0; k < 400; ++k) {
       n += make_case(o, k).options.aot.api == aot::Options::Api::kUnpacked ? 1 : 0;
@@ -197,6 +201,7 @@ TEST(Campaign, DrawsTheUnpackedApiAsOftenAsItsSystemAsks) {
   EXPECT_GT(tenth, 10);
   EXPECT_LT(tenth, 75);
   EXPECT_EQ(unpacked_cases(0.0), 0);
+  EXPECT_EQ(unpacked_cases(1.0), 400);
 }
 
 // Verdict signatures by case, of a campaign of `o`.
@@ -216,7 +221,7 @@ TEST(Campaign, PreparesInOverlappedBatchesWhereTheSystemCanAndGivesEachCaseItsOw
   CampaignOptions o = with_9036_bug(in_process(1, 60));
   o.base.in_process_only = false;
   o.base.compiler = host::CompilerKind::kTcc;
-  auto system = std::make_shared<test_support::UnbatchedBuiltin>(0.5, /*overlapped=*/true);
+  auto system = std::make_shared<test_support::UnbatchedBuiltin>(/*overlapped=*/true);
   o.base.sut = system;
   const auto overlapped = signatures_by_case(o, true);
   const int batches = system->batches_made();
@@ -233,11 +238,6 @@ TEST(Campaign, PreparesInOverlappedBatchesWhereTheSystemCanAndGivesEachCaseItsOw
   EXPECT_GT(kinds.size(), 1u) << "the cases should not all end alike: " << *kinds.begin();
 }
 
-bool fixes_anything(const PipelineChoice& c) {
-  return c.merge || c.api || c.interface || c.storage_reuse || c.max_fuse_depth || c.determinism ||
-         c.warnings;
-}
-
 TEST(Campaign, EveryCaseFlagMarkedDrawnIsFixedWhenGivenAndNoOtherIs) {
   CampaignOptions o = in_process(3, 1);
   // A base unlike every draw's default, so that a fixed value shows in each case.
@@ -247,9 +247,12 @@ TEST(Campaign, EveryCaseFlagMarkedDrawnIsFixedWhenGivenAndNoOtherIs) {
   for (const auto& row : oracle::case_flag_table()) {
     SCOPED_TRACE(std::string(row.name));
     CampaignOptions fixed = o;
-    fixed.fixed = fixed_choice(o.base, [&](const oracle::CaseFlagRow& r) { return &r == &row; });
-    EXPECT_EQ(fixes_anything(fixed.fixed), row.drawn);
-    if (!row.drawn) continue;
+    fix_drawn_knobs(fixed.policy, o.base, [&](const oracle::CaseFlagRow& r) { return &r == &row; });
+    EXPECT_EQ(generator::describe(fixed.policy) != generator::describe(o.policy), row.draw.drawn());
+    if (!row.draw.drawn()) continue;
+    // The knob it names is fixed to 0 or 1.
+    const std::string knob = generator::get_knob(fixed.policy, row.draw.knob);
+    EXPECT_TRUE(knob == "0" || knob == "1") << knob;
     for (std::uint64_t k = 0; k < 64; ++k) {
       EXPECT_EQ(row.print(make_case(fixed, k).options), row.print(o.base)) << k;
     }
@@ -263,7 +266,7 @@ TEST(Campaign, TheWarningsOracleChecksAboutOneCaseIn512UnlessFixed) {
   EXPECT_GE(checked, 20);
   EXPECT_LE(checked, 65);
   CampaignOptions all = o;
-  all.fixed.warnings = true;
+  all.policy.p_warnings = 1;
   for (std::uint64_t k = 0; k < 20; ++k) {
     const CaseSpec s = make_case(all, k);
     EXPECT_TRUE(s.options.check_warnings);

@@ -22,7 +22,7 @@ TEST(Throughput, AnUnbatchedSystemIsMeasuredOnItsOwnPathAndOneCaseAtATimeSideByS
   t.campaign.seed = 11;
   t.campaign.max_cases = 24;
   t.campaign.jobs = 2;
-  auto system = std::make_shared<UnbatchedBuiltin>(0.5, /*overlapped=*/true);
+  auto system = std::make_shared<UnbatchedBuiltin>(/*overlapped=*/true);
   t.campaign.base.sut = system;
   t.rounds = 2;
   const ThroughputResult r = measure_throughput(t);

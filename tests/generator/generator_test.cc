@@ -96,6 +96,46 @@ TEST(GeneratorKnobs, EveryKnobHasHelpAndRoundTripsThroughGetAndSet) {
   }
 }
 
+TEST(GeneratorKnobs, KnobNumberGivesANumberKnobExactlyAsItWasSet) {
+  GenPolicy policy;
+  std::size_t numbers = 0;
+  for (const auto& name : knob_names()) {
+    if (name == "targets" || name == "dtypes" || name == "ops") {
+      EXPECT_THROW(knob_number(policy, name), ir::Error) << name;
+      continue;
+    }
+    // A value off its default, set from text as --knob and a system's knobs set it.
+    const std::string value = name.rfind("p_", 0) == 0 ? "0.1" : name == "merge_safe" ? "0" : "2";
+    set_knob(policy, name, value);
+    EXPECT_EQ(knob_number(policy, name), std::stod(value)) << name;
+    ++numbers;
+  }
+  EXPECT_EQ(numbers + 3, knob_names().size());
+  EXPECT_THROW(knob_number(policy, "nope"), ir::Error);
+}
+
+TEST(GeneratorKnobs, TheKnobsOfACampaignsDrawsPerCaseChangeNoGraph) {
+  std::vector<std::string> per_case;
+  for (const auto& name : knob_names()) {
+    if (knob_use(name) == KnobUse::kCase) per_case.push_back(name);
+  }
+  ASSERT_GE(per_case.size(), 7u);
+  EXPECT_EQ(knob_use("p_host_op"), KnobUse::kGraph);
+  GenPolicy changed;
+  for (const auto& name : per_case) set_knob(changed, name, name.rfind("p_", 0) == 0 ? "1" : "9");
+  EXPECT_NE(describe(changed), describe(GenPolicy{}));
+  for (std::uint64_t seed = 0; seed < 20; ++seed) {
+    EXPECT_TRUE(ir::structural_equal(gen(changed, seed), gen(GenPolicy{}, seed))) << seed;
+    // Nor do they change what swarm draws, nor does swarm change them.
+    ir::Rng a(seed), b(seed);
+    const GenPolicy swarmed = swarm(changed, a);
+    EXPECT_TRUE(ir::structural_equal(generate(swarmed, a), generate(swarm(GenPolicy{}, b), b)));
+    for (const auto& name : per_case) {
+      EXPECT_EQ(get_knob(swarmed, name), get_knob(changed, name)) << name;
+    }
+  }
+}
+
 TEST(GeneratorKnobs, DescribeOfAChangedPolicyReplaysThroughSetKnob) {
   GenPolicy changed = with({{"max_ops", "77"},
                             {"p_tuple", "0.625"},

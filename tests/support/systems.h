@@ -12,11 +12,9 @@ namespace aotfuzz::test_support {
 
 class UnbatchedBuiltin final : public oracle::SystemUnderTest {
  public:
-  /// `unpacked_share`: the share of a campaign's cases drawn with the unpacked API. `overlapped`:
-  /// it offers a preparing batch, whose work (prepare's) runs on a thread of its own;
-  /// batches_made() counts them.
-  explicit UnbatchedBuiltin(double unpacked_share = 0.5, bool overlapped = false)
-      : unpacked_share_(unpacked_share), overlapped_(overlapped) {}
+  /// `overlapped`: it offers a preparing batch, whose work (prepare's) runs on a thread of its
+  /// own; batches_made() counts them.
+  explicit UnbatchedBuiltin(bool overlapped = false) : overlapped_(overlapped) {}
 
   const oracle::SutSpec& spec() const override { return spec_; }
   /// The builtin pipeline's preparation, with one step of the system's own (100 us).
@@ -32,19 +30,17 @@ class UnbatchedBuiltin final : public oracle::SystemUnderTest {
   }
   std::unique_ptr<oracle::PreparingBatch> preparing_batch() const override;
   std::shared_ptr<const oracle::SystemUnderTest> for_worker() const override {
-    auto worker = std::make_shared<UnbatchedBuiltin>(unpacked_share_, overlapped_);
+    auto worker = std::make_shared<UnbatchedBuiltin>(overlapped_);
     worker->batches_ = batches_;
     return worker;
   }
   int batches_made() const { return *batches_; }
-  double unpacked_api_share() const override { return unpacked_share_; }
   std::optional<host::CompilerKind> default_compiler() const override {
     return host::CompilerKind::kGcc;
   }
 
  private:
   oracle::SutSpec spec_{"unbatched", "", ""};
-  double unpacked_share_;
   bool overlapped_;
   // Shared with the systems of its workers.
   std::shared_ptr<std::atomic<int>> batches_ = std::make_shared<std::atomic<int>>(0);
