@@ -33,6 +33,8 @@ int poll_ms(Child::Clock::time_point deadline, int slice_ms) {
   return static_cast<int>(std::min<long long>(left, slice_ms));
 }
 
+// The most one read takes from the socket.
+constexpr std::size_t kReadSlice = std::size_t{1} << 20;
 // A cancel flag is looked at this often while waiting.
 constexpr int kCancelSliceMs = 20;
 // Without one, the deadline is looked at again at least this often (a clock that jumps, EINTR).
@@ -215,8 +217,10 @@ ChildIo Child::read_some(std::string& out, Clock::time_point deadline, std::size
   for (;;) {
     const ChildIo ready = wait_readable(deadline, cancel);
     if (ready != ChildIo::kOk) return ready;
+    // A slice at a time: growing `out` by all of a large `max` at each call would fill it with
+    // zeros over and over.
     const std::size_t old = out.size();
-    out.resize(old + std::max<std::size_t>(max, 1));
+    out.resize(old + std::clamp<std::size_t>(max, 1, kReadSlice));
     const ssize_t got = ::recv(fd_, out.data() + old, out.size() - old, MSG_DONTWAIT);
     out.resize(old + static_cast<std::size_t>(std::max<ssize_t>(got, 0)));
     if (got > 0) return ChildIo::kOk;
