@@ -8,6 +8,7 @@
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include <cerrno>
 #include <cstring>
 #include <mutex>
+#include <thread>
 #include <utility>
 
 #include "host/process.h"
@@ -33,8 +35,8 @@ int poll_ms(Child::Clock::time_point deadline, int slice_ms) {
   return static_cast<int>(std::min<long long>(left, slice_ms));
 }
 
-// The most one read takes from the socket.
-constexpr std::size_t kReadSlice = std::size_t{1} << 20;
+// The most one read takes from the socket (a buffer on the stack).
+constexpr std::size_t kReadSlice = std::size_t{64} << 10;
 // A cancel flag is looked at this often while waiting.
 constexpr int kCancelSliceMs = 20;
 // Without one, the deadline is looked at again at least this often (a clock that jumps, EINTR).
@@ -217,13 +219,14 @@ ChildIo Child::read_some(std::string& out, Clock::time_point deadline, std::size
   for (;;) {
     const ChildIo ready = wait_readable(deadline, cancel);
     if (ready != ChildIo::kOk) return ready;
-    // A slice at a time: growing `out` by all of a large `max` at each call would fill it with
-    // zeros over and over.
-    const std::size_t old = out.size();
-    out.resize(old + std::clamp<std::size_t>(max, 1, kReadSlice));
-    const ssize_t got = ::recv(fd_, out.data() + old, out.size() - old, MSG_DONTWAIT);
-    out.resize(old + static_cast<std::size_t>(std::max<ssize_t>(got, 0)));
-    if (got > 0) return ChildIo::kOk;
+    // Through a buffer of our own: growing `out` by all of a large `max` before each read
+    // would fill it with zeros over and over.
+    char buf[kReadSlice];
+    const ssize_t got = ::recv(fd_, buf, std::clamp<std::size_t>(max, 1, sizeof buf), MSG_DONTWAIT);
+    if (got > 0) {
+      out.append(buf, static_cast<std::size_t>(got));
+      return ChildIo::kOk;
+    }
     if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) continue;
     // A child gone with input of ours unread resets the connection after its last bytes: that
     // is its end of file too.
@@ -306,22 +309,42 @@ std::optional<ChildStatus> Child::wait_for(std::chrono::milliseconds grace) {
   if (pid_ <= 0) return status_;
   close_input();
   const auto until = Clock::now() + grace;
+  // Its end is seen on a pidfd at once; where there is none (kernels before 5.3, seccomp), by
+  // looking again after waits that grow from a few microseconds: a child that is exiting ends
+  // within them.
+#ifdef SYS_pidfd_open
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid_, 0));
+#else
+  const int pidfd = -1;
+#endif
+  auto backoff = std::chrono::microseconds(20);
   for (;;) {
     drain_stderr();
-    if (has_ended(pid_)) {
-      // What it left running in its group goes with it.
-      ::kill(-pid_, SIGKILL);
-      drain_stderr();
-      close_fds();
-      int status = 0;
-      while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-      }
-      reap(status, false);
-      return status_;
+    if (has_ended(pid_)) break;
+    const auto now = Clock::now();
+    if (now >= until) {
+      if (pidfd >= 0) ::close(pidfd);
+      return std::nullopt;
     }
-    if (Clock::now() >= until) return std::nullopt;
-    ::usleep(2'000);
+    if (pidfd >= 0) {
+      pollfd p[2] = {{pidfd, POLLIN, 0}, {err_fd_, POLLIN, 0}};
+      (void)::poll(p, 2, std::max(1, poll_ms(until, kSliceMs)));
+    } else {
+      std::this_thread::sleep_for(
+          std::min<Clock::duration>(backoff, until - now));
+      backoff = std::min(backoff * 2, std::chrono::microseconds(10'000));
+    }
   }
+  if (pidfd >= 0) ::close(pidfd);
+  // What it left running in its group goes with it.
+  ::kill(-pid_, SIGKILL);
+  drain_stderr();
+  close_fds();
+  int status = 0;
+  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  reap(status, false);
+  return status_;
 }
 
 }  // namespace aotfuzz::host

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <deque>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -133,54 +134,112 @@ std::chrono::milliseconds in_process_budget_for(const ir::Module& annotated,
 
 namespace {
 
+// The answer is a JSON header that names its large parts (the C, the modules, the tensors' bytes)
+// by their index among the blobs that follow it: each is copied once each way, where a JSON or
+// CBOR string is escaped or read a byte at a time.
+class BlobWriter {
+ public:
+  json add(std::string_view bytes) {
+    blobs_.emplace_back(bytes);
+    return blobs_.size() - 1;
+  }
+  json add(const std::vector<std::uint8_t>& bytes) {
+    return add(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  }
+  // A temporary (a module's text) is kept here until the answer is written.
+  json add(std::string&& owned) { return add(std::string_view(owned_.emplace_back(std::move(owned)))); }
+  // u64 header size, header, then per blob u64 size and bytes (little-endian sizes).
+  std::string finish(const json& header) const {
+    // Text of the pipeline's own messages is ASCII; should a byte that is no UTF-8 slip in, it
+    // is replaced rather than the answer lost.
+    const std::string head = header.dump(-1, ' ', false, json::error_handler_t::replace);
+    std::size_t total = 8 + head.size();
+    for (const auto& b : blobs_) total += 8 + b.size();
+    std::string out;
+    out.reserve(total);
+    put(out, head);
+    for (const auto& b : blobs_) put(out, b);
+    return out;
+  }
+
+ private:
+  static void put(std::string& out, std::string_view bytes) {
+    const std::uint64_t n = bytes.size();
+    for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((n >> (8 * i)) & 0xff));
+    out.append(bytes);
+  }
+  std::vector<std::string_view> blobs_;
+  std::deque<std::string> owned_;
+};
+
+class BlobReader {
+ public:
+  explicit BlobReader(std::string_view bytes) {
+    bool first = true;
+    while (!bytes.empty()) {
+      if (bytes.size() < 8) throw std::runtime_error("an answer cut short");
+      std::uint64_t n = 0;
+      for (int i = 0; i < 8; ++i) n |= std::uint64_t{static_cast<unsigned char>(bytes[i])} << (8 * i);
+      bytes.remove_prefix(8);
+      if (n > bytes.size()) throw std::runtime_error("an answer cut short");
+      (first ? header_ : blobs_.emplace_back()) = bytes.substr(0, n);
+      first = false;
+      bytes.remove_prefix(n);
+    }
+    if (first) throw std::runtime_error("an empty answer");
+  }
+  std::string_view header() const { return header_; }
+  std::string_view at(const json& index) const {
+    const auto i = index.get<std::size_t>();
+    if (i >= blobs_.size()) throw std::runtime_error("an answer naming a part it lacks");
+    return blobs_[i];
+  }
+  std::string text(const json& index) const { return std::string(at(index)); }
+
+ private:
+  std::string_view header_;
+  std::vector<std::string_view> blobs_;
+};
+
 // A value of the case (an input, an output; a tuple input is a tuple): its tensors' bytes as they
 // are, so that the caller compares against exactly the reference's outputs.
-json value_json(const reference::Value& v) {
+json value_json(const reference::Value& v, BlobWriter& blobs) {
   if (v.empty()) return json(nullptr);
   if (v.is_tuple()) {
     json fields = json::array();
-    for (const auto& f : v.fields()) fields.push_back(value_json(f));
+    for (const auto& f : v.fields()) fields.push_back(value_json(f, blobs));
     return json{{"tuple", std::move(fields)}};
   }
   return json{{"dtype", ir::dtype_name(v.type()->dtype())},
               {"shape", v.type()->shape()},
-              {"bytes", json::binary_t(v.bytes())}};
+              {"bytes", blobs.add(v.bytes())}};
 }
 
-reference::Value value_from(const json& j) {
+reference::Value value_from(const json& j, const BlobReader& blobs) {
   if (j.is_null()) return {};
   if (j.contains("tuple")) {
     std::vector<reference::Value> fields;
-    for (const auto& f : j.at("tuple")) fields.push_back(value_from(f));
+    for (const auto& f : j.at("tuple")) fields.push_back(value_from(f, blobs));
     return reference::Value::tuple(std::move(fields));
   }
   const auto dtype = ir::parse_dtype(j.at("dtype").get<std::string>());
   if (!dtype) throw std::runtime_error("a tensor of an unknown dtype");
-  const auto& bytes = j.at("bytes").get_binary();
+  const std::string_view bytes = blobs.at(j.at("bytes"));
   return reference::Value::tensor(
       ir::TypeNode::tensor(j.at("shape").get<std::vector<std::int64_t>>(), *dtype),
       std::vector<std::uint8_t>(bytes.begin(), bytes.end()));
 }
 
-json values_json(const std::vector<reference::Value>& values) {
+json values_json(const std::vector<reference::Value>& values, BlobWriter& blobs) {
   json out = json::array();
-  for (const auto& v : values) out.push_back(value_json(v));
+  for (const auto& v : values) out.push_back(value_json(v, blobs));
   return out;
 }
 
-std::vector<reference::Value> values_from(const json& j) {
+std::vector<reference::Value> values_from(const json& j, const BlobReader& blobs) {
   std::vector<reference::Value> out;
-  for (const auto& v : j) out.push_back(value_from(v));
+  for (const auto& v : j) out.push_back(value_from(v, blobs));
   return out;
-}
-
-json binary_of(const std::string& text) {
-  return json::binary_t(std::vector<std::uint8_t>(text.begin(), text.end()));
-}
-
-std::string text_of(const json& j) {
-  const auto& b = j.get_binary();
-  return std::string(b.begin(), b.end());
 }
 
 // A module that is the one before it: the same functions, not copies (a disabled pass, a pass
@@ -196,21 +255,21 @@ bool same_module(const ir::Module& a, const ir::Module& b) {
   return true;
 }
 
-json stages_json(const aot::Stages& stages) {
+json stages_json(const aot::Stages& stages, BlobWriter& blobs) {
   json modules = json::array();
   for (int i = 1; i < aot::kNumModuleStages; ++i) {
     const ir::Module& m = stages.at(static_cast<Stage>(i));
     if (same_module(m, stages.at(static_cast<Stage>(i - 1)))) {
       modules.push_back(nullptr);
     } else {
-      modules.push_back(ir::print_module(m));
+      modules.push_back(blobs.add(ir::print_module(m)));
     }
   }
   return json{{"modules", std::move(modules)},
               {"failed", stages.failed ? json(stage_name(*stages.failed)) : json(nullptr)}};
 }
 
-aot::Stages stages_from(const json& j, const ir::Module& annotated) {
+aot::Stages stages_from(const json& j, const ir::Module& annotated, const BlobReader& blobs) {
   aot::Stages stages(annotated);
   const json& modules = j.at("modules");
   if (modules.size() != static_cast<std::size_t>(aot::kNumModuleStages - 1)) {
@@ -221,7 +280,8 @@ aot::Stages stages_from(const json& j, const ir::Module& annotated) {
     // set() gives every later stage the module too, so a stage sent as nothing repeats this one.
     if (!m.is_null()) {
       stages.set(static_cast<Stage>(i),
-                 ir::parse_module(m.get<std::string>(), std::string(aot::module_stage_names()[static_cast<std::size_t>(i)])));
+                 ir::parse_module(blobs.at(m),
+                                  std::string(aot::module_stage_names()[static_cast<std::size_t>(i)])));
     }
   }
   if (!j.at("failed").is_null()) {
@@ -231,50 +291,53 @@ aot::Stages stages_from(const json& j, const ir::Module& annotated) {
   return stages;
 }
 
-json files_json(const std::vector<std::pair<std::string, std::string>>& files) {
+json files_json(const std::vector<std::pair<std::string, std::string>>& files, BlobWriter& blobs) {
   json out = json::array();
-  for (const auto& [name, text] : files) out.push_back(json::array({name, text}));
+  for (const auto& [name, text] : files) out.push_back(json::array({name, blobs.add(text)}));
   return out;
 }
 
-std::vector<std::pair<std::string, std::string>> files_from(const json& j) {
+std::vector<std::pair<std::string, std::string>> files_from(const json& j,
+                                                            const BlobReader& blobs) {
   std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& f : j) out.emplace_back(f.at(0).get<std::string>(), f.at(1).get<std::string>());
+  for (const auto& f : j) out.emplace_back(f.at(0).get<std::string>(), blobs.text(f.at(1)));
   return out;
 }
 
-json prepared_json(const PreparedCase& c) {
+json prepared_json(const PreparedCase& c, BlobWriter& blobs) {
   json inputs = json::array();
-  for (const auto& in : c.inputs) inputs.push_back(json{{"type", in.type}, {"bytes", binary_of(in.bytes)}});
+  for (const auto& in : c.inputs) {
+    inputs.push_back(json{{"type", in.type}, {"bytes", blobs.add(in.bytes)}});
+  }
   return json{
       {"mod_name", c.mod_name},
-      {"sources", files_json(c.sources)},
+      {"sources", files_json(c.sources, blobs)},
       {"header_name", c.header_name},
-      {"harness_case", c.harness_case},
+      {"harness_case", blobs.add(c.harness_case)},
       {"inputs", std::move(inputs)},
       {"expected_args", c.expected_args},
       {"confirm_compiler", c.confirm_compiler
                                ? json(host::compiler_kind_name(*c.confirm_compiler))
                                : json(nullptr)},
       {"syntax_check_first", c.syntax_check_first},
-      {"main_c", c.main_c},
+      {"main_c", blobs.add(c.main_c)},
       {"include_dirs", c.include_dirs},
       {"defines", c.defines},
       {"warnings_as_errors", c.warnings_as_errors},
       {"diagnostic_in_signature", c.diagnostic_in_signature},
       {"instead_of_pass", c.instead_of_pass ? to_json(*c.instead_of_pass) : json(nullptr)},
-      {"support_sources", files_json(c.support_sources)},
+      {"support_sources", files_json(c.support_sources, blobs)},
   };
 }
 
-PreparedCase prepared_from(const json& j) {
+PreparedCase prepared_from(const json& j, const BlobReader& blobs) {
   PreparedCase c;
   c.mod_name = j.at("mod_name").get<std::string>();
-  c.sources = files_from(j.at("sources"));
+  c.sources = files_from(j.at("sources"), blobs);
   c.header_name = j.at("header_name").get<std::string>();
-  c.harness_case = j.at("harness_case").get<std::string>();
+  c.harness_case = blobs.text(j.at("harness_case"));
   for (const auto& in : j.at("inputs")) {
-    c.inputs.push_back(HarnessInput{in.at("type").get<std::string>(), text_of(in.at("bytes"))});
+    c.inputs.push_back(HarnessInput{in.at("type").get<std::string>(), blobs.text(in.at("bytes"))});
   }
   c.expected_args = j.at("expected_args").get<std::map<std::string, int>>();
   if (!j.at("confirm_compiler").is_null()) {
@@ -282,13 +345,13 @@ PreparedCase prepared_from(const json& j) {
     if (!c.confirm_compiler) throw std::runtime_error("an unknown compiler");
   }
   c.syntax_check_first = j.at("syntax_check_first").get<bool>();
-  c.main_c = j.at("main_c").get<std::string>();
+  c.main_c = blobs.text(j.at("main_c"));
   c.include_dirs = j.at("include_dirs").get<std::vector<std::string>>();
   c.defines = j.at("defines").get<std::vector<std::string>>();
   c.warnings_as_errors = j.at("warnings_as_errors").get<bool>();
   c.diagnostic_in_signature = j.at("diagnostic_in_signature").get<bool>();
   if (!j.at("instead_of_pass").is_null()) c.instead_of_pass = from_json(j.at("instead_of_pass"));
-  c.support_sources = files_from(j.at("support_sources"));
+  c.support_sources = files_from(j.at("support_sources"), blobs);
   return c;
 }
 
@@ -299,30 +362,31 @@ constexpr int kAnswerVersion = 1;
 
 std::string encode_probe_answer(const CaseResult& r, const std::optional<PreparedCase>& prepared,
                                 const PrepareWork& work) {
+  BlobWriter blobs;
   json steps = json::array();
   for (const auto& [name, us] : r.system_steps) steps.push_back(json::array({name, us.count()}));
-  const json answer{
+  json result{{"verdict", to_json(r.verdict)},
+              {"stages", r.stages ? stages_json(*r.stages, blobs) : json(nullptr)},
+              {"files", files_json(r.files, blobs)},
+              {"inputs", values_json(r.inputs, blobs)},
+              {"expected", values_json(r.expected, blobs)},
+              {"actual", values_json(r.actual, blobs)},
+              {"pipeline_us", r.pipeline_time.count()},
+              {"codegen_us", r.codegen_time.count()},
+              {"system_steps", std::move(steps)}};
+  const json header{
       {"version", kAnswerVersion},
-      {"result",
-       {{"verdict", to_json(r.verdict)},
-        {"stages", r.stages ? stages_json(*r.stages) : json(nullptr)},
-        {"files", files_json(r.files)},
-        {"inputs", values_json(r.inputs)},
-        {"expected", values_json(r.expected)},
-        {"actual", values_json(r.actual)},
-        {"pipeline_us", r.pipeline_time.count()},
-        {"codegen_us", r.codegen_time.count()},
-        {"system_steps", std::move(steps)}}},
-      {"prepared", prepared ? prepared_json(*prepared) : json(nullptr)},
+      {"result", std::move(result)},
+      {"prepared", prepared ? prepared_json(*prepared, blobs) : json(nullptr)},
       {"work", {{"c_generations", work.c_generations}, {"reference_runs", work.reference_runs}}},
   };
-  const std::vector<std::uint8_t> cbor = json::to_cbor(answer);
-  return std::string(cbor.begin(), cbor.end());
+  return blobs.finish(header);
 }
 
 ProbeAnswer decode_probe_answer(std::string_view bytes, const ir::Module& annotated) {
   try {
-    const json j = json::from_cbor(bytes.begin(), bytes.end());
+    const BlobReader blobs(bytes);
+    const json j = json::parse(blobs.header());
     if (j.at("version").get<int>() != kAnswerVersion) {
       throw std::runtime_error("an answer of version " + j.at("version").dump() + ", not " +
                                std::to_string(kAnswerVersion) + " (a probe of another build)");
@@ -330,18 +394,18 @@ ProbeAnswer decode_probe_answer(std::string_view bytes, const ir::Module& annota
     ProbeAnswer a;
     const json& r = j.at("result");
     a.result.verdict = from_json(r.at("verdict"));
-    if (!r.at("stages").is_null()) a.result.stages = stages_from(r.at("stages"), annotated);
-    a.result.files = files_from(r.at("files"));
-    a.result.inputs = values_from(r.at("inputs"));
-    a.result.expected = values_from(r.at("expected"));
-    a.result.actual = values_from(r.at("actual"));
+    if (!r.at("stages").is_null()) a.result.stages = stages_from(r.at("stages"), annotated, blobs);
+    a.result.files = files_from(r.at("files"), blobs);
+    a.result.inputs = values_from(r.at("inputs"), blobs);
+    a.result.expected = values_from(r.at("expected"), blobs);
+    a.result.actual = values_from(r.at("actual"), blobs);
     a.result.pipeline_time = std::chrono::microseconds(r.at("pipeline_us").get<std::int64_t>());
     a.result.codegen_time = std::chrono::microseconds(r.at("codegen_us").get<std::int64_t>());
     for (const auto& step : r.at("system_steps")) {
       a.result.system_steps.emplace_back(step.at(0).get<std::string>(),
                                          std::chrono::microseconds(step.at(1).get<std::int64_t>()));
     }
-    if (!j.at("prepared").is_null()) a.prepared = prepared_from(j.at("prepared"));
+    if (!j.at("prepared").is_null()) a.prepared = prepared_from(j.at("prepared"), blobs);
     a.work.c_generations = j.at("work").at("c_generations").get<std::uint64_t>();
     a.work.reference_runs = j.at("work").at("reference_runs").get<std::uint64_t>();
     return a;

@@ -77,8 +77,9 @@ std::optional<PreparedCase> probe_steps(const ir::Module& annotated, const CaseO
                                         const StageMark& mark, CaseResult& r);
 
 /// What aotfuzz-probe answers: `r` and `prepared` as probe_steps left them, and the work it
-/// counted. CBOR: the modules of the stages as their text (a stage that repeats the one before
-/// it as nothing), the tensors as bytes, the verdicts as to_json gives them. Not carried: the
+/// counted. A JSON header, then the large parts it names as blobs of bytes: the modules of the
+/// stages as their text (a stage that repeats the one before it as nothing), the C, the tensors'
+/// bytes; the verdicts as to_json gives them. Not carried: the
 /// fields of `prepared` that come from the options (finish_prepared_case sets them again) and a
 /// plan (PlanExecutor's cases are never probed).
 std::string encode_probe_answer(const CaseResult& r, const std::optional<PreparedCase>& prepared,

@@ -57,15 +57,23 @@ int main(int argc, char** argv) {
     while (::write(1, &byte, 1) < 0 && errno == EINTR) {
     }
   };
-  // Another exception escapes as it escaped the campaign's process that took the case down:
-  // std::terminate, SIGABRT, a crash of the stage marked last. Running out of memory is the
-  // environment's failure, never the pipeline's: no answer, and the caller prepares the case.
+  // Another exception of the steps escapes as it escaped the campaign's process that took the
+  // case down: std::terminate, SIGABRT, a crash of the stage marked last. Running out of memory is
+  // the environment's failure, never the pipeline's: no answer, and the caller prepares the case.
+  oracle::CaseResult r;
+  std::optional<oracle::PreparedCase> prepared;
+  try {
+    prepared = oracle::probe_steps(module, options, mark, r);
+  } catch (const std::bad_alloc&) {
+    ::_exit(0);
+  }
+  // The steps are done: a failure to write their answer down is no crash of theirs, and the
+  // caller, left without an answer, prepares the case itself.
   std::string answer;
   try {
-    oracle::CaseResult r;
-    const std::optional<oracle::PreparedCase> prepared = oracle::probe_steps(module, options, mark, r);
     answer = oracle::encode_probe_answer(r, prepared, oracle::prepare_work());
-  } catch (const std::bad_alloc&) {
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "aotfuzz-probe: no answer: %s\n", e.what());
     ::_exit(0);
   }
   answer.insert(answer.begin(), static_cast<char>(oracle::kProbeAnswerTag));

@@ -424,7 +424,7 @@ def @main(%t: (Tensor[(2), float32], Tensor[(3), int8])) {
 }
 
 TEST(ProbeAnswer, BytesThatAreNoAnswerAreRefused) {
-  EXPECT_THROW(decode_probe_answer("not cbor", seed_graph()), std::runtime_error);
+  EXPECT_THROW(decode_probe_answer("not an answer", seed_graph()), std::runtime_error);
   EXPECT_THROW(decode_probe_answer("", seed_graph()), std::runtime_error);
 }
 
