@@ -50,6 +50,22 @@ TEST(RunSpawned, AChildThatEndsEndsWithItsLastMark) {
   EXPECT_EQ(o.last_mark, Stage::kFuse);
 }
 
+TEST(RunSpawned, TheAnswerFollowsTheMarksToTheEndOfTheOutputAndIsNoMark) {
+  // After the tag, a byte that would be a mark (codegen) is the answer's.
+  const std::string codegen = std::to_string(static_cast<unsigned>(Stage::kCodegen));
+  const SpawnedOutcome o =
+      run_spawned(sh(mark_bytes({Stage::kMerge, Stage::kFuse}) + "; printf '\\377ok\\" +
+                     codegen + "'"),
+                  "", 5s);
+  EXPECT_EQ(o.kind, Kind::kEnded);
+  EXPECT_EQ(o.last_mark, Stage::kFuse);
+  EXPECT_TRUE(o.answered);
+  EXPECT_EQ(o.answer, "ok" + std::string(1, static_cast<char>(Stage::kCodegen)));
+  const SpawnedOutcome none = run_spawned(sh(mark_bytes({Stage::kFuse})), "", 5s);
+  EXPECT_FALSE(none.answered);
+  EXPECT_EQ(none.answer, "");
+}
+
 TEST(RunSpawned, TheChildReadsItsWholeInputOnStdin) {
   const std::string input(1 << 20, 'x');
   const SpawnedOutcome o = run_spawned(sh("test \"$(wc -c)\" -eq " + std::to_string(input.size()) +
