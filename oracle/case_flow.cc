@@ -1,6 +1,8 @@
 // prepare_case and judge_case: the verdict logic of a compiled case, whatever executed it.
 #include "oracle/case_flow.h"
 
+#include <atomic>
+
 #include "aot/codegen_error.h"
 #include "ir/error.h"
 #include "ir/parser.h"
@@ -18,6 +20,9 @@ namespace aotfuzz::oracle {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+std::atomic<std::uint64_t> g_c_generations{0};
+std::atomic<std::uint64_t> g_reference_runs{0};
 
 std::chrono::microseconds since(Clock::time_point t0) {
   return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0);
@@ -97,6 +102,7 @@ std::optional<Verdict> check_determinism(const ir::Module& fused, const aot::Opt
                                          const aot::CSources& first) {
   const ir::Module copy = ir::parse_module(ir::print_module(fused), "fused.relay");
   const aot::CSources second = aot::generate_c(copy, cg);
+  add_prepare_work({.c_generations = 1});
   if (second.files == first.files) return std::nullopt;
   // The emitter always writes the same file names in the same order: the first text differs.
   std::size_t i = 0;
@@ -156,6 +162,7 @@ std::optional<PreparedCase> prepare_builtin_case(const ir::Module& annotated,
   try {
     try {
       sources = aot::generate_c(stages.output(), cg);
+      add_prepare_work({.c_generations = 1});
     } catch (const aot::CodegenRefusal& e) {
       r.verdict = tvm_refusal ? Verdict{Stage::kCodegen, InvalidInput{e.what()}}
                               : Verdict{Stage::kCodegen,
@@ -213,6 +220,12 @@ std::optional<PreparedCase> prepare_builtin_case(const ir::Module& annotated,
   }
   r.pipeline_time = since(t0);
   r.codegen_time = since(t_codegen);
+  return finish_prepared_case(annotated, options, std::move(c), r);
+}
+
+std::optional<PreparedCase> finish_prepared_case(const ir::Module& annotated,
+                                                 const CaseOptions& options, PreparedCase c,
+                                                 CaseResult& r) {
   if (options.in_process_only) {
     r.verdict = c.instead_of_pass.value_or(Verdict{Stage::kCodegen, Pass{}});
     return std::nullopt;
@@ -224,6 +237,16 @@ std::optional<PreparedCase> prepare_builtin_case(const ir::Module& annotated,
   c.keep_files = options.keep_files;
   c.check_warnings = options.check_warnings;
   return c;
+}
+
+PrepareWork prepare_work() {
+  return {g_c_generations.load(std::memory_order_relaxed),
+          g_reference_runs.load(std::memory_order_relaxed)};
+}
+
+void add_prepare_work(const PrepareWork& work) {
+  g_c_generations.fetch_add(work.c_generations, std::memory_order_relaxed);
+  g_reference_runs.fetch_add(work.reference_runs, std::memory_order_relaxed);
 }
 
 namespace {

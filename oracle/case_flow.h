@@ -3,6 +3,9 @@
 // judge_case (the verdict from the raw result). run_case is prepare, SingleProgramExecutor, judge.
 #pragma once
 
+#include <cstdint>
+#include <optional>
+
 #include "ir/module.h"
 #include "oracle/case.h"
 #include "oracle/executor.h"
@@ -24,6 +27,28 @@ std::optional<PreparedCase> prepare_builtin_case(const ir::Module& annotated,
                                                  const CaseOptions& options, CaseResult& r,
                                                  const CaseReference* reference = nullptr,
                                                  const StageMark* mark = nullptr);
+
+/// The end of prepare_builtin_case: the fields of `c` that come from the options rather than
+/// from the graph (the limits, the compiler, sanitizers, kept files, the warnings oracle), and
+/// with options.in_process_only the verdict that settles the case instead (r.verdict, nullopt).
+/// A case aotfuzz-probe prepared gets them from its caller, whose options are the ones that
+/// count (a toolchain resolved once is in no replay line).
+std::optional<PreparedCase> finish_prepared_case(const ir::Module& annotated,
+                                                 const CaseOptions& options, PreparedCase c,
+                                                 CaseResult& r);
+
+/// The work of preparing cases, counted for tests and measurements of what a case costs: C
+/// generations (the determinism oracle's second one included) and runs of the reference
+/// interpreter on a whole graph (the reference, then each stage). What aotfuzz-probe children
+/// did is counted apart (probe_work, oracle/in_process_probe.h).
+struct PrepareWork {
+  std::uint64_t c_generations = 0;
+  std::uint64_t reference_runs = 0;
+};
+/// The work this process has done so far (every thread).
+PrepareWork prepare_work();
+/// Counts `work` as done in this process.
+void add_prepare_work(const PrepareWork& work);
 
 /// The limits a case of `annotated` runs under: options.limits with the output cap raised to
 /// what the harness report needs (the outputs in hex and the call trace), so that a correct

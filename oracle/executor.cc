@@ -1,11 +1,6 @@
 // The single-program and batched executors, and the batch program's assembly.
 #include "oracle/executor.h"
 
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,12 +12,11 @@
 #include <unordered_map>
 
 #include "aot/runtime_header.h"
+#include "host/child.h"
 #include "host/tempdir.h"
 #include "ir/error.h"
 #include "oracle/harness.h"
 #include "oracle/runner/runner.h"
-
-extern char** environ;
 
 namespace aotfuzz::oracle {
 namespace {
@@ -470,57 +464,22 @@ bool batched_execution_available(host::CompilerKind compiler) {
 
 namespace {
 
-// One runner child, talking over a socket pair on its stdin and stdout; `env` is added to its
+// One runner child (host::Child: its stdin and stdout our socket); `env` is added to its
 // environment.
 class RunnerProcess {
  public:
   RunnerProcess(std::string path, std::vector<std::string> env)
       : path_(std::move(path)), env_(std::move(env)) {}
-  ~RunnerProcess() { stop(); }
 
-  bool running() const { return pid_ > 0; }
+  bool running() const { return child_.running(); }
 
   bool start() {
-    int sv[2];
-    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return false;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, sv[1], 0);
-    posix_spawn_file_actions_adddup2(&fa, sv[1], 1);
-    char* argv[] = {const_cast<char*>(path_.c_str()), nullptr};
-    pid_t pid = -1;
-    int rc = 0;
-    {
-      std::lock_guard<std::mutex> lock(host::launch_mutex());
-      std::vector<char*> envp;
-      for (char** e = environ; *e != nullptr; ++e) envp.push_back(*e);
-      for (auto& e : env_) envp.push_back(e.data());
-      envp.push_back(nullptr);
-      rc = ::posix_spawn(&pid, path_.c_str(), &fa, nullptr, argv, envp.data());
-    }
-    posix_spawn_file_actions_destroy(&fa);
-    ::close(sv[1]);
-    if (rc != 0) {
-      ::close(sv[0]);
-      return false;
-    }
-    pid_ = pid;
-    fd_ = sv[0];
+    if (!child_.start(host::ChildSpec{.argv = {path_}, .extra_env = env_})) return false;
     ++starts_;
     return true;
   }
 
-  void stop() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      int status = 0;
-      while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-      }
-    }
-    pid_ = -1;
-  }
+  void stop() { child_.kill(); }
 
   // The batch's result; nullopt when the runner died, hung past `deadline_ms` or answered
   // garbage, or when `cancel` was set before it answered (`*cancelled` then says so); the
@@ -528,43 +487,24 @@ class RunnerProcess {
   std::optional<runner::BatchResult> call(const runner::BatchRequest& request, long deadline_ms,
                                           const std::atomic<bool>* cancel, bool* cancelled) {
     if (!running() && !start()) return std::nullopt;
-    if (!runner::write_frame(fd_, runner::encode(request))) {
-      stop();
-      return std::nullopt;
-    }
-    // The runner answers with one frame when the whole batch is done: wait for its first byte
-    // in short slices, so that a stop request is seen while it compiles and runs.
     const auto deadline = Clock::now() + std::chrono::milliseconds(deadline_ms);
-    for (;;) {
-      if (cancel != nullptr && cancel->load()) {
-        *cancelled = true;
-        stop();
-        return std::nullopt;
-      }
-      const auto left =
-          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-      if (left.count() <= 0) {
-        stop();
-        return std::nullopt;
-      }
-      pollfd p{fd_, POLLIN, 0};
-      const int slice =
-          cancel != nullptr ? 20 : static_cast<int>(std::min<long>(left.count(), 60'000));
-      const int ready = ::poll(&p, 1, static_cast<int>(std::min<long>(slice, left.count())));
-      if (ready > 0) break;
-      if (ready < 0 && errno != EINTR) {
-        stop();
-        return std::nullopt;
-      }
-    }
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    auto frame = runner::read_frame(fd_, std::size_t{1} << 31, std::max<long>(1, left.count()));
-    if (!frame) {
+    if (child_.write(runner::frame(runner::encode(request)), deadline) != host::ChildIo::kOk) {
       stop();
       return std::nullopt;
     }
-    auto result = runner::decode_result(*frame);
+    // The runner answers with one frame when the whole batch is done: a stop request is seen
+    // while it compiles and runs.
+    const host::ChildIo ready = child_.wait_readable(deadline, cancel);
+    if (ready == host::ChildIo::kCancelled) *cancelled = true;
+    std::string head, payload;
+    if (ready != host::ChildIo::kOk ||
+        child_.read_exact(head, 4, deadline) != host::ChildIo::kOk ||
+        runner::frame_length(head) > (std::size_t{1} << 31) ||
+        child_.read_exact(payload, runner::frame_length(head), deadline) != host::ChildIo::kOk) {
+      stop();
+      return std::nullopt;
+    }
+    auto result = runner::decode_result(payload);
     if (!result) stop();
     return result;
   }
@@ -574,8 +514,7 @@ class RunnerProcess {
  private:
   std::string path_;
   std::vector<std::string> env_;
-  pid_t pid_ = -1;
-  int fd_ = -1;
+  host::Child child_;
   int starts_ = 0;
 };
 

@@ -6,6 +6,10 @@
 // in-process steps are guarded by its supervisor instead (fuzz/crash_journal.h), a process per
 // case being too dear there.
 //
+// A case is prepared once: the child answers with what it prepared (the stages, the C, the
+// harness, the expected arities and outputs, or the verdict that settled the case), and the
+// caller runs and judges that (prepare_isolated), rather than doing the same steps again.
+//
 // The child is a new program, not a fork: a fork of a process with threads (replay's workers, a
 // campaign's) may inherit a lock that another thread held at that moment, AddressSanitizer's
 // allocator among them, and would hang on it: a false timeout.
@@ -19,6 +23,8 @@
 
 #include "ir/module.h"
 #include "oracle/case.h"
+#include "oracle/case_flow.h"
+#include "oracle/executor.h"
 #include "oracle/stages.h"
 #include "oracle/verdict.h"
 
@@ -41,12 +47,19 @@ struct SpawnedOutcome {
   Stage last_mark = Stage::kAnnotated;
   /// Whether it marked any stage (a child that marked none may not have started at all).
   bool marked = false;
+  /// What it wrote after kProbeAnswerTag: its answer (empty when it wrote no tag).
+  std::string answer;
+  /// Whether it wrote kProbeAnswerTag.
+  bool answered = false;
 };
 
-/// Runs `argv` (no shell; argv[0] a path) with `input` on its stdin and its stdout read as stage
-/// marks, for at most `budget` of wall-clock time, in a process group of its own (a terminal's
-/// Ctrl-C is for the caller) with every signal at its default action and none blocked, started
-/// under launch_mutex(). stderr is inherited.
+/// The byte on aotfuzz-probe's stdout after its marks (each a Stage, all below it) that starts its
+/// answer (encode_probe_answer), which runs to the end of the stream.
+inline constexpr unsigned char kProbeAnswerTag = 0xFF;
+
+/// Runs `argv` (no shell; argv[0] a path) as a host::Child with `input` on its stdin and its
+/// stdout read as stage marks then, after kProbeAnswerTag, its answer, for at most `budget` of
+/// wall-clock time. stderr is inherited.
 SpawnedOutcome run_spawned(const std::vector<std::string>& argv, std::string_view input,
                            std::chrono::milliseconds budget);
 
@@ -57,9 +70,30 @@ inline constexpr int kProbeRefusedExit = 125;
 /// tree's; empty when there is none.
 std::string probe_path();
 
-/// What aotfuzz-probe runs: the reference, then prepare_case, marking each step as it enters it.
-/// The passes stop where prepare_case stops (a mismatch, a refusal), as they do in the caller.
-void probe_steps(const ir::Module& annotated, const CaseOptions& options, const StageMark& mark);
+/// What aotfuzz-probe runs: the reference, then prepare_case into `r`, marking each step as it
+/// enters it; returns prepare_case's case. The passes stop where prepare_case stops (a mismatch,
+/// a refusal), as they do in the caller.
+std::optional<PreparedCase> probe_steps(const ir::Module& annotated, const CaseOptions& options,
+                                        const StageMark& mark, CaseResult& r);
+
+/// What aotfuzz-probe answers: `r` and `prepared` as probe_steps left them, and the work it
+/// counted. A JSON header, then the large parts it names as blobs of bytes: the modules of the
+/// stages as their text (a stage that repeats the one before it as nothing), the C, the tensors'
+/// bytes; the verdicts as to_json gives them. Not carried: the
+/// fields of `prepared` that come from the options (finish_prepared_case sets them again) and a
+/// plan (PlanExecutor's cases are never probed).
+std::string encode_probe_answer(const CaseResult& r, const std::optional<PreparedCase>& prepared,
+                                const PrepareWork& work);
+
+/// An answer read back.
+struct ProbeAnswer {
+  CaseResult result;
+  std::optional<PreparedCase> prepared;
+  PrepareWork work;
+};
+/// The inverse of encode_probe_answer for the case of `annotated` (the stages' first module,
+/// which the answer leaves out). Throws std::runtime_error on bytes that are no answer.
+ProbeAnswer decode_probe_answer(std::string_view bytes, const ir::Module& annotated);
 
 /// The wall-clock time the in-process steps of `annotated` may take: options.in_process_budget
 /// plus time in proportion to the tensor bytes the graph holds (the reference interprets the graph
@@ -75,5 +109,17 @@ std::chrono::milliseconds in_process_budget_for(const ir::Module& annotated,
 /// not run in this process (--sut tvm). A crash of the harness's own reference interpreter is a
 /// toolchain-error naming it.
 std::optional<Verdict> probe_in_process(const ir::Module& annotated, const CaseOptions& options);
+
+/// prepare_case of `annotated` by aotfuzz-probe, into `r`: the case to run, or nullopt when the
+/// case is settled (r.verdict), by the child's preparation (a mismatch, a static arity, ...) or
+/// by the probe (the crash, hang or kill probe_in_process names). The child's work is added to
+/// probe_work(). For a system that does not prepare in this process, and when
+/// the child ends without answering (it ran out of memory), prepare_case in this process.
+std::optional<PreparedCase> prepare_isolated(const ir::Module& annotated,
+                                             const CaseOptions& options, CaseResult& r);
+
+/// The work aotfuzz-probe children did for the cases whose preparation they answered to this
+/// process (prepare_work() counts this process's own).
+PrepareWork probe_work();
 
 }  // namespace aotfuzz::oracle

@@ -14,13 +14,10 @@ std::optional<CaseOptions> fixed_options(const CaseOptions& options) {
 
 CaseResult run_case(const ir::Module& annotated, const CaseOptions& options) {
   CaseResult r;
-  if (options.isolate_in_process) {
-    if (auto v = probe_in_process(annotated, options)) {
-      r.verdict = std::move(*v);
-      return r;
-    }
-  }
-  std::optional<PreparedCase> prepared = prepare_case(annotated, options, r);
+  // Isolated, the case is prepared once, by the probe's child, and judged here from its answer.
+  std::optional<PreparedCase> prepared = options.isolate_in_process
+                                             ? prepare_isolated(annotated, options, r)
+                                             : prepare_case(annotated, options, r);
   if (!prepared) return r;
   SingleProgramExecutor executor;
   const auto raw = executor.run(std::span<const PreparedCase>(&*prepared, 1));

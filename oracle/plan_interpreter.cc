@@ -534,7 +534,10 @@ std::optional<PreparedCase> prepare_plan_case(const ir::Module& annotated,
   plan->fused = r.stages->output();
   std::vector<aot::CallSiteInfo> expected_arity;
   try {
-    if (emit_c) r.files = aot::generate_c(plan->fused, cg).files;
+    if (emit_c) {
+      r.files = aot::generate_c(plan->fused, cg).files;
+      add_prepare_work({.c_generations = 1});
+    }
     plan->program = aot::build_executor_program(plan->fused, cg, &expected_arity);
   } catch (const ir::Error& e) {
     r.verdict = {Stage::kCodegen, PipelineError{e.what()}};

@@ -7,6 +7,7 @@
 #include "aot/pass_error.h"
 #include "ir/error.h"
 #include "ir/verify.h"
+#include "oracle/case_flow.h"
 #include "oracle/structure.h"
 #include "reference/footprint.h"
 #include "reference/inputs.h"
@@ -18,6 +19,7 @@ namespace {
 std::vector<reference::Value> outputs_of(const ir::Module& module,
                                          const std::vector<reference::Value>& inputs,
                                          reference::PlanCache* plans) {
+  add_prepare_work({.reference_runs = 1});
   return (plans != nullptr ? reference::run_main(module, inputs, *plans)
                            : reference::run_main(module, inputs))
       .flatten();

@@ -1,13 +1,7 @@
 // The TVM driver process: spawn, line protocol, deadlines, restart.
 #include "tvm/driver.h"
 
-#include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/resource.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -19,6 +13,7 @@
 #include <optional>
 #include <variant>
 
+#include "host/child.h"
 #include "host/process.h"
 #include "host/toolchain.h"
 #include "ir/expr.h"
@@ -30,6 +25,9 @@ namespace aotfuzz::tvm {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// The end of the driver's stderr kept for the message of its death.
+constexpr std::size_t kStderrKeep = 4096;
 
 std::string signal_text(int sig) {
   const char* name = ::sigabbrev_np(sig);
@@ -210,7 +208,7 @@ class TvmDriver::Impl {
       if (!info_.version.empty()) return info_.*field;
     }
     std::lock_guard<std::mutex> lock(mutex_);
-    if (pid_ <= 0) start();
+    if (!child_.running()) start();
     std::lock_guard<std::mutex> info_lock(info_mutex_);
     return info_.*field;
   }
@@ -218,16 +216,16 @@ class TvmDriver::Impl {
   // Sends `line`, starting the driver first when it is not running; false (and `out` says why)
   // when it cannot be started or does not take the line.
   bool send_line(const std::string& line, TvmBuild& out) {
-    if (pid_ <= 0 && !start()) {
+    if (!child_.running() && !start()) {
       out.status = TvmBuild::Status::kUnavailable;
       out.message = start_error_;
       return false;
     }
     stage_ = "merge";
-    if (write_all(in_fd_, line)) return true;
+    if (write_line(line)) return true;
     // The driver died between requests; one fresh start, then the request once more.
     stop();
-    if (start() && write_all(in_fd_, line)) return true;
+    if (start() && write_line(line)) return true;
     out.status = TvmBuild::Status::kUnavailable;
     out.message = start_error_.empty() ? "the TVM driver does not accept requests" : start_error_;
     return false;
@@ -357,71 +355,25 @@ class TvmDriver::Impl {
       start_error_ = *problem;
       return false;
     }
-    // stdin is a socket so that writing to a dead driver fails with EPIPE (MSG_NOSIGNAL) instead
-    // of raising SIGPIPE here.
-    int in_pipe[2], out_pipe[2], err_pipe[2];
-    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in_pipe) != 0) {
-      return fail_start("socketpair");
-    }
-    if (::pipe2(out_pipe, O_CLOEXEC) != 0) {
-      close_pair(in_pipe);
-      return fail_start("pipe2");
-    }
-    if (::pipe2(err_pipe, O_CLOEXEC) != 0) {
-      close_pair(in_pipe);
-      close_pair(out_pipe);
-      return fail_start("pipe2");
-    }
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, in_pipe[0], 0);
-    posix_spawn_file_actions_adddup2(&fa, out_pipe[1], 1);
-    posix_spawn_file_actions_adddup2(&fa, err_pipe[1], 2);
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-    posix_spawnattr_setpgroup(&attr, 0);
-
-    std::vector<std::string> args = {opt_.python, "-c", std::string(kTvmDriverSource), opt_.home};
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
+    // host::Child: stdin and stdout a socket, so that writing to a dead driver fails with EPIPE
+    // instead of raising SIGPIPE here; its own process group, so that a kill ends what TVM
+    // started; stderr kept for the message of its death.
     auto env_map = host::RunLimits::minimal_environment();
     if (const char* home = std::getenv("HOME")) env_map["HOME"] = home;
     env_map["TVM_LIBRARY_PATH"] = opt_.home + "/build";
     env_map["OMP_NUM_THREADS"] = "1";
     env_map["TVM_NUM_THREADS"] = "1";
     env_map["PYTHONDONTWRITEBYTECODE"] = "1";
-    std::vector<std::string> env_strings;
-    for (const auto& [k, v] : env_map) env_strings.push_back(k + "=" + v);
-    std::vector<char*> envp;
-    for (auto& e : env_strings) envp.push_back(e.data());
-    envp.push_back(nullptr);
-
-    pid_t pid = -1;
-    const int rc = ::posix_spawnp(&pid, opt_.python.c_str(), &fa, &attr, argv.data(), envp.data());
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&attr);
-    ::close(in_pipe[0]);
-    ::close(out_pipe[1]);
-    ::close(err_pipe[1]);
-    if (rc != 0) {
-      ::close(in_pipe[1]);
-      ::close(out_pipe[0]);
-      ::close(err_pipe[0]);
-      start_error_ = "cannot start " + opt_.python + ": " + std::strerror(rc);
+    host::ChildSpec spec{.argv = {opt_.python, "-c", std::string(kTvmDriverSource), opt_.home},
+                         .env = std::move(env_map),
+                         .capture_stderr = true,
+                         .stderr_cap = kStderrKeep,
+                         .address_space = opt_.address_space};
+    if (!child_.start(spec)) {
+      start_error_ = child_.error();
       return false;
     }
-    pid_ = pid;
-    in_fd_ = in_pipe[1];
-    ::shutdown(in_fd_, SHUT_RD);
-    out_fd_ = out_pipe[0];
-    err_fd_ = err_pipe[0];
     ++starts_;
-    if (opt_.address_space != 0) {
-      struct rlimit lim = {opt_.address_space, opt_.address_space};
-      ::prlimit(pid_, RLIMIT_AS, &lim, nullptr);
-    }
     out_buffer_.clear();
     err_tail_.clear();
     stage_ = "import";
@@ -447,90 +399,38 @@ class TvmDriver::Impl {
     return true;
   }
 
-  bool fail_start(const char* what) {
-    start_error_ = std::string(what) + ": " + std::strerror(errno);
-    return false;
-  }
-
-  static void close_pair(int fds[2]) {
-    ::close(fds[0]);
-    ::close(fds[1]);
-  }
-
-  void stop() {
-    for (int* fd : {&in_fd_, &out_fd_, &err_fd_}) {
-      if (*fd >= 0) ::close(*fd);
-      *fd = -1;
-    }
-    if (pid_ > 0) {
-      ::kill(-pid_, SIGKILL);
-      ::kill(pid_, SIGKILL);
-      int status = 0;
-      while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-      }
-    }
-    pid_ = -1;
-  }
+  void stop() { child_.kill(); }
 
   std::string ended_text() {
     std::string how = "the TVM driver died";
-    if (pid_ > 0) {
-      int status = 0;
-      // It may still be exiting: give it a moment before deciding how it ended.
-      for (int i = 0; i < 50; ++i) {
-        const pid_t r = ::waitpid(pid_, &status, WNOHANG);
-        if (r == pid_) {
-          if (WIFSIGNALED(status))
-            how = "the TVM driver was killed by " + signal_text(WTERMSIG(status));
-          if (WIFEXITED(status))
-            how = "the TVM driver exited with status " + std::to_string(WEXITSTATUS(status));
-          pid_ = -1;
-          break;
-        }
-        ::usleep(10'000);
+    // It may still be exiting: give it a moment before deciding how it ended.
+    if (const auto status = child_.wait_for(std::chrono::milliseconds(500))) {
+      if (status->signal != 0) how = "the TVM driver was killed by " + signal_text(status->signal);
+      if (status->exited()) {
+        how = "the TVM driver exited with status " + std::to_string(status->exit_code);
       }
     }
-    drain_stderr();
+    keep_stderr(child_.take_stderr());
     if (!err_tail_.empty()) how += "\n" + err_tail_;
     return how;
-  }
-
-  void drain_stderr() {
-    if (err_fd_ < 0) return;
-    char buf[4096];
-    for (;;) {
-      struct pollfd p = {err_fd_, POLLIN, 0};
-      if (::poll(&p, 1, 0) <= 0) return;
-      const ssize_t n = ::read(err_fd_, buf, sizeof buf);
-      if (n <= 0) return;
-      keep_stderr(buf, static_cast<std::size_t>(n));
-    }
   }
 
   void keep_stderr(const std::string& text) { keep_stderr(text.data(), text.size()); }
 
   void keep_stderr(const char* data, std::size_t n) {
-    constexpr std::size_t kKeep = 4096;
     err_tail_.append(data, n);
-    if (err_tail_.size() > 2 * kKeep) err_tail_.erase(0, err_tail_.size() - kKeep);
+    if (err_tail_.size() > 2 * kStderrKeep) err_tail_.erase(0, err_tail_.size() - kStderrKeep);
   }
 
-  static bool write_all(int fd, const std::string& text) {
-    std::size_t done = 0;
-    while (done < text.size()) {
-      const ssize_t n = ::send(fd, text.data() + done, text.size() - done, MSG_NOSIGNAL);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return false;
-      done += static_cast<std::size_t>(n);
-    }
-    return true;
+  // A request line: the driver reads it at once, or is stuck for longer than a request may take.
+  bool write_line(const std::string& line) {
+    return child_.write(line, Clock::now() + opt_.request_timeout) == host::ChildIo::kOk;
   }
 
-  // The next JSON line on the driver's stdout; stderr is drained meanwhile so the driver never
-  // blocks on it.
+  // The next JSON line on the driver's stdout; host::Child drains its stderr meanwhile, so the
+  // driver never blocks on it.
   Reply read_reply(Clock::time_point deadline) {
     Reply reply;
-    char buf[65536];
     for (;;) {
       if (const auto nl = out_buffer_.find('\n'); nl != std::string::npos) {
         const std::string line = out_buffer_.substr(0, nl);
@@ -544,38 +444,23 @@ class TvmDriver::Impl {
         if (reply.failure == Reply::Failure::kGarbage) keep_stderr(line.data(), line.size());
         return reply;
       }
-      const auto left =
-          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-      if (left.count() <= 0) {
-        reply.failure = Reply::Failure::kTimedOut;
-        return reply;
-      }
-      struct pollfd fds[2] = {{out_fd_, POLLIN, 0}, {err_fd_, POLLIN, 0}};
-      const int n = ::poll(fds, 2, static_cast<int>(std::min<long long>(left.count(), 1000)));
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        reply.failure = Reply::Failure::kDied;
-        return reply;
-      }
-      if (fds[1].revents & (POLLIN | POLLHUP)) {
-        const ssize_t got = ::read(err_fd_, buf, sizeof buf);
-        if (got > 0) keep_stderr(buf, static_cast<std::size_t>(got));
-      }
-      if (fds[0].revents & (POLLIN | POLLHUP)) {
-        const ssize_t got = ::read(out_fd_, buf, sizeof buf);
-        if (got <= 0) {
+      switch (child_.read_some(out_buffer_, deadline)) {
+        case host::ChildIo::kOk:
+          continue;
+        case host::ChildIo::kTimedOut:
+          reply.failure = Reply::Failure::kTimedOut;
+          return reply;
+        case host::ChildIo::kClosed:
+        case host::ChildIo::kCancelled:
           reply.failure = Reply::Failure::kDied;
           return reply;
-        }
-        out_buffer_.append(buf, static_cast<std::size_t>(got));
       }
     }
   }
 
   TvmDriverOptions opt_;
   std::mutex mutex_;
-  pid_t pid_ = -1;
-  int in_fd_ = -1, out_fd_ = -1, err_fd_ = -1;
+  host::Child child_;
   int starts_ = 0;
   std::string out_buffer_, err_tail_;
   std::string stage_ = "merge";

@@ -5,16 +5,19 @@
 // care of fork), and the child would hang on it.
 //
 // usage: aotfuzz-probe --flags FLAGS --parent PID < module.relay
-// Writes one byte per step entered (the Stage) to stdout; exits 0 when the steps end, whatever
-// their verdict, and kProbeRefusedExit when it cannot read the case.
+// Writes one byte per step entered (the Stage) to stdout, then, once the steps end, whatever their
+// verdict, kProbeAnswerTag and what they prepared (encode_probe_answer), and exits 0; exits
+// kProbeRefusedExit when it cannot read the case.
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <iterator>
 #include <new>
+#include <optional>
 #include <string>
 
 #include "ir/parser.h"
@@ -54,12 +57,31 @@ int main(int argc, char** argv) {
     while (::write(1, &byte, 1) < 0 && errno == EINTR) {
     }
   };
-  // Another exception escapes as it escaped the campaign's process that took the case down:
-  // std::terminate, SIGABRT, a crash of the stage marked last. Running out of memory is the
-  // environment's failure, never the pipeline's.
+  // Another exception of the steps escapes as it escaped the campaign's process that took the
+  // case down: std::terminate, SIGABRT, a crash of the stage marked last. Running out of memory is
+  // the environment's failure, never the pipeline's: no answer, and the caller prepares the case.
+  oracle::CaseResult r;
+  std::optional<oracle::PreparedCase> prepared;
   try {
-    oracle::probe_steps(module, options, mark);
+    prepared = oracle::probe_steps(module, options, mark, r);
   } catch (const std::bad_alloc&) {
+    ::_exit(0);
+  }
+  // The steps are done: a failure to write their answer down is no crash of theirs, and the
+  // caller, left without an answer, prepares the case itself.
+  std::string answer;
+  try {
+    answer = oracle::encode_probe_answer(r, prepared, oracle::prepare_work());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "aotfuzz-probe: no answer: %s\n", e.what());
+    ::_exit(0);
+  }
+  answer.insert(answer.begin(), static_cast<char>(oracle::kProbeAnswerTag));
+  for (std::size_t done = 0; done < answer.size();) {
+    const ssize_t w = ::write(1, answer.data() + done, answer.size() - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) break;  // the caller is gone
+    done += static_cast<std::size_t>(w);
   }
   // Without the exit-time work (a leak check, destructors): the steps' outcome is all that counts.
   ::_exit(0);

@@ -184,12 +184,25 @@ std::optional<BatchResult> decode_result(const std::string& payload) {
   return r;
 }
 
-bool write_frame(int fd, const std::string& payload) {
-  std::string frame;
-  frame.reserve(payload.size() + 4);
+std::string frame(const std::string& payload) {
+  std::string out;
+  out.reserve(payload.size() + 4);
   const auto n = static_cast<std::uint32_t>(payload.size());
-  for (int i = 0; i < 4; ++i) frame.push_back(static_cast<char>((n >> (8 * i)) & 0xff));
-  frame += payload;
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((n >> (8 * i)) & 0xff));
+  out += payload;
+  return out;
+}
+
+std::size_t frame_length(std::string_view head) {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < 4 && i < head.size(); ++i) {
+    n |= static_cast<std::size_t>(static_cast<unsigned char>(head[i])) << (8 * i);
+  }
+  return n;
+}
+
+bool write_frame(int fd, const std::string& payload) {
+  const std::string frame = runner::frame(payload);
   std::size_t done = 0;
   while (done < frame.size()) {
     // send: a peer that died is an error here, not a SIGPIPE for the whole process.
@@ -237,11 +250,9 @@ bool read_exact(int fd, char* out, std::size_t n, std::chrono::steady_clock::tim
 std::optional<std::string> read_frame(int fd, std::size_t max_bytes, long deadline_ms) {
   const bool has_deadline = deadline_ms >= 0;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(deadline_ms);
-  unsigned char len[4];
-  if (!read_exact(fd, reinterpret_cast<char*>(len), 4, deadline, has_deadline)) return std::nullopt;
-  const std::size_t n = static_cast<std::size_t>(len[0]) | (static_cast<std::size_t>(len[1]) << 8) |
-                        (static_cast<std::size_t>(len[2]) << 16) |
-                        (static_cast<std::size_t>(len[3]) << 24);
+  char head[4];
+  if (!read_exact(fd, head, 4, deadline, has_deadline)) return std::nullopt;
+  const std::size_t n = frame_length(std::string_view(head, 4));
   if (n > max_bytes) return std::nullopt;
   std::string payload(n, '\0');
   if (!read_exact(fd, payload.data(), n, deadline, has_deadline)) return std::nullopt;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace aotfuzz::oracle::runner {
@@ -85,6 +86,11 @@ std::string encode(const BatchResult& result);
 /// nullopt when the payload is malformed.
 std::optional<BatchRequest> decode_request(const std::string& payload);
 std::optional<BatchResult> decode_result(const std::string& payload);
+
+/// `payload` as one frame: its 4-byte length, then itself.
+std::string frame(const std::string& payload);
+/// The number of bytes of payload a frame's first 4 bytes announce.
+std::size_t frame_length(std::string_view head);
 
 /// Writes one frame (length + payload) to `fd`, retrying short writes; false on an error.
 bool write_frame(int fd, const std::string& payload);

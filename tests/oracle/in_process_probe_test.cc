@@ -14,8 +14,11 @@
 #include <vector>
 
 #include "ir/parser.h"
+#include "ir/printer.h"
+#include "oracle/case_flags.h"
 #include "oracle/case_flow.h"
 #include "oracle/oracle.h"
+#include "tests/support/files.h"
 
 namespace aotfuzz::oracle {
 namespace {
@@ -45,6 +48,22 @@ TEST(RunSpawned, AChildThatEndsEndsWithItsLastMark) {
   const SpawnedOutcome o = run_spawned(sh(mark_bytes({Stage::kMerge, Stage::kFuse})), "", 5s);
   EXPECT_EQ(o.kind, Kind::kEnded);
   EXPECT_EQ(o.last_mark, Stage::kFuse);
+}
+
+TEST(RunSpawned, TheAnswerFollowsTheMarksToTheEndOfTheOutputAndIsNoMark) {
+  // After the tag, a byte that would be a mark (codegen) is the answer's.
+  const std::string codegen = std::to_string(static_cast<unsigned>(Stage::kCodegen));
+  const SpawnedOutcome o =
+      run_spawned(sh(mark_bytes({Stage::kMerge, Stage::kFuse}) + "; printf '\\377ok\\" +
+                     codegen + "'"),
+                  "", 5s);
+  EXPECT_EQ(o.kind, Kind::kEnded);
+  EXPECT_EQ(o.last_mark, Stage::kFuse);
+  EXPECT_TRUE(o.answered);
+  EXPECT_EQ(o.answer, "ok" + std::string(1, static_cast<char>(Stage::kCodegen)));
+  const SpawnedOutcome none = run_spawned(sh(mark_bytes({Stage::kFuse})), "", 5s);
+  EXPECT_FALSE(none.answered);
+  EXPECT_EQ(none.answer, "");
 }
 
 TEST(RunSpawned, TheChildReadsItsWholeInputOnStdin) {
@@ -266,6 +285,163 @@ TEST(RunCase, IsolatedACorrectCaseGetsTheVerdictItGetsInProcess) {
   EXPECT_EQ(isolated.verdict, plain.verdict);
   EXPECT_EQ(signature(isolated.verdict), "pass:run");
   EXPECT_EQ(isolated.files, plain.files);
+}
+
+// The founding graph (corpus/seed), as `aotfuzz run` reads it.
+ir::Module seed_graph() {
+  return ir::parse_module(test_support::read_text(
+      test_support::source_path("corpus/seed/tvm_9036_annotated.relay")));
+}
+
+// The work of one isolated run_case: the probe's child's, and this process's.
+struct RunWork {
+  PrepareWork probe, own;
+};
+RunWork work_of_run(const ir::Module& m, const CaseOptions& o, CaseResult* result = nullptr) {
+  auto delta = [](const PrepareWork& after, const PrepareWork& before) {
+    return PrepareWork{after.c_generations - before.c_generations,
+                       after.reference_runs - before.reference_runs};
+  };
+  const PrepareWork probe0 = probe_work(), own0 = prepare_work();
+  CaseResult r = run_case(m, o);
+  const RunWork work{delta(probe_work(), probe0), delta(prepare_work(), own0)};
+  if (result != nullptr) *result = std::move(r);
+  return work;
+}
+
+TEST(RunCase, IsolatedTheSeedGraphIsPreparedOnceWithItsCGeneratedOncePerCodegen) {
+  // `aotfuzz run corpus/seed/tvm_9036_annotated.relay`: its defaults, the determinism oracle on.
+  const CaseOptions o = parse_case_flags("");
+  ASSERT_TRUE(o.isolate_in_process);
+  ASSERT_TRUE(o.check_determinism);
+  CaseResult r;
+  const RunWork work = work_of_run(seed_graph(), o, &r);
+  EXPECT_EQ(signature(r.verdict), "pass:run");
+  // In the probe's child: the case's C and the determinism oracle's copy, each once; the
+  // reference, then merge, partition and fuse, each interpreted once. Here: nothing again.
+  EXPECT_EQ(work.probe.c_generations, 2U);
+  EXPECT_EQ(work.probe.reference_runs, 4U);
+  EXPECT_EQ(work.own.c_generations, 0U);
+  EXPECT_EQ(work.own.reference_runs, 0U);
+  const RunWork without = work_of_run(seed_graph(), parse_case_flags("--no-determinism"));
+  EXPECT_EQ(without.probe.c_generations + without.own.c_generations, 1U);
+}
+
+TEST(RunCase, IsolatedAStaticArityFindingIsTheProbesVerdictAsInProcess) {
+  CaseOptions o = parse_case_flags("--inject tuple-arg-first-field --mod-name my_mod");
+  CaseResult isolated;
+  const RunWork work = work_of_run(seed_graph(), o, &isolated);
+  EXPECT_EQ(signature(isolated.verdict), "arity:codegen:kernel");
+  EXPECT_EQ(work.probe.c_generations, 2U);
+  EXPECT_EQ(work.own.c_generations, 0U);
+  o.isolate_in_process = false;
+  const CaseResult plain = run_case(seed_graph(), o);
+  EXPECT_EQ(isolated.verdict, plain.verdict);
+  EXPECT_EQ(isolated.files, plain.files);
+}
+
+// Every part of a prepared case a caller reads, compared field by field.
+void expect_same_values(const std::vector<reference::Value>& a,
+                        const std::vector<reference::Value>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_TRUE(reference::bitwise_equal(a[i], b[i])) << i;
+    EXPECT_TRUE(ir::type_equal(a[i].type(), b[i].type())) << i;
+  }
+}
+
+void expect_round_trip(const ir::Module& m, const CaseOptions& o) {
+  CaseResult r;
+  const std::optional<PreparedCase> prepared = prepare_case(m, o, r);
+  const PrepareWork work{3, 5};
+  const ProbeAnswer a = decode_probe_answer(encode_probe_answer(r, prepared, work), m);
+  EXPECT_EQ(a.result.verdict, r.verdict);
+  EXPECT_EQ(a.work.c_generations, 3U);
+  EXPECT_EQ(a.work.reference_runs, 5U);
+  EXPECT_EQ(a.result.files, r.files);
+  expect_same_values(a.result.inputs, r.inputs);
+  expect_same_values(a.result.expected, r.expected);
+  expect_same_values(a.result.actual, r.actual);
+  EXPECT_EQ(a.result.pipeline_time, r.pipeline_time);
+  EXPECT_EQ(a.result.codegen_time, r.codegen_time);
+  ASSERT_EQ(a.result.stages.has_value(), r.stages.has_value());
+  if (r.stages) {
+    EXPECT_EQ(a.result.stages->failed, r.stages->failed);
+    for (int i = 0; i < aot::kNumModuleStages; ++i) {
+      const auto stage = static_cast<Stage>(i);
+      EXPECT_EQ(ir::print_module(a.result.stages->at(stage)), ir::print_module(r.stages->at(stage)))
+          << stage_name(stage);
+    }
+  }
+  ASSERT_EQ(a.prepared.has_value(), prepared.has_value());
+  if (!prepared) return;
+  const PreparedCase& p = *a.prepared;
+  EXPECT_EQ(p.mod_name, prepared->mod_name);
+  EXPECT_EQ(p.sources, prepared->sources);
+  EXPECT_EQ(p.header_name, prepared->header_name);
+  EXPECT_EQ(p.harness_case, prepared->harness_case);
+  ASSERT_EQ(p.inputs.size(), prepared->inputs.size());
+  for (std::size_t i = 0; i < p.inputs.size(); ++i) {
+    EXPECT_EQ(p.inputs[i].type, prepared->inputs[i].type);
+    EXPECT_EQ(p.inputs[i].bytes, prepared->inputs[i].bytes);
+  }
+  EXPECT_EQ(p.expected_args, prepared->expected_args);
+  EXPECT_EQ(p.instead_of_pass, prepared->instead_of_pass);
+  EXPECT_EQ(p.main_c, prepared->main_c);
+  EXPECT_EQ(p.defines, prepared->defines);
+  EXPECT_EQ(p.program_files(), prepared->program_files());
+}
+
+TEST(ProbeAnswer, APreparedCaseRoundTripsWithItsStagesValuesAndC) {
+  expect_round_trip(seed_graph(), CaseOptions{});
+  CaseOptions unpacked;
+  unpacked.aot.merge = false;
+  unpacked.aot.api = aot::Options::Api::kUnpacked;
+  unpacked.aot.interface = aot::Options::Interface::kC;
+  expect_round_trip(seed_graph(), unpacked);
+}
+
+TEST(ProbeAnswer, ACaseSettledWhilePreparingRoundTripsWithItsVerdictAndActualOutputs) {
+  // A partition that loses a region's output: a mismatch whose actual outputs a bundle shows.
+  const ir::Module m = ir::parse_module(R"(
+def @main(%x0: Tensor[(1), float32]) {
+  %0 = annotation.compiler_begin(%x0, compiler="ccompiler");
+  %1 = annotation.compiler_begin(%x0, compiler="ccompiler");
+  %2 = add(%0, %1);
+  %3 = annotation.compiler_end(%2, compiler="ccompiler");
+  %4 = annotation.compiler_end(%1, compiler="ccompiler");
+  add(%3, %4)
+}
+)");
+  CaseOptions o;
+  o.aot.bugs.enable(aot::Bug::kRegionOutputOffByOne);
+  CaseResult r;
+  ASSERT_FALSE(prepare_case(m, o, r).has_value());
+  ASSERT_EQ(signature(r.verdict), "mismatch:partition");
+  ASSERT_FALSE(r.actual.empty());
+  expect_round_trip(m, o);
+}
+
+TEST(ProbeAnswer, ATupleInputRoundTripsAsATuple) {
+  const ir::Module m = ir::parse_module(R"(
+def @main(%t: (Tensor[(2), float32], Tensor[(3), int8])) {
+  %0 = annotation.compiler_begin(%t, compiler="ccompiler");
+  %1 = %0.0;
+  %2 = add(%1, %1);
+  %3 = annotation.compiler_end(%2, compiler="ccompiler");
+  (%3, %t.1)
+}
+)");
+  CaseResult r;
+  (void)prepare_case(m, CaseOptions{}, r);
+  ASSERT_EQ(r.inputs.size(), 1U);
+  ASSERT_TRUE(r.inputs[0].is_tuple());
+  expect_round_trip(m, CaseOptions{});
+}
+
+TEST(ProbeAnswer, BytesThatAreNoAnswerAreRefused) {
+  EXPECT_THROW(decode_probe_answer("not an answer", seed_graph()), std::runtime_error);
+  EXPECT_THROW(decode_probe_answer("", seed_graph()), std::runtime_error);
 }
 
 }  // namespace
