@@ -1,8 +1,8 @@
 // `aotfuzz bisect BUNDLE|FILE --tvm-git DIR --present REV --absent REV`: the TVM commit that
 // introduced a finding (present is the newer end) or fixed it (present is the older end). Each
 // step materialises a commit with its submodules (tvm/history.h), builds it with the build
-// script, and replays the finding on it as triage does (findings/triage.h); the search, the record
-// bisect.json and the answer are findings/bisect.h.
+// script, and replays the finding on it as triage does (bundles/triage.h); the search, the record
+// bisect.json and the answer are bundles/bisect.h.
 // Requires: git and tar; the finding's file has a `// replay: --sut tvm ... => SIGNATURE` line.
 // Ensures: every flag is checked before the first build (exit 2, one line); each step is in
 // bisect.json as soon as it ends, so a killed run loses at most the step in flight; an end the
@@ -19,9 +19,9 @@
 #include <set>
 
 #include "cli/common.h"
-#include "findings/bisect.h"
-#include "findings/bundle.h"
-#include "findings/triage.h"
+#include "bundles/bisect.h"
+#include "bundles/bundle.h"
+#include "bundles/triage.h"
 #include "host/interrupt.h"
 #include "host/tempdir.h"
 #include "systems/systems.h"
@@ -48,7 +48,7 @@ struct Opts {
 
 // What is bisected, and where its outcomes are kept.
 struct Target {
-  findings::TriageCase finding;
+  bundles::TriageCase finding;
   std::string text;                // the graph's file, for the record's setup
   fs::path record;                 // bisect.json
   std::optional<fs::path> bundle;  // its verdict.json gets the answer
@@ -58,7 +58,7 @@ struct Target {
 struct Bisection {
   Target target;
   tvm::GitRepo tvm;
-  findings::BisectRange range;
+  bundles::BisectRange range;
   nlohmann::json range_json;
   tvm::BuildRequest build;
   tvm::SubmoduleMirrors mirrors;
@@ -85,7 +85,7 @@ Target load_target(const std::string& arg) {
   std::string signature;
   if (fs::is_directory(relay, ec)) {
     try {
-      signature = nlohmann::json::parse(findings::read_text_file(relay / "verdict.json"))
+      signature = nlohmann::json::parse(bundles::read_text_file(relay / "verdict.json"))
                       .at("signature")
                       .get<std::string>();
     } catch (const std::exception&) {
@@ -98,8 +98,8 @@ Target load_target(const std::string& arg) {
     t.record = relay.parent_path() / "bisect.json";
   }
   try {
-    t.finding = findings::load_triage_case(relay, signature);
-    t.text = findings::read_text_file(relay);
+    t.finding = bundles::load_triage_case(relay, signature);
+    t.text = bundles::read_text_file(relay);
   } catch (const std::exception& e) {
     bad_input(e.what());
   }
@@ -115,8 +115,8 @@ tvm::GitRepo open_repo(const std::string& dir) {
 }
 
 // The two ends in order, and the candidates between them.
-findings::BisectRange resolve_range(const tvm::GitRepo& tvm, const Opts& o) {
-  findings::BisectRange r;
+bundles::BisectRange resolve_range(const tvm::GitRepo& tvm, const Opts& o) {
+  bundles::BisectRange r;
   std::string present, absent;
   try {
     present = tvm.resolve(o.present);
@@ -126,11 +126,11 @@ findings::BisectRange resolve_range(const tvm::GitRepo& tvm, const Opts& o) {
   }
   if (present == absent) bad_input("--present and --absent name the same commit " + present);
   if (tvm.is_ancestor(present, absent)) {
-    r.kind = findings::BisectKind::kFixed;
+    r.kind = bundles::BisectKind::kFixed;
     r.older = present;
     r.newer = absent;
   } else if (tvm.is_ancestor(absent, present)) {
-    r.kind = findings::BisectKind::kIntroduced;
+    r.kind = bundles::BisectKind::kIntroduced;
     r.older = absent;
     r.newer = present;
   } else {
@@ -141,8 +141,8 @@ findings::BisectRange resolve_range(const tvm::GitRepo& tvm, const Opts& o) {
   return r;
 }
 
-nlohmann::json range_json(const Opts& o, const findings::BisectRange& r) {
-  const bool fixed = r.kind == findings::BisectKind::kFixed;
+nlohmann::json range_json(const Opts& o, const bundles::BisectRange& r) {
+  const bool fixed = r.kind == bundles::BisectKind::kFixed;
   return {{"tvm_git", o.tvm_git},
           {"present", o.present},
           {"present_commit", fixed ? r.older : r.newer},
@@ -161,7 +161,7 @@ tvm::BuildRequest build_request(const Opts& o, std::vector<std::string>& patch_t
   for (const auto& p : o.patches) {
     b.patches.push_back(fs::absolute(p, ec));
     try {
-      patch_texts.push_back(findings::read_text_file(b.patches.back()));
+      patch_texts.push_back(bundles::read_text_file(b.patches.back()));
     } catch (const std::exception&) {
       bad_input("--patch " + p + ": cannot be read");
     }
@@ -196,35 +196,35 @@ tvm::SubmoduleMirrors make_mirrors(const Opts& o, const tvm::GitRepo& tvm) {
   return tvm::SubmoduleMirrors(roots, explicit_dirs, tvm.git_dir());
 }
 
-findings::StepOutcome outcome_of(findings::TriageOutcome o) {
+bundles::StepOutcome outcome_of(bundles::TriageOutcome o) {
   switch (o) {
-    case findings::TriageOutcome::kReproduces:
-      return findings::StepOutcome::kReproduces;
-    case findings::TriageOutcome::kPasses:
-      return findings::StepOutcome::kPasses;
-    case findings::TriageOutcome::kOther:
-      return findings::StepOutcome::kOtherSignature;
-    case findings::TriageOutcome::kCannotRun:
+    case bundles::TriageOutcome::kReproduces:
+      return bundles::StepOutcome::kReproduces;
+    case bundles::TriageOutcome::kPasses:
+      return bundles::StepOutcome::kPasses;
+    case bundles::TriageOutcome::kOther:
+      return bundles::StepOutcome::kOtherSignature;
+    case bundles::TriageOutcome::kCannotRun:
       break;
   }
-  return findings::StepOutcome::kDoesNotImport;
+  return bundles::StepOutcome::kDoesNotImport;
 }
 
 // The finding replayed on the step's TVM, by a system (and driver) made for it alone.
 void judge(const Bisection& b, const std::string& commit, const fs::path& home,
-           findings::BisectStep& step) {
-  const auto system = systems::make_system({"tvm", home.string(), ""});
-  const findings::TriageCell cell =
-      findings::triage_cell(b.target.finding, {commit.substr(0, 12), home}, system);
+           bundles::BisectStep& step) {
+  const auto system = systems::make_built_system(home.string());
+  const bundles::TriageCell cell =
+      bundles::triage_cell(b.target.finding, {commit.substr(0, 12), home}, system);
   step.outcome = outcome_of(cell.outcome);
   step.signature = cell.signature;
-  if (findings::is_skip(step.outcome)) step.detail = cell.summary;
+  if (bundles::is_skip(step.outcome)) step.detail = cell.summary;
 }
 
 // One step: the commit as a tree, built, judged. nullopt when stopped by Ctrl-C.
-std::optional<findings::BisectStep> run_step(Bisection& b, const std::string& commit) {
+std::optional<bundles::BisectStep> run_step(Bisection& b, const std::string& commit) {
   const auto t0 = Clock::now();
-  findings::BisectStep step;
+  bundles::BisectStep step;
   step.subject = b.tvm.subject(commit);
   tvm::BuildOutcome built;
   {
@@ -240,49 +240,49 @@ std::optional<findings::BisectStep> run_step(Bisection& b, const std::string& co
   if (built.built) {
     judge(b, commit, built.home, step);
   } else {
-    step.outcome = findings::StepOutcome::kCannotBuild;
+    step.outcome = bundles::StepOutcome::kCannotBuild;
     step.detail = built.detail;
   }
   step.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return step;
 }
 
-void save(const Bisection& b, const findings::BisectSteps& steps, const nlohmann::json& result) {
+void save(const Bisection& b, const bundles::BisectSteps& steps, const nlohmann::json& result) {
   try {
-    findings::save_bisect_record(b.target.record, b.setup, b.range_json, steps, result);
+    bundles::save_bisect_record(b.target.record, b.setup, b.range_json, steps, result);
   } catch (const std::exception& e) {
     throw CommandError(kInternal,
                        "bisect: cannot write " + b.target.record.string() + ": " + e.what());
   }
 }
 
-void print_step_end(const std::string& commit, const findings::BisectStep& s) {
+void print_step_end(const std::string& commit, const bundles::BisectStep& s) {
   std::string line =
-      "bisect: " + commit.substr(0, 12) + " " + std::string(findings::step_outcome_name(s.outcome));
+      "bisect: " + commit.substr(0, 12) + " " + std::string(bundles::step_outcome_name(s.outcome));
   if (!s.signature.empty()) line += " (" + s.signature + ")";
-  line += " after " + findings::duration_text(s.seconds);
-  if (findings::is_skip(s.outcome)) {
+  line += " after " + bundles::duration_text(s.seconds);
+  if (bundles::is_skip(s.outcome)) {
     line += ", skipped: " + tvm::last_lines(s.detail, 1);
   }
   std::fprintf(stderr, "%s\n", line.c_str());
 }
 
-int recorded_among_candidates(const findings::BisectRange& r, const findings::BisectSteps& steps) {
+int recorded_among_candidates(const bundles::BisectRange& r, const bundles::BisectSteps& steps) {
   int n = 0;
   for (const auto& c : r.candidates) n += steps.count(c) ? 1 : 0;
   return n;
 }
 
 // Steps until the search is over; false when stopped by Ctrl-C.
-bool search(Bisection& b, findings::BisectSteps& steps, const std::atomic<bool>& interrupted) {
+bool search(Bisection& b, bundles::BisectSteps& steps, const std::atomic<bool>& interrupted) {
   for (;;) {
-    const findings::SearchPoint p = findings::search_point(b.range, steps);
+    const bundles::SearchPoint p = bundles::search_point(b.range, steps);
     if (!p.next) return true;
     if (interrupted.load()) return false;
     const std::string& commit = b.range.candidates[*p.next];
-    const std::string line = findings::bisect_progress_line(
+    const std::string line = bundles::bisect_progress_line(
         recorded_among_candidates(b.range, steps) + 1, p.left, commit, b.tvm.subject(commit),
-        findings::step_estimate_seconds(steps), p.steps_left);
+        bundles::step_estimate_seconds(steps), p.steps_left);
     std::fprintf(stderr, "%s\n", line.c_str());
     const auto step = run_step(b, commit);
     if (!step) return false;
@@ -300,8 +300,8 @@ const char* end_flag(const Bisection& b, const std::string& commit) {
 // The ends the answer rests on, built and judged when no step has: --present and --absent are
 // the user's word, and a swapped pair would otherwise name the commit next to an end, every
 // step agreeing. False when stopped by Ctrl-C.
-bool verify_ends(Bisection& b, findings::BisectSteps& steps, const std::atomic<bool>& interrupted) {
-  for (const auto& end : findings::ends_to_verify(b.range, steps)) {
+bool verify_ends(Bisection& b, bundles::BisectSteps& steps, const std::atomic<bool>& interrupted) {
+  for (const auto& end : bundles::ends_to_verify(b.range, steps)) {
     if (interrupted.load()) return false;
     std::fprintf(stderr,
                  "bisect: the answer rests on %s %s, which no step has judged: building it\n",
@@ -327,10 +327,10 @@ void print_answer(const Bisection& b, const nlohmann::json& result) {
       const std::string commit = e.at("commit").get<std::string>();
       const std::string flag = end_flag(b, commit);
       const std::string outcome = e.at("outcome").get<std::string>();
-      if (const auto o = findings::parse_step_outcome(outcome); o && !findings::is_skip(*o)) {
+      if (const auto o = bundles::parse_step_outcome(outcome); o && !bundles::is_skip(*o)) {
         std::printf("no answer: %s %s %s, contrary to %s: the ends are wrong or swapped\n",
                     flag.c_str(), commit_line(e).c_str(),
-                    *o == findings::StepOutcome::kReproduces ? "reproduces the finding"
+                    *o == bundles::StepOutcome::kReproduces ? "reproduces the finding"
                                                              : "does not reproduce the finding",
                     flag.c_str());
       } else {
@@ -365,18 +365,18 @@ void print_answer(const Bisection& b, const nlohmann::json& result) {
 }
 
 // The answer into bisect.json, the bundle's verdict.json and stdout.
-int finish(const Bisection& b, const findings::BisectSteps& steps) {
-  const findings::BisectAnswer answer = findings::bisect_answer(b.range, steps);
+int finish(const Bisection& b, const bundles::BisectSteps& steps) {
+  const bundles::BisectAnswer answer = bundles::bisect_answer(b.range, steps);
   std::map<std::string, std::string> subjects;
   for (const auto& c : answer.could_be) subjects[c] = b.tvm.subject(c);
   if (answer.commit) subjects[*answer.commit] = b.tvm.subject(*answer.commit);
   for (const auto& c : answer.unconfirmed_ends) subjects[c] = b.tvm.subject(c);
   const nlohmann::json result =
-      findings::bisect_result_json(b.range, steps, answer, b.range_json, subjects);
+      bundles::bisect_result_json(b.range, steps, answer, b.range_json, subjects);
   save(b, steps, result);
   if (b.target.bundle) {
     try {
-      findings::record_bisect(*b.target.bundle, result);
+      bundles::record_bisect(*b.target.bundle, result);
     } catch (const std::exception& e) {
       throw CommandError(
           kInternal, "bisect: cannot record the answer in the bundle: " + std::string(e.what()));
@@ -389,11 +389,11 @@ int finish(const Bisection& b, const findings::BisectSteps& steps) {
 Bisection prepare(const Opts& o) {
   Target target = load_target(o.target);
   tvm::GitRepo tvm = open_repo(o.tvm_git);
-  findings::BisectRange range = resolve_range(tvm, o);
+  bundles::BisectRange range = resolve_range(tvm, o);
   std::vector<std::string> patch_texts;
   tvm::BuildRequest build = build_request(o, patch_texts);
   tvm::SubmoduleMirrors mirrors = make_mirrors(o, tvm);
-  nlohmann::json setup = findings::bisect_setup(
+  nlohmann::json setup = bundles::bisect_setup(
       target.finding.file.filename().string(), target.text, target.finding.signature,
       target.finding.flags, patch_texts, o.release_patches);
   nlohmann::json ends = range_json(o, range);
@@ -403,14 +403,14 @@ Bisection prepare(const Opts& o) {
 
 int bisect(const Opts& o) {
   Bisection b = prepare(o);
-  findings::BisectSteps steps;
+  bundles::BisectSteps steps;
   try {
-    steps = findings::load_bisect_steps(b.target.record, b.setup);
+    steps = bundles::load_bisect_steps(b.target.record, b.setup);
   } catch (const std::invalid_argument& e) {
     bad_input(e.what());
   }
   std::fprintf(stderr, "bisect: which commit %s %s: %zu candidates between %s and %s\n",
-               b.range.kind == findings::BisectKind::kFixed ? "fixed" : "introduced",
+               b.range.kind == bundles::BisectKind::kFixed ? "fixed" : "introduced",
                b.target.finding.signature.c_str(), b.range.candidates.size(),
                b.range.older.substr(0, 12).c_str(), b.range.newer.substr(0, 12).c_str());
   if (const int reused = recorded_among_candidates(b.range, steps); reused > 0) {

@@ -10,7 +10,7 @@
 
 #include "cli/cmd_fuzz.h"
 #include "cli/common.h"
-#include "findings/replay.h"
+#include "bundles/replay.h"
 #include "fuzz/crash_journal.h"
 #include "host/interrupt.h"
 #include "host/tempdir.h"
@@ -82,8 +82,6 @@ Command register_check(CLI::App& parent) {
     std::string sarif;
     int shards = 1;
     FuzzFlags fuzz;
-    std::string sut;
-    std::string tvm_home;
   };
   auto opts = std::make_shared<Opts>();
   opts->fuzz.time = 60;
@@ -114,19 +112,18 @@ Command register_check(CLI::App& parent) {
       ->transform(unsigned_decimal(1));
   // A testing aid, as for run and fuzz: kept out of the help (docs/fuzzing.md describes it).
   add_pipeline_flags(c.app, opts->fuzz.flags, oracle::kCheck);
-  add_sut_flags(c.app, opts->sut, opts->tvm_home);
   CLI::App* app = c.app;
   c.run = [opts, app] {
-    if (opts->sut.empty() && !opts->tvm_home.empty()) {
-      throw CommandError(kBadInput, "check: --tvm-home is for --sut tvm");
-    }
+    // The system the flags choose checks every line of the corpus and runs the campaign
+    // (case_options refuses a home without it, as bad input).
+    const auto system = chosen_system(opts->fuzz.flags);
     if (!std::filesystem::is_directory(opts->corpus)) {
       throw CommandError(kBadInput, "check: no corpus directory '" + opts->corpus +
                                         "' (run from the repository root or pass --corpus)");
     }
     try {
-      findings::collect_relay_files({opts->corpus});
-    } catch (const findings::ReplayError& e) {
+      bundles::collect_relay_files({opts->corpus});
+    } catch (const bundles::ReplayError& e) {
       throw CommandError(kBadInput, std::string("check: ") + e.what());
     }
     if (!opts->junit.empty()) check_output_file(opts->junit, "--junit", "check");
@@ -136,15 +133,8 @@ Command register_check(CLI::App& parent) {
     // Everything the replays and campaigns put in temporary files lives under one root.
     const host::ScopedTempRoot temp_root;
     std::printf("aotfuzz check: replaying %s\n", opts->corpus.c_str());
-    findings::ReplayOverride override;
-    // The system checks every line of the corpus and runs the campaign.
-    if (!opts->sut.empty()) {
-      override.sut = make_sut({opts->sut, opts->tvm_home, ""});
-      opts->fuzz.flags.words.insert(opts->fuzz.flags.words.end(), {"--sut", opts->sut});
-      if (!opts->tvm_home.empty()) {
-        opts->fuzz.flags.words.insert(opts->fuzz.flags.words.end(), {"--tvm-home", opts->tvm_home});
-      }
-    }
+    bundles::ReplayOverride override;
+    override.sut = system;
     // Ctrl-C stops the replay between lines, as it stops a campaign between cases.
     override.stop = &stop;
     auto replays = replay_and_print({opts->corpus}, opts->fuzz.jobs, /*quiet=*/true, override);

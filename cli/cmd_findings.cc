@@ -7,8 +7,8 @@
 #include <stdexcept>
 
 #include "cli/common.h"
-#include "findings/findings_list.h"
-#include "findings/triage.h"
+#include "bundles/findings_list.h"
+#include "bundles/triage.h"
 
 namespace aotfuzz::cli {
 
@@ -43,14 +43,14 @@ Command register_findings(CLI::App& parent) {
                     "With --rerun: the TVM builds from a file, one `LABEL DIR` per line");
   c.run = [opts] {
     require_findings_dir(opts->dir, "findings");
-    const std::vector<findings::TriageBuild> builds =
+    const std::vector<bundles::TriageBuild> builds =
         triage_builds(opts->tvm_builds, opts->tvm_builds_file, "findings");
     if (!builds.empty() && !opts->rerun) {
       throw CommandError(kBadInput, "findings: --tvm-build and --tvm-builds need --rerun");
     }
-    std::vector<findings::BundleSummary> bundles;
+    std::vector<bundles::BundleSummary> bundles;
     try {
-      bundles = findings::list_bundles(opts->dir);
+      bundles = bundles::list_bundles(opts->dir);
     } catch (const std::system_error& e) {
       throw CommandError(kBadInput, e.what());
     }
@@ -58,7 +58,7 @@ Command register_findings(CLI::App& parent) {
     bool any_cannot_run = false;
     if (opts->rerun) {
       for (auto& b : bundles) {
-        findings::rerun_bundle(b);
+        bundles::rerun_bundle(b);
         any_reproduces = any_reproduces || b.reproduces.value_or(false);
         any_cannot_run = any_cannot_run || !b.cannot_run.empty();
         if (!b.record_error.empty()) {
@@ -67,28 +67,28 @@ Command register_findings(CLI::App& parent) {
         }
       }
     }
-    std::vector<std::optional<findings::TriageRow>> rows;
+    std::vector<std::optional<bundles::TriageRow>> rows;
     if (!builds.empty()) {
-      findings::Triage triage(builds);
+      bundles::Triage triage(builds);
       for (const auto& b : bundles) {
         rows.push_back(triage.row(b));
         if (!rows.back()) continue;
         try {
-          findings::record_triage(b, *rows.back());
+          bundles::record_triage(b, *rows.back());
         } catch (const std::exception& e) {
           throw CommandError(kInternal, std::string("findings: ") + e.what());
         }
       }
     }
     if (opts->json) {
-      nlohmann::json j = findings::to_json(bundles);
+      nlohmann::json j = bundles::to_json(bundles);
       for (std::size_t i = 0; i < rows.size(); ++i) {
-        if (rows[i]) j[i]["triage"] = findings::to_json(*rows[i]);
+        if (rows[i]) j[i]["triage"] = bundles::to_json(*rows[i]);
       }
       std::cout << j.dump(2) << "\n";
     } else {
-      std::cout << findings::findings_table(bundles);
-      if (!builds.empty()) std::cout << "\n" << findings::triage_table(bundles, rows, builds);
+      std::cout << bundles::findings_table(bundles);
+      if (!builds.empty()) std::cout << "\n" << bundles::triage_table(bundles, rows, builds);
       std::cout << "findings: " << bundles.size() << " bundles in " << opts->dir << "\n";
     }
     if (any_reproduces) return static_cast<int>(kFinding);

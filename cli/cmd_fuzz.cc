@@ -16,7 +16,7 @@
 #include "aotfuzz_commit.h"
 #include "cli/cmd_fuzz.h"
 #include "cli/common.h"
-#include "findings/replay.h"
+#include "bundles/replay.h"
 #include "fuzz/campaign.h"
 #include "fuzz/campaign_report.h"
 #include "fuzz/crash_journal.h"
@@ -68,8 +68,8 @@ std::vector<fuzz::CorpusGraph> load_corpus(const std::vector<std::string>& paths
   if (paths.empty()) return out;
   std::vector<std::string> files;
   try {
-    files = findings::collect_relay_files(paths);
-  } catch (const findings::ReplayError& e) {
+    files = bundles::collect_relay_files(paths);
+  } catch (const bundles::ReplayError& e) {
     throw CommandError(kBadInput, command + ": --corpus: " + e.what());
   }
   if (files.empty()) {
@@ -123,7 +123,8 @@ fuzz::CampaignOptions campaign_options(CLI::App* app, FuzzFlags f, bool seed_giv
   o.command_line = own_command_line();
   o.version = std::string(AOTFUZZ_VERSION) + " (commit " + AOTFUZZ_COMMIT + ")";
   o.triage_builds = triage_builds(f.triage_build, f.triage_builds_file, app->get_name());
-  if (!o.triage_builds.empty() && oracle::system_of(o.base).spec().name != "tvm") {
+  if (!o.triage_builds.empty() &&
+      oracle::system_of(o.base).spec().name != systems::built_system_name()) {
     throw CommandError(kBadInput, std::string(app->get_name()) +
                                       ": --triage-build and --triage-builds need --sut tvm");
   }
@@ -232,7 +233,7 @@ class ProgressPrinter {
     log_.flush_on(spdlog::level::trace);
   }
 
-  void progress(const findings::Progress& p) {
+  void progress(const bundles::Progress& p) {
     if (!show_progress_) return;
     std::lock_guard lock(mu_);
     if (tty_) {
@@ -300,7 +301,7 @@ fuzz::CampaignResult run_campaign_with_output(fuzz::CampaignOptions options,
                          : spdlog::level::from_str(flags.log_level);
   ProgressPrinter printer(!flags.quiet, level);
   fuzz::CampaignCallbacks cb;
-  cb.on_progress = [&](const findings::Progress& p) { printer.progress(p); };
+  cb.on_progress = [&](const bundles::Progress& p) { printer.progress(p); };
   cb.on_log = [&](fuzz::LogLevel l, const std::string& s) {
     printer.log(l == fuzz::LogLevel::kWarning ? spdlog::level::warn : spdlog::level::info, s);
   };

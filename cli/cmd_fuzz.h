@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "cli/common.h"
-#include "findings/replay.h"
+#include "bundles/replay.h"
 #include "fuzz/campaign.h"
 #include "report/junit.h"
 
@@ -61,23 +61,20 @@ fuzz::CampaignResult run_campaign_with_output(fuzz::CampaignOptions options,
 
 /// Replays the .relay files under `paths` on `jobs` threads (0: all cores), printing a status
 /// line per file (only failures and files that could not run when `quiet`), their details and
-/// a total (in cmd_replay.cc), with `override` imposed on every line (findings::ReplayOverride).
+/// a total (in cmd_replay.cc), with `override` imposed on every line (bundles::ReplayOverride).
 /// Throws CommandError for a path that does not exist.
-std::vector<findings::FileReplay> replay_and_print(const std::vector<std::string>& paths, int jobs,
+std::vector<bundles::FileReplay> replay_and_print(const std::vector<std::string>& paths, int jobs,
                                                    bool quiet,
-                                                   const findings::ReplayOverride& override = {});
+                                                   const bundles::ReplayOverride& override = {});
 
 /// The exit code of replayed files: 1 if any failed, else 130 if interrupted, else 3 if the
 /// environment could not run a line, else 0.
-int replay_exit_code(const std::vector<findings::FileReplay>& results);
-
-/// Registers --sut and --tvm-home (for commands without the pipeline flags: replay, check).
-void add_sut_flags(CLI::App* app, std::string& sut, std::string& tvm_home);
+int replay_exit_code(const std::vector<bundles::FileReplay>& results);
 
 /// Writes a JUnit XML report; throws CommandError when the file cannot be written.
 void write_junit(const std::string& path, const std::vector<report::JUnitSuite>& suites);
 /// Writes fuzz::sarif_log of `replays` and `findings` to `path`; CommandError when it cannot.
-void write_sarif(const std::string& path, const std::vector<findings::FileReplay>& replays,
+void write_sarif(const std::string& path, const std::vector<bundles::FileReplay>& replays,
                  const std::vector<fuzz::Finding>& findings);
 
 }  // namespace aotfuzz::cli

@@ -1,11 +1,11 @@
 // `aotfuzz merge --into OUT DIR...`: the findings directories of shards, or of any campaigns, as
-// one (findings/merge_findings.h).
+// one (bundles/merge_findings.h).
 #include <iostream>
 
 #include "cli/common.h"
-#include "findings/findings_list.h"
-#include "findings/merge_findings.h"
-#include "findings/status_files.h"
+#include "bundles/findings_list.h"
+#include "bundles/merge_findings.h"
+#include "bundles/status_files.h"
 #include "report/html_report.h"
 #include "report/sarif.h"
 
@@ -14,7 +14,7 @@ namespace aotfuzz::cli {
 namespace {
 
 // One SARIF result per bundle of the merged directory, located at its reduced.relay.
-std::vector<fuzz::Finding> bundle_findings(const std::vector<findings::BundleSummary>& bundles) {
+std::vector<fuzz::Finding> bundle_findings(const std::vector<bundles::BundleSummary>& bundles) {
   std::vector<fuzz::Finding> out;
   for (const auto& b : bundles) {
     fuzz::Finding f;
@@ -61,18 +61,18 @@ Command register_merge(CLI::App& parent) {
     std::error_code ec;
     // An earlier merge's target (its lock file there) may hold no bundle yet.
     if (fs::exists(opts->into, ec) && !fs::is_empty(opts->into, ec) &&
-        !fs::exists(fs::path(opts->into) / findings::kMergeLockName, ec)) {
+        !fs::exists(fs::path(opts->into) / bundles::kMergeLockName, ec)) {
       require_findings_dir(opts->into, "merge");
     }
     check_output_dir(opts->into, "--into", "merge");
     if (!opts->sarif.empty()) check_output_file(opts->sarif, "--sarif", "merge");
     std::vector<fs::path> sources(opts->sources.begin(), opts->sources.end());
-    findings::MergeResult r;
+    bundles::MergeResult r;
     try {
-      r = findings::merge_findings(opts->into, sources, report::write_report_page);
-    } catch (const findings::MergeUsageError& e) {
+      r = bundles::merge_findings(opts->into, sources, report::write_report_page);
+    } catch (const bundles::MergeUsageError& e) {
       throw CommandError(kBadInput, std::string("merge: ") + e.what());
-    } catch (const findings::MergeBusy& e) {
+    } catch (const bundles::MergeBusy& e) {
       throw CommandError(kBadInput, std::string("merge: ") + e.what());
     } catch (const std::exception& e) {
       throw CommandError(kInternal, std::string("merge: ") + e.what());
@@ -80,8 +80,8 @@ Command register_merge(CLI::App& parent) {
     if (!opts->sarif.empty()) {
       try {
         const auto log = report::sarif_log(AOTFUZZ_VERSION, {},
-                                           bundle_findings(findings::list_bundles(opts->into)));
-        findings::write_file_atomically(opts->sarif, log.dump(2) + "\n");
+                                           bundle_findings(bundles::list_bundles(opts->into)));
+        bundles::write_file_atomically(opts->sarif, log.dump(2) + "\n");
       } catch (const std::exception& e) {
         throw CommandError(kInternal, std::string("merge: ") + e.what());
       }

@@ -6,8 +6,8 @@
 
 #include "cli/cmd_fuzz.h"
 #include "cli/common.h"
-#include "findings/bundle.h"
-#include "findings/replay.h"
+#include "bundles/bundle.h"
+#include "bundles/replay.h"
 #include "fuzz/campaign.h"
 #include "host/interrupt.h"
 #include "oracle/verdict.h"

@@ -5,7 +5,7 @@
 
 #include "cli/cmd_fuzz.h"
 #include "cli/common.h"
-#include "findings/replay.h"
+#include "bundles/replay.h"
 #include "host/interrupt.h"
 #include "report/junit.h"
 #include "report/junit_suites.h"
@@ -14,34 +14,25 @@
 
 namespace aotfuzz::cli {
 
-void add_sut_flags(CLI::App* app, std::string& sut, std::string& tvm_home) {
-  app->add_option("--sut", sut,
-                  "System under test of every line without an injected bug: builtin or tvm "
-                  "(default: each line's own)")
-      ->check(CLI::IsMember(systems::system_names()));
-  app->add_option("--tvm-home", tvm_home,
-                  "TVM tree with its build/ for --sut tvm (default $AOTFUZZ_TVM_HOME)");
-}
-
-std::vector<findings::FileReplay> replay_and_print(const std::vector<std::string>& paths, int jobs,
+std::vector<bundles::FileReplay> replay_and_print(const std::vector<std::string>& paths, int jobs,
                                                    bool quiet,
-                                                   const findings::ReplayOverride& override) {
+                                                   const bundles::ReplayOverride& override) {
   std::vector<std::string> files;
   try {
-    files = findings::collect_relay_files(paths);
-  } catch (const findings::ReplayError& e) {
+    files = bundles::collect_relay_files(paths);
+  } catch (const bundles::ReplayError& e) {
     throw CommandError(kBadInput, std::string("replay: ") + e.what());
   }
   // A malformed header is bad input, found before anything runs: one line, file:line first.
   for (const auto& file : files) {
     try {
-      findings::parse_replay_lines(read_file(file), file);
-    } catch (const findings::ReplayError& e) {
+      bundles::parse_replay_lines(read_file(file), file);
+    } catch (const bundles::ReplayError& e) {
       throw CommandError(kBadInput, std::string("replay: ") + e.what());
     }
   }
   if (jobs <= 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  auto results = findings::replay_files(files, jobs, override);
+  auto results = bundles::replay_files(files, jobs, override);
   std::size_t passed = 0, failed = 0, cannot_run = 0, not_run = 0;
   std::string environment;  // the first reason, said once in the total
   for (const auto& r : results) {
@@ -74,7 +65,7 @@ std::vector<findings::FileReplay> replay_and_print(const std::vector<std::string
   return results;
 }
 
-int replay_exit_code(const std::vector<findings::FileReplay>& results) {
+int replay_exit_code(const std::vector<bundles::FileReplay>& results) {
   bool interrupted = false, environment = false;
   for (const auto& r : results) {
     if (r.failed()) return kFinding;
@@ -85,7 +76,7 @@ int replay_exit_code(const std::vector<findings::FileReplay>& results) {
   return environment ? kInternal : kOk;
 }
 
-void write_sarif(const std::string& path, const std::vector<findings::FileReplay>& replays,
+void write_sarif(const std::string& path, const std::vector<bundles::FileReplay>& replays,
                  const std::vector<fuzz::Finding>& findings) {
   std::ofstream out(path, std::ios::binary);
   out << report::sarif_log(AOTFUZZ_VERSION, replays, findings).dump(2) << "\n";
@@ -105,7 +96,7 @@ Command register_replay(CLI::App& parent) {
     std::string sarif;
     int jobs = 0;
     bool quiet = false;
-    std::string sut, tvm_home;
+    PipelineFlags system;
     bool no_run = false;
   };
   auto opts = std::make_shared<Opts>();
@@ -121,16 +112,14 @@ Command register_replay(CLI::App& parent) {
   c.app->add_option("--jobs,-j", opts->jobs, "Files replayed in parallel (default: cores)")
       ->check(jobs_range());
   c.app->add_flag("--quiet,-q", opts->quiet, "Print only failures and the total");
-  add_sut_flags(c.app, opts->sut, opts->tvm_home);
+  add_pipeline_flags(c.app, opts->system, oracle::kReplay);
   c.app->add_flag("--no-run", opts->no_run,
                   "Compile and run nothing: stages and static checks only (--sut tvm: compare "
                   "the partitioned modules)");
   c.run = [opts] {
-    findings::ReplayOverride override;
-    if (!opts->sut.empty()) override.sut = make_sut({opts->sut, opts->tvm_home, ""});
-    if (opts->sut.empty() && !opts->tvm_home.empty()) {
-      throw CommandError(kBadInput, "--tvm-home is for --sut tvm");
-    }
+    bundles::ReplayOverride override;
+    // The system the flags choose runs every line (case_options refuses a home without it).
+    override.sut = chosen_system(opts->system);
     override.no_run = opts->no_run;
     if (!opts->junit.empty()) check_output_file(opts->junit, "--junit", "replay");
     if (!opts->sarif.empty()) check_output_file(opts->sarif, "--sarif", "replay");

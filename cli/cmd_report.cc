@@ -2,7 +2,7 @@
 #include <iostream>
 
 #include "cli/common.h"
-#include "findings/status_files.h"
+#include "bundles/status_files.h"
 #include "report/html_report.h"
 
 namespace aotfuzz::cli {
@@ -35,7 +35,7 @@ Command register_report(CLI::App& parent) {
       throw CommandError(kBadInput, std::string("report: ") + e.what());
     }
     try {
-      findings::write_file_atomically(out, report::render_report(input));
+      bundles::write_file_atomically(out, report::render_report(input));
     } catch (const std::system_error& e) {
       throw CommandError(kInternal, std::string("report: ") + e.what());
     }

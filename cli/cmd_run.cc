@@ -5,7 +5,7 @@
 #include <iostream>
 
 #include "cli/common.h"
-#include "findings/replay.h"
+#include "bundles/replay.h"
 #include "host/shell_words.h"
 #include "host/tempdir.h"
 #include "oracle/oracle.h"
@@ -37,13 +37,13 @@ Command register_run(CLI::App& parent) {
       // A repro keeps its flags in its header (reduced.relay, corpus files): without flags on
       // the command line, its first finding line's are the ones it was found with.
       if (!any_pipeline_flag(app) && opts->file != "-" && opts->file != "/dev/stdin") {
-        std::vector<findings::ReplayLine> lines;
+        std::vector<bundles::ReplayLine> lines;
         try {
-          lines = findings::parse_replay_lines(read_file(opts->file), opts->file);
-        } catch (const findings::ReplayError& e) {
+          lines = bundles::parse_replay_lines(read_file(opts->file), opts->file);
+        } catch (const bundles::ReplayError& e) {
           throw CommandError(kBadInput, std::string("run: ") + e.what());
         }
-        if (auto line = findings::first_finding_line(lines)) {
+        if (auto line = bundles::first_finding_line(lines)) {
           // Settings given (--sut, --no-run, ...) apply over the line's flags.
           const std::string flags = line->flags + setting_flags(opts->flags);
           try {

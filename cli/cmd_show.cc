@@ -4,7 +4,7 @@
 
 #include "cli/cmd_fuzz.h"
 #include "cli/common.h"
-#include "findings/replay.h"
+#include "bundles/replay.h"
 #include "ir/dot.h"
 #include "oracle/verdict.h"
 #include "tvm/pytest_export.h"
@@ -65,9 +65,9 @@ Command register_show(CLI::App& parent) {
       explicit_flags |= given(app, f);
     }
     try {
-      for (const auto& line : findings::parse_replay_lines(text, opts->file)) {
+      for (const auto& line : bundles::parse_replay_lines(text, opts->file)) {
         // The file's first finding line says how it fails, unless flags were given.
-        if (findings::signature_matches("pass", line.expected)) continue;
+        if (bundles::signature_matches("pass", line.expected)) continue;
         if (!explicit_flags) {
           options = systems::parse_case_flags(line.flags);
           explicit_flags = true;
@@ -75,7 +75,7 @@ Command register_show(CLI::App& parent) {
         info.notes.push_back("aotfuzz: with `" + line.flags + "` the pipeline gives " +
                              line.expected);
       }
-    } catch (const findings::ReplayError& e) {
+    } catch (const bundles::ReplayError& e) {
       throw CommandError(kBadInput, e.what());
     }
     // Carry the file's own header (origin, notes) into the test.

@@ -195,9 +195,12 @@ CLI::Validator case_flag_check(const oracle::CaseFlagRow& row) {
       "", "");
 }
 
-std::string case_flag_help(const oracle::CaseFlagRow& row, bool drawn_per_case) {
+std::string case_flag_help(const oracle::CaseFlagRow& row, bool drawn_per_case,
+                           bool over_replay_lines) {
   std::string help(row.help);
-  if (drawn_per_case && row.draw.drawn()) {
+  if (over_replay_lines && row.replay == oracle::CaseFlagReplay::kSetting) {
+    help += " (default: each replay line's own)";
+  } else if (drawn_per_case && row.draw.drawn()) {
     help += " (default: drawn per case, --knob " + std::string(row.draw.knob) +
             "; given, fixed for every case)";
   } else if (!row.default_text.empty()) {
@@ -214,8 +217,10 @@ void add_pipeline_flags(CLI::App* app, PipelineFlags& f, unsigned command) {
     if ((row.commands & command) == 0) continue;
     const std::string flag = "--" + std::string(row.name);
     // A campaign and bench draw per case; the other commands run one case as given.
+    // Replay and check run files whose replay lines name their own system.
     const std::string help =
-        case_flag_help(row, command == oracle::kFuzz || command == oracle::kBench);
+        case_flag_help(row, command == oracle::kFuzz || command == oracle::kBench,
+                       command == oracle::kReplay || command == oracle::kCheck);
     CLI::Option* option = nullptr;
     switch (row.kind) {
       case oracle::CaseFlagKind::kPair: {
@@ -279,6 +284,14 @@ oracle::CaseOptions case_options(const std::vector<std::string>& words) {
   return o;
 }
 
+std::shared_ptr<const oracle::SystemUnderTest> chosen_system(const PipelineFlags& flags) {
+  const oracle::CaseOptions o = case_options(flags.words);
+  if (o.sut) return o.sut;
+  const bool named =
+      std::find(flags.words.begin(), flags.words.end(), "--sut") != flags.words.end();
+  return named ? oracle::builtin_system() : nullptr;
+}
+
 std::string setting_flags(const PipelineFlags& flags) {
   std::string out;
   for (std::size_t i = 0; i < flags.words.size(); ++i) {
@@ -339,13 +352,13 @@ generator::GenPolicy policy_from_flags(const std::vector<std::string>& knobs, in
                                             : " for these knobs"));
 }
 
-std::vector<findings::TriageBuild> triage_builds(const std::vector<std::string>& labelled,
+std::vector<bundles::TriageBuild> triage_builds(const std::vector<std::string>& labelled,
                                                  const std::string& file,
                                                  const std::string& command) {
-  std::vector<findings::TriageBuild> builds;
+  std::vector<bundles::TriageBuild> builds;
   try {
-    if (!file.empty()) builds = findings::parse_triage_builds_file(read_file(file), file);
-    for (const auto& b : labelled) builds.push_back(findings::parse_triage_build(b));
+    if (!file.empty()) builds = bundles::parse_triage_builds_file(read_file(file), file);
+    for (const auto& b : labelled) builds.push_back(bundles::parse_triage_build(b));
   } catch (const std::invalid_argument& e) {
     throw CommandError(kBadInput, command + ": " + e.what());
   }
@@ -361,7 +374,7 @@ std::vector<findings::TriageBuild> triage_builds(const std::vector<std::string>&
     }
     // The check --tvm-home gets: a directory that is no TVM build is bad input, not a column of
     // cannot-run cells.
-    if (auto problem = systems::make_system({"tvm", b.home.string(), ""})->problem()) {
+    if (auto problem = systems::make_built_system(b.home.string())->problem()) {
       throw CommandError(kBadInput, command + ": TVM build '" + b.label + "': " + *problem);
     }
   }

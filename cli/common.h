@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "findings/triage.h"
+#include "bundles/triage.h"
 #include "generator/policy.h"
 #include "ir/module.h"
 #include "oracle/oracle.h"
@@ -36,7 +36,7 @@ std::string read_file(const std::string& path);
 /// The TVM builds of `--tvm-build LABEL=DIR` (repeatable) and `--tvm-builds FILE` (the file's
 /// first), each home made absolute; throws CommandError (exit 2) naming `command` on a bad entry
 /// or a home that is not a directory.
-std::vector<findings::TriageBuild> triage_builds(const std::vector<std::string>& labelled,
+std::vector<bundles::TriageBuild> triage_builds(const std::vector<std::string>& labelled,
                                                  const std::string& file,
                                                  const std::string& command);
 /// Parses and verifies a module ("-": standard input, named <stdin> in messages); any error
@@ -92,6 +92,9 @@ std::string setting_flags(const PipelineFlags& flags);
 /// The case options `words` select (oracle::case_options_from_words with make_sut, command-line
 /// rows included); a bad flag, an unknown bug or a broken rule is a CommandError(kBadInput).
 oracle::CaseOptions case_options(const std::vector<std::string>& words);
+/// The system the --sut row of `flags` chooses (the builtin pipeline too, when named); null when
+/// no --sut was given, so that each replay line keeps its own. Bad flags are CommandError.
+std::shared_ptr<const oracle::SystemUnderTest> chosen_system(const PipelineFlags& flags);
 inline oracle::CaseOptions case_options(const PipelineFlags& flags) {
   return case_options(flags.words);
 }

@@ -16,9 +16,9 @@
 #include <utility>
 #include <vector>
 
-#include "findings/bundle.h"
-#include "findings/campaign_stats.h"
-#include "findings/triage.h"
+#include "bundles/bundle.h"
+#include "bundles/campaign_stats.h"
+#include "bundles/triage.h"
 #include "fuzz/campaign_log.h"
 #include "fuzz/campaign_report.h"
 #include "fuzz/campaign_status.h"
@@ -74,8 +74,8 @@ class Campaign final : public CaseSink {
     status_.start();
     std::vector<std::filesystem::path> unfinished;
     if (!opt_.findings_dir.empty()) {
-      ledger_.set_preexisting(findings::load_bundle_signatures(opt_.findings_dir));
-      if (opt_.reduce) unfinished = findings::incomplete_bundles(opt_.findings_dir);
+      ledger_.set_preexisting(bundles::load_bundle_signatures(opt_.findings_dir));
+      if (opt_.reduce) unfinished = bundles::incomplete_bundles(opt_.findings_dir);
       status_.open();
       // A first row at time 0: a monitor sees the campaign at once, and its plot starts there.
       write_status(/*with_hits=*/false);
@@ -159,7 +159,7 @@ class Campaign final : public CaseSink {
     const bool finding = reduce::is_campaign_finding(r.verdict, spec.merge_safe);
     const std::string sig = finding ? oracle::signature(r.verdict) : std::string();
     if (!counter_.counted_before(k)) {
-      counter_.count(k, findings::case_stats(spec.module, spec.options, r, generation_us, finding),
+      counter_.count(k, bundles::case_stats(spec.module, spec.options, r, generation_us, finding),
                      finding ? &sig : nullptr);
     }
     if (const auto* t = std::get_if<oracle::ToolchainError>(&r.verdict.detail);
@@ -267,21 +267,21 @@ class Campaign final : public CaseSink {
   // The new bundle on every configured TVM build, recorded in its verdict.json.
   void triage(const Finding& f) {
     if (opt_.triage_builds.empty() || f.bundle_dir.empty()) return;
-    findings::BundleSummary bundle;
+    bundles::BundleSummary bundle;
     bundle.signature = f.signature;
     bundle.dir = f.bundle_dir;
-    std::optional<findings::TriageRow> row;
+    std::optional<bundles::TriageRow> row;
     {
       std::lock_guard lock(triage_mutex_);
-      if (!triage_) triage_ = std::make_unique<findings::Triage>(opt_.triage_builds);
+      if (!triage_) triage_ = std::make_unique<bundles::Triage>(opt_.triage_builds);
       row = triage_->row(bundle);
     }
     if (!row) return;
-    findings::record_triage(bundle, *row);
+    bundles::record_triage(bundle, *row);
     std::string cells;
-    for (const findings::TriageCell& c : row->cells) {
+    for (const bundles::TriageCell& c : row->cells) {
       cells += (cells.empty() ? "" : ", ") + c.build + " " +
-               std::string(findings::triage_outcome_name(c.outcome));
+               std::string(bundles::triage_outcome_name(c.outcome));
     }
     log_.info("triage " + f.signature + ": " + cells +
               (row->first ? " (reproduces on " + *row->first + " to " + *row->last + ")"
@@ -315,13 +315,13 @@ class Campaign final : public CaseSink {
     }
   }
 
-  findings::Progress progress(const findings::CampaignStats& stats) const {
+  bundles::Progress progress(const bundles::CampaignStats& stats) const {
     return progress_of(stats, elapsed_s(), ledger_.unique_signatures(),
                        ledger_.last_new_finding_s());
   }
 
   void write_status(bool with_hits) {
-    const findings::CampaignStats stats = counter_.totals();
+    const bundles::CampaignStats stats = counter_.totals();
     status_.write(progress(stats), stats);
     if (with_hits) status_.record_hits(counter_.signature_hits());
   }
@@ -342,7 +342,7 @@ class Campaign final : public CaseSink {
       std::lock_guard lock(environment_mutex_);
       r.environment_failure = environment_failure_;
     }
-    const findings::Progress last = progress(r.stats);
+    const bundles::Progress last = progress(r.stats);
     if (cb_.on_progress) cb_.on_progress(last);
     status_.write(last, r.stats);
     status_.record_hits(r.signature_hits);
@@ -368,7 +368,7 @@ class Campaign final : public CaseSink {
   std::string environment_failure_;
   std::mutex known_mutex_;
   std::mutex triage_mutex_;
-  std::unique_ptr<findings::Triage> triage_;
+  std::unique_ptr<bundles::Triage> triage_;
   std::set<std::string> known_behaviours_seen_;
   bool interrupted_ = false;  // main thread only
 };

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "findings/bundle.h"
+#include "bundles/bundle.h"
 
 namespace aotfuzz::fuzz {
 
@@ -112,11 +112,11 @@ nlohmann::json to_json(const CampaignResult& r, const CampaignOptions& o) {
       {"phases", phases_json(r, o)},
       {"harness_problems", r.harness_problems},
   };
-  j.update(findings::stats_json(s));
+  j.update(bundles::stats_json(s));
   return j;
 }
 
-std::string format_progress(const findings::Progress& p) {
+std::string format_progress(const bundles::Progress& p) {
   char buf[160];
   const double rate = p.elapsed_s > 0 ? static_cast<double>(p.cases) / p.elapsed_s : 0;
   std::snprintf(buf, sizeof buf, "%.1fs  %llu cases  %.1f/s  %llu findings  %zu unique",

@@ -17,7 +17,7 @@ nlohmann::json to_json(const CampaignResult& result, const CampaignOptions& opti
 
 /// "12.3s  1234 cases  98.7/s  3 findings  1 unique  [invalid-input 2, arity 3]  last new 4s ago":
 /// the verdict kinds other than pass that occurred, and the time since the last new finding.
-std::string format_progress(const findings::Progress& progress);
+std::string format_progress(const bundles::Progress& progress);
 /// The closing summary (several lines, no trailing newline).
 std::string format_summary(const CampaignResult& result, const CampaignOptions& options);
 

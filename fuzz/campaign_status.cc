@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <utility>
 
-#include "findings/bundle.h"
+#include "bundles/bundle.h"
 
 namespace aotfuzz::fuzz {
 
@@ -28,9 +28,9 @@ void CampaignStatus::open() {
   }
 }
 
-void CampaignStatus::write(const findings::Progress& p, const findings::CampaignStats& stats) {
+void CampaignStatus::write(const bundles::Progress& p, const bundles::CampaignStats& stats) {
   if (!files_) return;
-  findings::StatusSnapshot s;
+  bundles::StatusSnapshot s;
   s.progress = p;
   s.stats = stats;
   s.seed = opt_.seed;
@@ -56,10 +56,10 @@ void CampaignStatus::record_hits(const std::map<std::string, std::uint64_t>& hit
     auto recorded = recorded_hits_.find(sig);
     const bool first = recorded == recorded_hits_.end();
     if (!first && recorded->second >= hits) continue;
-    const std::filesystem::path dir = opt_.findings_dir / findings::bundle_dir_name(sig);
+    const std::filesystem::path dir = opt_.findings_dir / bundles::bundle_dir_name(sig);
     if (!std::filesystem::exists(dir / "verdict.json")) continue;
     try {
-      findings::record_seen(dir, hits - (first ? 0 : recorded->second), now, first);
+      bundles::record_seen(dir, hits - (first ? 0 : recorded->second), now, first);
       recorded_hits_[sig] = hits;
       notes_.recorded(sig, hits);
     } catch (const std::exception& e) {

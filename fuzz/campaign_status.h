@@ -1,5 +1,5 @@
 // What a campaign with a findings directory keeps there as it runs: the status files
-// (findings/status_files.h) and, in each bundle's seen.json, the hits of its signature. A failure
+// (bundles/status_files.h) and, in each bundle's seen.json, the hits of its signature. A failure
 // to write them is warned of and never stops the campaign.
 #pragma once
 
@@ -8,8 +8,8 @@
 #include <optional>
 #include <string>
 
-#include "findings/campaign_stats.h"
-#include "findings/status_files.h"
+#include "bundles/campaign_stats.h"
+#include "bundles/status_files.h"
 #include "fuzz/campaign_log.h"
 #include "fuzz/campaign_types.h"
 #include "fuzz/journal_notes.h"
@@ -30,7 +30,7 @@ class CampaignStatus {
   /// Whether there are status files to keep.
   bool active() const { return files_.has_value(); }
   /// Rewrites the status files.
-  void write(const findings::Progress& progress, const findings::CampaignStats& stats);
+  void write(const bundles::Progress& progress, const bundles::CampaignStats& stats);
   /// Adds to each bundle's seen.json the hits of its signature not recorded there yet. A bundle
   /// still being written (no verdict.json yet) gets them at a later call.
   void record_hits(const std::map<std::string, std::uint64_t>& hits);
@@ -40,7 +40,7 @@ class CampaignStatus {
   JournalNotes& notes_;
   CampaignLog& log_;
   std::time_t start_time_ = 0;
-  std::optional<findings::StatusFiles> files_;
+  std::optional<bundles::StatusFiles> files_;
   bool failed_ = false;
   std::map<std::string, std::uint64_t> recorded_hits_;
 };

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "findings/campaign_stats.h"
-#include "findings/triage_build.h"
+#include "bundles/campaign_stats.h"
+#include "bundles/triage_build.h"
 #include "generator/policy.h"
 #include "ir/error.h"
 #include "ir/module.h"
@@ -90,7 +90,7 @@ struct CampaignOptions {
   oracle::CaseOptions base;
   /// Where bundles go; empty: findings are reported but not reduced nor written. The campaign
   /// also keeps fuzzer_stats and plot_data there, and each bundle's seen.json
-  /// (findings/status_files.h).
+  /// (bundles/status_files.h).
   std::filesystem::path findings_dir;
   /// How often fuzzer_stats and plot_data are rewritten.
   std::chrono::milliseconds status_interval{5000};
@@ -101,7 +101,7 @@ struct CampaignOptions {
   int reduce_jobs = 0;
   /// TVM builds each new finding's bundle is replayed on once it is reduced (`--triage-build`):
   /// its row of the triage matrix goes into its verdict.json and the log.
-  std::vector<findings::TriageBuild> triage_builds;
+  std::vector<bundles::TriageBuild> triage_builds;
   /// Stop request (SIGINT): no new cases, reductions return their best so far.
   const std::atomic<bool>* stop = nullptr;
   /// Batched by default; a batched finding is confirmed by running the case alone before it is
@@ -151,7 +151,7 @@ struct Finding {
 
 /// What a run did.
 struct CampaignResult {
-  findings::CampaignStats stats;
+  bundles::CampaignStats stats;
   /// Unique findings new to this run, in the order they were found.
   std::vector<Finding> findings;
   /// Signatures seen again that bundles from an earlier run already hold.
@@ -187,7 +187,7 @@ enum class LogLevel { kInfo, kWarning };
 /// Observers of a running campaign.
 struct CampaignCallbacks {
   /// Called on the calling thread every `progress_interval`, and once at the end.
-  std::function<void(const findings::Progress&)> on_progress;
+  std::function<void(const bundles::Progress&)> on_progress;
   std::chrono::milliseconds progress_interval{250};
   /// A new unique finding, once its bundle is written (calls are serialized).
   std::function<void(const Finding&)> on_finding;

@@ -9,7 +9,7 @@ CaseCounter::CaseCounter(JournalNotes& notes, const Restart& restart)
       totals_(restart.stats),
       hits_(restart.signature_hits) {}
 
-void CaseCounter::count(std::uint64_t k, const findings::CampaignStats& one,
+void CaseCounter::count(std::uint64_t k, const bundles::CampaignStats& one,
                         const std::string* finding_signature) {
   if (counted_before(k)) return;
   std::lock_guard lock(mu_);
@@ -34,7 +34,7 @@ void CaseCounter::add_waiting_us(std::uint64_t us) {
   totals_.waiting_us += us;
 }
 
-findings::CampaignStats CaseCounter::totals() const {
+bundles::CampaignStats CaseCounter::totals() const {
   std::lock_guard lock(mu_);
   return totals_;
 }

@@ -8,7 +8,7 @@
 #include <set>
 #include <string>
 
-#include "findings/campaign_stats.h"
+#include "bundles/campaign_stats.h"
 #include "fuzz/journal_notes.h"
 
 namespace aotfuzz::fuzz {
@@ -20,7 +20,7 @@ class CaseCounter {
 
   /// Counts case k, which adds `one` (case_stats), and a hit of `finding_signature` (nullptr:
   /// not a finding case). A case an earlier child counted is not counted again.
-  void count(std::uint64_t k, const findings::CampaignStats& one,
+  void count(std::uint64_t k, const bundles::CampaignStats& one,
              const std::string* finding_signature);
   /// Whether an earlier child counted case k (it is judged again, not counted again).
   bool counted_before(std::uint64_t k) const {
@@ -31,7 +31,7 @@ class CaseCounter {
   bool add_over_budget();
   void add_waiting_us(std::uint64_t us);
 
-  findings::CampaignStats totals() const;
+  bundles::CampaignStats totals() const;
   /// Finding cases by signature.
   std::map<std::string, std::uint64_t> signature_hits() const;
 
@@ -40,7 +40,7 @@ class CaseCounter {
   // Read-only once the workers run.
   const std::set<std::uint64_t> counted_before_;
   mutable std::mutex mu_;
-  findings::CampaignStats totals_;
+  bundles::CampaignStats totals_;
   std::map<std::string, std::uint64_t> hits_;
 };
 

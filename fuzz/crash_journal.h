@@ -98,7 +98,7 @@ struct CrashJournal {
   std::int64_t started_ms = 0;
   /// The counters of the children so far (copied under the campaign's lock; read only once the
   /// writer is gone).
-  findings::CampaignStats stats;
+  bundles::CampaignStats stats;
 
   bool is_culprit(std::uint64_t k) const;
   bool is_skipped(std::uint64_t k) const;

@@ -47,11 +47,11 @@ nlohmann::json FindingBundles::campaign_info(const CaseSpec& spec,
   return info;
 }
 
-findings::BundleWriteResult FindingBundles::write(
+bundles::BundleWriteResult FindingBundles::write(
     const CaseSpec& spec, const std::string& signature, const oracle::CaseOptions& o,
     const ir::Module& reduced, const reduce::ReduceResult& red, bool complete, bool replace,
     const nlohmann::json* prior, const oracle::CaseResult* ran) const {
-  findings::Bundle b;
+  bundles::Bundle b;
   b.signature = signature;
   b.options = o;
   b.original = spec.module;
@@ -70,7 +70,7 @@ findings::BundleWriteResult FindingBundles::write(
   }
   b.info = prior != nullptr ? *prior : campaign_info(spec, from);
   b.info["reduction"] = reduction_info(red, complete);
-  return findings::write_bundle(opt_.findings_dir, b, replace);
+  return bundles::write_bundle(opt_.findings_dir, b, replace);
 }
 
 bool FindingBundles::write_first(const CaseSpec& spec, Finding& f, bool complete,
@@ -81,7 +81,7 @@ bool FindingBundles::write_first(const CaseSpec& spec, Finding& f, bool complete
                    /*replace=*/false, nullptr, ran);
     f.bundle_dir = w.dir.string();
     f.bundle_written = w.written;
-    f.replay = findings::replay_command((w.dir / "reduced.relay").string(), spec.options);
+    f.replay = bundles::replay_command((w.dir / "reduced.relay").string(), spec.options);
     return true;
   } catch (const std::exception& e) {
     f.error = e.what();

@@ -1,4 +1,4 @@
-// The bundles of a campaign's findings (findings/bundle.h): the graph as found and as reduced, with
+// The bundles of a campaign's findings (bundles/bundle.h): the graph as found and as reduced, with
 // header lines saying where it came from and how far its reduction got, and the campaign's facts
 // in verdict.json's info.
 #pragma once
@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "findings/bundle.h"
+#include "bundles/bundle.h"
 #include "fuzz/campaign_types.h"
 #include "ir/module.h"
 #include "oracle/oracle.h"
@@ -24,7 +24,7 @@ class FindingBundles {
   /// whether its reduction has ended. `replace`: a bundle of the signature already there is
   /// swapped for this one. `prior`: the info of the bundle being resumed (its origin and
   /// campaign), else this campaign's. Throws std::system_error when it cannot be written.
-  findings::BundleWriteResult write(const CaseSpec& spec, const std::string& signature,
+  bundles::BundleWriteResult write(const CaseSpec& spec, const std::string& signature,
                                     const oracle::CaseOptions& o, const ir::Module& reduced,
                                     const reduce::ReduceResult& red, bool complete, bool replace,
                                     const nlohmann::json* prior = nullptr,

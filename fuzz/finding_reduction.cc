@@ -5,7 +5,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "findings/replay.h"
+#include "bundles/replay.h"
 #include "fuzz/finding_ledger.h"
 #include "ir/parser.h"
 
@@ -78,7 +78,7 @@ void FindingReducer::reduce_new_finding(const CaseSpec& spec, Finding& f) {
   try {
     auto w = bundles_.write(spec, f.signature, o, reduced, f.reduction, ended(f.reduction),
                             /*replace=*/true);
-    f.replay = findings::replay_command((w.dir / "reduced.relay").string(), o);
+    f.replay = bundles::replay_command((w.dir / "reduced.relay").string(), o);
   } catch (const std::exception& e) {
     f.error = e.what();
   }
@@ -134,11 +134,11 @@ void FindingReducer::resume_reduction(const std::filesystem::path& dir) {
     const std::string sig = j.at("signature").get<std::string>();
     const oracle::CaseOptions o = systems::parse_case_flags(j.at("flags").get<std::string>());
     CaseSpec spec;
-    spec.module = ir::parse_module(findings::read_text_file(dir / "original.relay"));
+    spec.module = ir::parse_module(bundles::read_text_file(dir / "original.relay"));
     spec.options = o;
     spec.index = j.at("info").value("case", std::uint64_t{0});
     spec.gen_seed = j.at("info").value("gen_seed", std::uint64_t{0});
-    const ir::Module best = ir::parse_module(findings::read_text_file(dir / "reduced.relay"));
+    const ir::Module best = ir::parse_module(bundles::read_text_file(dir / "reduced.relay"));
     log_.info("resuming the reduction of " + sig + " (" + dir.string() + ")");
     reduce::ReduceResult red =
         reduce::reduce(best, reduce::finding_predicate(o, sig), reduce_options());

@@ -52,7 +52,7 @@ void JournalNotes::done(std::uint64_t watermark, std::uint64_t k) {
   if (k >= watermark) note_above(journal_->done_above, journal_->num_done_above, k);
 }
 
-void JournalNotes::counted(std::uint64_t k, const findings::CampaignStats& totals,
+void JournalNotes::counted(std::uint64_t k, const bundles::CampaignStats& totals,
                            const std::string* finding_signature) {
   if (journal_ == nullptr) return;
   std::lock_guard lock(mu_);

@@ -26,7 +26,7 @@ struct Restart {
   /// Cases above first_case that were counted but not completed: judged again (a finding must
   /// still be claimed), not counted again.
   std::set<std::uint64_t> counted_before;
-  findings::CampaignStats stats;
+  bundles::CampaignStats stats;
   std::map<std::string, std::uint64_t> signature_hits;
   /// The findings claimed so far, with the case each was claimed at.
   std::vector<Finding> findings;
@@ -47,7 +47,7 @@ class JournalNotes {
   void done(std::uint64_t watermark, std::uint64_t k);
   /// Case k is counted: `totals` are the counters with it, and `finding_signature` (nullptr:
   /// none) gets a hit.
-  void counted(std::uint64_t k, const findings::CampaignStats& totals,
+  void counted(std::uint64_t k, const bundles::CampaignStats& totals,
                const std::string* finding_signature);
   /// `hits` finding cases of `signature` are in its bundle's seen.json.
   void recorded(const std::string& signature, std::uint64_t hits);

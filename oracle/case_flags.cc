@@ -189,8 +189,8 @@ void apply_sut(CaseFlagTarget& t, const std::string& v) {
   if (v.empty()) throw FlagError("expects the name of a system under test");
   t.sut.name = v;
 }
-// The system's whole spec, home included (sut_replay_flags): the --tvm-home row prints nothing.
-std::string print_sut(const CaseOptions& o) { return sut_replay_flags(system_of(o).spec()); }
+// The system's whole spec, home included (sut_replay_flags): the home's own row prints nothing.
+std::string print_sut(const CaseOptions& o) { return sut_replay_flags(system_of(o)); }
 
 void apply_tvm_home(CaseFlagTarget& t, const std::string& v) {
   if (v.empty()) throw FlagError("expects a directory");

@@ -37,6 +37,8 @@ enum CaseFlagCommand : unsigned {
   kBench = 1u << 6,
   /// Registered but kept out of the help (a testing aid).
   kHidden = 1u << 7,
+  /// Replay takes only the system's rows: they choose the system of every line.
+  kReplay = 1u << 8,
 };
 
 /// One row of case_flags.def, by its Id.
@@ -108,8 +110,7 @@ std::string replay_flags(const CaseOptions& options);
 
 /// Makes the system a replay line names (systems::make_system); throws std::invalid_argument with
 /// one line for a name it does not know.
-using SystemMaker =
-    std::function<std::shared_ptr<const SystemUnderTest>(const SutSpec& spec)>;
+using SystemMaker = std::function<std::shared_ptr<const SystemUnderTest>(const SutSpec& spec)>;
 
 /// The case options the words select (`--flag VALUE` or `--flag=VALUE`, any row of
 /// case_flags.def that replays), over the defaults of `aotfuzz run` (isolate_in_process and the

@@ -103,6 +103,9 @@ class SystemUnderTest {
   /// The C compiler the system's programs are built with when none is named (TVM's own tests
   /// use gcc); nullopt: the fastest installed one.
   virtual std::optional<host::CompilerKind> default_compiler() const { return std::nullopt; }
+  /// The case flag that names the directory of the system's build (`spec().home`) in replay
+  /// lines; empty for a system without builds.
+  virtual std::string_view home_flag() const { return {}; }
 };
 
 /// The builtin pipeline: stateless, shared by every case whose options name no other system.
@@ -111,7 +114,8 @@ const std::shared_ptr<const SystemUnderTest>& builtin_system();
 /// The system of a case: options.sut, or the builtin pipeline.
 const SystemUnderTest& system_of(const CaseOptions& options);
 
-/// The words of a replay line that make `spec` again (empty for the builtin pipeline).
-std::string sut_replay_flags(const SutSpec& spec);
+/// The words of a replay line that make `system` again, its home under its home_flag() (empty for
+/// the builtin pipeline).
+std::string sut_replay_flags(const SystemUnderTest& system);
 
 }  // namespace aotfuzz::oracle

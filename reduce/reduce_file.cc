@@ -1,7 +1,7 @@
 // reduce_file: the reduce command's decisions, testable without the command line.
 #include "reduce/reduce_file.h"
 
-#include "findings/bundle.h"
+#include "bundles/bundle.h"
 #include "oracle/verdict.h"
 #include "reduce/finding_rule.h"
 
@@ -15,7 +15,7 @@ std::vector<std::string> reduced_file_header(const std::string& file, const Redu
               ", inputs " + std::to_string(r.before.inputs) + " -> " +
               std::to_string(r.after.inputs) + ", " + std::to_string(r.steps) + " steps" +
               (r.minimal ? " (1-minimal)" : ""),
-          "finding: " + signature, findings::format_replay_line(flags, signature).substr(3)};
+          "finding: " + signature, bundles::format_replay_line(flags, signature).substr(3)};
 }
 
 ReductionPlan plan_reduction(const ReduceFileRequest& request) {
@@ -23,13 +23,13 @@ ReductionPlan plan_reduction(const ReduceFileRequest& request) {
   plan.options = request.options;
   plan.flags = oracle::replay_flags(plan.options);
   if (!request.flags_given) {
-    std::vector<findings::ReplayLine> lines;
+    std::vector<bundles::ReplayLine> lines;
     try {
-      lines = findings::parse_replay_lines(request.text, request.file);
-    } catch (const findings::ReplayError& e) {
+      lines = bundles::parse_replay_lines(request.text, request.file);
+    } catch (const bundles::ReplayError& e) {
       throw ReduceFileError(e.what());
     }
-    plan.flags_from = findings::first_finding_line(lines);
+    plan.flags_from = bundles::first_finding_line(lines);
     if (plan.flags_from) {
       plan.flags = plan.flags_from->flags + request.settings;
       try {
@@ -59,7 +59,7 @@ ReducedFile reduce_file(const ReduceFileRequest& request, const ReductionPlan& p
   if (out.result.evaluated == 1 && out.result.steps == 0 && !out.result.minimal) {
     throw ReduceFileError("reduce: " + request.file + " does not give " + plan.signature);
   }
-  out.text = findings::relay_with_header(
+  out.text = bundles::relay_with_header(
       out.result.module, reduced_file_header(request.file, out.result, plan.signature, plan.flags));
   return out;
 }

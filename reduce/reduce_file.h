@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "findings/replay.h"
+#include "bundles/replay.h"
 #include "ir/error.h"
 #include "ir/module.h"
 #include "oracle/oracle.h"
@@ -47,7 +47,7 @@ struct ReductionPlan {
   oracle::CaseOptions options;
   std::string flags;
   /// The header line the flags came from, when they came from the file.
-  std::optional<findings::ReplayLine> flags_from;
+  std::optional<bundles::ReplayLine> flags_from;
   /// The signature to keep.
   std::string signature;
 };

@@ -8,7 +8,7 @@
 #include <system_error>
 #include <utility>
 
-#include "findings/bundle.h"
+#include "bundles/bundle.h"
 #include "oracle/verdict.h"
 
 namespace aotfuzz::report {
@@ -86,18 +86,18 @@ std::uint64_t u64(const json& j, const char* key) {
 struct Series {
   std::string name;
   std::string colour;
-  double findings::PlotRow::*real = nullptr;
-  std::uint64_t findings::PlotRow::*count = nullptr;
-  double value(const findings::PlotRow& r) const {
+  double bundles::PlotRow::*real = nullptr;
+  std::uint64_t bundles::PlotRow::*count = nullptr;
+  double value(const bundles::PlotRow& r) const {
     return real ? r.*real : static_cast<double>(r.*count);
   }
 };
 
 // The rows of plot_data by campaign: a campaign's rows share a start (unix time less relative
 // time, to a second or two), and its relative time only grows.
-std::vector<std::vector<findings::PlotRow>> by_campaign(
-    const std::vector<findings::PlotRow>& rows) {
-  std::vector<std::vector<findings::PlotRow>> out;
+std::vector<std::vector<bundles::PlotRow>> by_campaign(
+    const std::vector<bundles::PlotRow>& rows) {
+  std::vector<std::vector<bundles::PlotRow>> out;
   double start = 0;
   for (const auto& r : rows) {
     const double s = static_cast<double>(r.unix_time) - r.relative_time;
@@ -118,7 +118,7 @@ struct Timeline {
   double length = 0;
 };
 
-Timeline timeline(const std::vector<std::vector<findings::PlotRow>>& campaigns) {
+Timeline timeline(const std::vector<std::vector<bundles::PlotRow>>& campaigns) {
   Timeline t;
   for (const auto& c : campaigns) {
     t.offsets.push_back(t.length);
@@ -166,7 +166,7 @@ std::string legend(const std::vector<std::pair<std::string, std::string>>& entri
 // A line plot over the campaigns laid end to end (dashed lines where one ends), one polyline per
 // series and campaign, and the step series, if any, as one path across them.
 std::string line_plot(const std::string& id, const std::string& title,
-                      const std::vector<std::vector<findings::PlotRow>>& campaigns,
+                      const std::vector<std::vector<bundles::PlotRow>>& campaigns,
                       const std::vector<Series>& series, const StepSeries* steps = nullptr) {
   constexpr double kW = 640, kH = 220, kLeft = 64, kRight = 16, kTop = 28, kBottom = 36;
   const double pw = kW - kLeft - kRight, ph = kH - kTop - kBottom;
@@ -274,7 +274,7 @@ std::string bar_chart(const std::string& id,
 }
 
 std::string campaigns_table(const std::vector<json>& records) {
-  // Records a merge brought in name their source (findings/merge_findings.h): a column of its own.
+  // Records a merge brought in name their source (bundles/merge_findings.h): a column of its own.
   const bool merged = std::any_of(records.begin(), records.end(),
                                   [](const json& r) { return r.contains("source"); });
   std::string out = "<table id=\"campaigns\"><tr>";
@@ -289,7 +289,7 @@ std::string campaigns_table(const std::vector<json>& records) {
       const auto source = r.value("source", json());
       out += "<td>" + html_escape(source.is_string() ? source.get<std::string>() : "") + "</td>";
     }
-    out += "<td>" + findings::utc(r.value("start_time", std::time_t{0})) + "</td><td>" +
+    out += "<td>" + bundles::utc(r.value("start_time", std::time_t{0})) + "</td><td>" +
            std::to_string(u64(r, "seed")) + "</td><td>" + std::to_string(r.value("jobs", 0)) +
            "</td><td>" + fixed(r.value("elapsed_s", 0.0), 1) + " s</td><td>" +
            std::to_string(u64(r, "cases")) + "</td><td>" + fixed(r.value("cases_per_s", 0.0), 1) +
@@ -378,7 +378,7 @@ std::string coverage_section(const std::vector<json>& records) {
   return out + "</table>\n";
 }
 
-// A bundle's row of the triage across TVM builds (findings/triage.h), when it has one.
+// A bundle's row of the triage across TVM builds (bundles/triage.h), when it has one.
 std::string triage_line(const nlohmann::json& triage) {
   if (!triage.is_object() || !triage.contains("builds")) return "";
   std::string out = "<div class=\"triage\">across builds:";
@@ -398,7 +398,7 @@ std::string triage_line(const nlohmann::json& triage) {
   return out + "</div>";
 }
 
-// A bundle's bisection over TVM's history (findings/bisect.h), when it has one: the commit, or the
+// A bundle's bisection over TVM's history (bundles/bisect.h), when it has one: the commit, or the
 // commits skipped builds leave it between.
 std::string bisect_line(const nlohmann::json& bisect) {
   if (!bisect.is_object() || !bisect.contains("kind")) return "";
@@ -436,7 +436,7 @@ std::string bundles_table(const std::vector<ReportBundle>& bundles) {
       "<table id=\"bundles\"><tr><th>reduced graph</th><th>finding</th><th>first seen</th>"
       "<th>last seen</th><th>hits</th><th>campaigns</th><th>ops</th></tr>\n";
   for (std::size_t i = 0; i < bundles.size(); ++i) {
-    const findings::BundleSummary& b = bundles[i].summary;
+    const bundles::BundleSummary& b = bundles[i].summary;
     out += "<tr class=\"bundle\" id=\"bundle-" + std::to_string(i) + "\"><td class=\"picture\">";
     out += bundles[i].svg.empty() ? "<span class=\"none\">no picture</span>" : bundles[i].svg;
     out += "</td><td><div class=\"signature\">" + html_escape(b.signature) + "</div>";
@@ -445,8 +445,8 @@ std::string bundles_table(const std::vector<ReportBundle>& bundles) {
            (b.reduction_complete ? "" : " (reduction not finished)") + "</div>";
     out += "<pre class=\"replay\">" + html_escape(b.replay) + "</pre>";
     out += triage_line(b.triage) + bisect_line(b.bisect) + "</td>";
-    out += "<td>" + findings::utc(b.seen.first_seen) + "</td><td>" +
-           findings::utc(b.seen.last_seen) + "</td><td class=\"n\">" + std::to_string(b.seen.hits) +
+    out += "<td>" + bundles::utc(b.seen.first_seen) + "</td><td>" +
+           bundles::utc(b.seen.last_seen) + "</td><td class=\"n\">" + std::to_string(b.seen.hits) +
            "</td><td class=\"n\">" + std::to_string(b.seen.campaigns) + "</td><td class=\"n\">" +
            (b.reduced_ops < 0 ? "-" : std::to_string(b.reduced_ops)) + "</td></tr>\n";
   }
@@ -490,8 +490,8 @@ ReportInput load_report_input(const fs::path& dir) {
     throw std::system_error(ec ? ec : std::make_error_code(std::errc::not_a_directory),
                             "cannot read " + dir.string());
   }
-  in.plot = findings::read_all_plot_data(dir);
-  // A merged directory (findings/merge_findings.h) keeps each source's plot_data under
+  in.plot = bundles::read_all_plot_data(dir);
+  // A merged directory (bundles/merge_findings.h) keeps each source's plot_data under
   // sources/<name>/: their campaigns follow the directory's own, in name order.
   std::vector<fs::path> sources;
   for (auto it = fs::directory_iterator(dir / "sources", ec); !ec && it != fs::directory_iterator();
@@ -500,15 +500,15 @@ ReportInput load_report_input(const fs::path& dir) {
   }
   std::sort(sources.begin(), sources.end());
   for (const auto& p : sources) {
-    for (const auto& row : findings::parse_plot_data(findings::read_text_file(p)))
+    for (const auto& row : bundles::parse_plot_data(bundles::read_text_file(p)))
       in.plot.push_back(row);
   }
   ec.clear();
-  in.campaigns = findings::read_campaign_records(dir);
-  for (auto& b : findings::list_bundles(dir)) {
+  in.campaigns = bundles::read_campaign_records(dir);
+  for (auto& b : bundles::list_bundles(dir)) {
     ReportBundle rb;
     if (fs::exists(b.dir / "reduced.svg", ec))
-      rb.svg = inline_svg(findings::read_text_file(b.dir / "reduced.svg"));
+      rb.svg = inline_svg(bundles::read_text_file(b.dir / "reduced.svg"));
     rb.summary = std::move(b);
     in.bundles.push_back(std::move(rb));
   }
@@ -535,7 +535,7 @@ std::string render_report(const ReportInput& in) {
   };
   out += "<p id=\"summary\">" + count(in.campaigns.size(), "campaign") + ", " +
          count(cases, "case") + " in " + fixed(seconds, 1) + " s, " +
-         count(in.bundles.size(), "bundle") + ". Made " + findings::utc(in.generated) + ".</p>\n";
+         count(in.bundles.size(), "bundle") + ". Made " + bundles::utc(in.generated) + ".</p>\n";
 
   out += "<h2>Over time</h2>\n";
   if (campaigns.empty()) {
@@ -543,16 +543,16 @@ std::string render_report(const ReportInput& in) {
   } else {
     out += "<div class=\"plots\">\n";
     out += line_plot("throughput", "Throughput (cases/s)", campaigns,
-                     {{"cases/s", "#d62728", &findings::PlotRow::cases_per_sec, nullptr}});
+                     {{"cases/s", "#d62728", &bundles::PlotRow::cases_per_sec, nullptr}});
     const StepSeries findings{"unique signatures", "#1f77b4", unique_findings_steps(in)};
     out += line_plot("findings", "Unique findings (signatures), all campaigns", campaigns, {},
                      &findings);
     out += line_plot(
         "features", "Cases with a feature or verdict", campaigns,
-        {{"finding", "#ff7f0e", nullptr, &findings::PlotRow::finding_cases},
-         {"multi-output region", "#2ca02c", nullptr, &findings::PlotRow::multi_output_cases},
-         {"fused tuple parameter", "#9467bd", nullptr, &findings::PlotRow::fused_tuple_param_cases},
-         {"structure verdicts", "#8c564b", nullptr, &findings::PlotRow::structure_cases}});
+        {{"finding", "#ff7f0e", nullptr, &bundles::PlotRow::finding_cases},
+         {"multi-output region", "#2ca02c", nullptr, &bundles::PlotRow::multi_output_cases},
+         {"fused tuple parameter", "#9467bd", nullptr, &bundles::PlotRow::fused_tuple_param_cases},
+         {"structure verdicts", "#8c564b", nullptr, &bundles::PlotRow::structure_cases}});
     out += "</div>\n";
   }
   out += "<h2>Campaigns</h2>\n" + campaigns_table(in.campaigns);
@@ -569,7 +569,7 @@ std::string render_report(const ReportInput& in) {
 }
 
 void write_report_page(const fs::path& dir) {
-  findings::write_file_atomically(dir / "report.html", render_report(load_report_input(dir)));
+  bundles::write_file_atomically(dir / "report.html", render_report(load_report_input(dir)));
 }
 
 }  // namespace aotfuzz::report

@@ -14,13 +14,13 @@
 #include <string>
 #include <vector>
 
-#include "findings/findings_list.h"
-#include "findings/status_files.h"
+#include "bundles/findings_list.h"
+#include "bundles/status_files.h"
 
 namespace aotfuzz::report {
 
 struct ReportBundle {
-  findings::BundleSummary summary;
+  bundles::BundleSummary summary;
   /// The reduced graph's picture (reduced.svg from its `<svg` on), empty when the bundle has
   /// none (graphviz was not installed) or it holds a script.
   std::string svg;
@@ -29,7 +29,7 @@ struct ReportBundle {
 /// Everything the page shows.
 struct ReportInput {
   std::filesystem::path dir;
-  std::vector<findings::PlotRow> plot;
+  std::vector<bundles::PlotRow> plot;
   std::vector<nlohmann::json> campaigns;
   std::vector<ReportBundle> bundles;
   /// When the page was made (unix time), printed in its header.

@@ -9,7 +9,7 @@
 
 namespace aotfuzz::report {
 
-JUnitSuite replay_suite(const std::vector<findings::FileReplay>& files, const std::string& name) {
+JUnitSuite replay_suite(const std::vector<bundles::FileReplay>& files, const std::string& name) {
   JUnitSuite suite;
   suite.name = name;
   for (const auto& f : files) {
@@ -33,7 +33,7 @@ JUnitSuite replay_suite(const std::vector<findings::FileReplay>& files, const st
       c.details = f.failure_text();
     } else if (c.error) {
       const auto first = std::find_if(f.runs.begin(), f.runs.end(),
-                                      [](const findings::ReplayRun& r) { return r.environment; });
+                                      [](const bundles::ReplayRun& r) { return r.environment; });
       c.message = "could not run (the environment, not a finding): " + first->summary;
       c.details = f.failure_text();
     } else if (c.skipped) {
@@ -138,10 +138,10 @@ ShardOutcome shard_outcome_from_json(const nlohmann::json& j) {
   return o;
 }
 
-std::string replay_status_line(const findings::FileReplay& f) {
+std::string replay_status_line(const bundles::FileReplay& f) {
   if (f.ok()) {
     const auto unchecked = std::count_if(f.runs.begin(), f.runs.end(),
-                                         [](const findings::ReplayRun& r) { return r.unchecked; });
+                                         [](const bundles::ReplayRun& r) { return r.unchecked; });
     return "ok    " + f.path + " (" + std::to_string(f.runs.size()) + " runs, " +
            std::to_string(f.elapsed.count()) + " ms" +
            (unchecked > 0 ? ", " + std::to_string(unchecked) + " not checked with --no-run" : "") +

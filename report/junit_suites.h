@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "findings/replay.h"
+#include "bundles/replay.h"
 #include "fuzz/campaign.h"
 #include "report/junit.h"
 
@@ -14,7 +14,7 @@ namespace aotfuzz::report {
 /// One test case per replayed file: classname from its directory (`corpus.conformance`), name
 /// the file name, failed with the unmet expectations and their replay commands, in error when
 /// the environment could not run a line (FileReplay::cannot_run), skipped when interrupted.
-JUnitSuite replay_suite(const std::vector<findings::FileReplay>& files,
+JUnitSuite replay_suite(const std::vector<bundles::FileReplay>& files,
                         const std::string& name = "replay");
 
 /// The test case of one fuzz shard: `fuzz shard i/n (seed S)`, failed when the campaign found
@@ -37,6 +37,6 @@ ShardOutcome shard_outcome_from_json(const nlohmann::json& j);
 
 /// A one-line status for a replayed file: `ok   path (2 runs, 31 ms)`, `FAIL path`,
 /// `ERROR path (could not run: the environment)` or `SKIP path (interrupted)`.
-std::string replay_status_line(const findings::FileReplay& file);
+std::string replay_status_line(const bundles::FileReplay& file);
 
 }  // namespace aotfuzz::report

@@ -73,7 +73,7 @@ fs::path source_root() {
   return cwd;
 }
 
-json sarif_log(const std::string& version, const std::vector<findings::FileReplay>& replays,
+json sarif_log(const std::string& version, const std::vector<bundles::FileReplay>& replays,
                const std::vector<fuzz::Finding>& findings, const std::string& root_dir) {
   const fs::path root =
       (root_dir.empty() ? source_root() : fs::absolute(fs::path(root_dir))).lexically_normal();

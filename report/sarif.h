@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "findings/replay.h"
+#include "bundles/replay.h"
 #include "fuzz/campaign.h"
 
 namespace aotfuzz::report {
@@ -24,7 +24,7 @@ inline constexpr const char* kSarifSchema =
 /// means source_root()) is written relative to it with `uriBaseId` `%SRCROOT%`; any other as an
 /// absolute `file://` URI.
 nlohmann::json sarif_log(const std::string& version,
-                         const std::vector<findings::FileReplay>& replays,
+                         const std::vector<bundles::FileReplay>& replays,
                          const std::vector<fuzz::Finding>& findings = {},
                          const std::string& root = "");
 

@@ -20,6 +20,12 @@ std::shared_ptr<const oracle::SystemUnderTest> make_system(const oracle::SutSpec
   throw std::invalid_argument("--sut: builtin or tvm, got " + spec.name);
 }
 
+std::string_view built_system_name() { return "tvm"; }
+
+std::shared_ptr<const oracle::SystemUnderTest> make_built_system(const std::string& home) {
+  return make_system({std::string(built_system_name()), home, ""});
+}
+
 oracle::CaseOptions parse_case_flags(std::string_view flags) {
   return oracle::parse_case_flags(flags, make_system);
 }

@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "oracle/case_flags.h"
@@ -19,6 +20,12 @@ std::vector<std::string> system_names();
 /// (a replay of a bundle whose TVM is gone is a toolchain-error verdict, not bad input);
 /// SystemUnderTest::problem says whether they are usable.
 std::shared_ptr<const oracle::SystemUnderTest> make_system(const oracle::SutSpec& spec);
+
+/// The system that comes in builds of its own source (a home directory each): the one triage
+/// compares across builds and bisection builds from its history. Its name, and the system at a
+/// build's home. Only this room knows which system that is.
+std::string_view built_system_name();
+std::shared_ptr<const oracle::SystemUnderTest> make_built_system(const std::string& home);
 
 /// parse_case_flags with every system known.
 oracle::CaseOptions parse_case_flags(std::string_view flags);

@@ -1,4 +1,4 @@
-// TVM's history as source trees and builds, for bisecting (findings/bisect.h): git run with
+// TVM's history as source trees and builds, for bisecting (bundles/bisect.h): git run with
 // argument vectors through host::run_process (never a shell string), a commit materialised as a
 // source tree with its submodules' commits taken from mirrors, and the build script run on it.
 // Requires: git and tar on PATH. Ensures: the repositories are only read (git archive, ls-tree,

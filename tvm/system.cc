@@ -117,6 +117,7 @@ class TvmSystem final : public oracle::SystemUnderTest {
   }
 
   // TVM's own AoT tests build with gcc.
+  std::string_view home_flag() const override { return "tvm-home"; }
   std::optional<host::CompilerKind> default_compiler() const override {
     return host::CompilerKind::kGcc;
   }

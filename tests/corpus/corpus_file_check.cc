@@ -7,7 +7,7 @@
 #include <sstream>
 #include <string>
 
-#include "findings/replay.h"
+#include "bundles/replay.h"
 #include "ir/error.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
   } catch (const ir::Error& e) {
     return fail(path, e.what());
   }
-  const findings::FileReplay replay = findings::replay_file(path);
+  const bundles::FileReplay replay = bundles::replay_file(path);
   for (const auto& run : replay.runs) {
     std::printf("%s: '%s' => %s (expected %s)%s\n", path.c_str(), run.line.flags.c_str(),
                 run.actual.c_str(), run.line.expected.c_str(), run.ok ? "" : "  FAILED");

@@ -8,8 +8,8 @@
 #include <thread>
 
 #include "aot/bugs.h"
-#include "findings/bundle.h"
-#include "findings/campaign_stats.h"
+#include "bundles/bundle.h"
+#include "bundles/campaign_stats.h"
 #include "fuzz/campaign_log.h"
 #include "fuzz/crash_journal.h"
 #include "fuzz/finding_bundle.h"
@@ -27,11 +27,11 @@ namespace {
 using test_support::load;
 
 TEST(CampaignStats, SumAddsEveryCounterTheFirstTheLastAndTheVerdicts) {
-  findings::CampaignStats a;
+  bundles::CampaignStats a;
   a.cases = 2;
   a.verdicts[1][2] = 3;
   a.waiting_us = 4;
-  findings::CampaignStats b;
+  bundles::CampaignStats b;
   b.cases = 10;
   b.verdicts[1][2] = 20;
   b.verdicts[0][0] = 5;
@@ -55,8 +55,8 @@ TEST(CampaignStats, ACaseCountsOnceWithItsVerdictOptionsAndTimes) {
   r.verdict = oracle::Verdict{oracle::Stage::kCodegen, oracle::Mismatch{0, 1, "1", "2"}};
   r.pipeline_time = std::chrono::microseconds(50);
   r.codegen_time = std::chrono::microseconds(20);
-  const findings::CampaignStats s =
-      findings::case_stats(m, o, r, /*generation_us=*/9, /*finding=*/true);
+  const bundles::CampaignStats s =
+      bundles::case_stats(m, o, r, /*generation_us=*/9, /*finding=*/true);
   EXPECT_EQ(s.cases, 1u);
   EXPECT_EQ(s.finding_cases, 1u);
   EXPECT_EQ(s.count(r.verdict.kind()), 1u);
@@ -147,19 +147,19 @@ TEST(FindingReducer, AReductionKeepsToTheCampaignsTimeAndIsLeftForTheNextCampaig
   ASSERT_TRUE(bundles.write_first(spec, f, /*complete=*/false));
   reducer.reduce_new_finding(spec, f);
   EXPECT_TRUE(f.error.empty()) << f.error;
-  EXPECT_EQ(findings::incomplete_bundles(o.findings_dir).size(), 1u);
+  EXPECT_EQ(bundles::incomplete_bundles(o.findings_dir).size(), 1u);
   // With time left the same reduction ends.
   FindingReducer in_time(o, bundles, log, false,
                          std::chrono::steady_clock::now() + std::chrono::minutes(5));
   in_time.reduce_new_finding(spec, f);
-  EXPECT_TRUE(findings::incomplete_bundles(o.findings_dir).empty());
+  EXPECT_TRUE(bundles::incomplete_bundles(o.findings_dir).empty());
 }
 
 TEST(JournalNotes, ARestartedChildGoesOnFromWhatTheDeadOneNoted) {
   auto journal = std::make_unique<CrashJournal>();
   journal->children = 1;
   JournalNotes notes(journal.get());
-  findings::CampaignStats totals;
+  bundles::CampaignStats totals;
   totals.cases = 3;
   const std::string sig = "mismatch:fuse";
   // Cases 0 and 2 done, case 3 counted (a finding) but not done, then the child dies.

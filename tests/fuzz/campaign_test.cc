@@ -17,9 +17,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "findings/bundle.h"
-#include "findings/replay.h"
-#include "findings/status_files.h"
+#include "bundles/bundle.h"
+#include "bundles/replay.h"
+#include "bundles/status_files.h"
 #include "fuzz/campaign.h"
 #include "fuzz/campaign_cases.h"
 #include "fuzz/campaign_report.h"
@@ -79,7 +79,7 @@ TEST(Campaign, DrawsTheProgressLineAtItsIntervalNotOncePerCase) {
   CampaignCallbacks cb;
   cb.progress_interval = std::chrono::milliseconds(250);
   int calls = 0;
-  cb.on_progress = [&](const findings::Progress&) { ++calls; };
+  cb.on_progress = [&](const bundles::Progress&) { ++calls; };
   const CampaignResult r = run_campaign(o, cb);
   ASSERT_GT(r.stats.cases, 100u);
   // One call per 250 ms of the run (which ends after the cases in flight), and one at the end:
@@ -369,13 +369,13 @@ TEST(Campaign, FindingIsBundledAtomicallyAndAResumedCampaignAddsNoDuplicate) {
   const std::string original = test_support::read_text((bundle / "original.relay").string());
   EXPECT_NE(original.find("// origin: "), std::string::npos) << original;
   EXPECT_EQ(original.find("reduced:"), std::string::npos) << original;
-  auto lines = findings::parse_replay_lines(reduced, "reduced.relay");
+  auto lines = bundles::parse_replay_lines(reduced, "reduced.relay");
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[0].expected, "arity:codegen:kernel");
   EXPECT_EQ(systems::parse_case_flags(lines[1].flags).aot.bugs.any(), false);
-  EXPECT_TRUE(findings::signature_matches("pass", lines[1].expected));
+  EXPECT_TRUE(bundles::signature_matches("pass", lines[1].expected));
   EXPECT_LE(f.reduction.after.ops, 3u);
-  EXPECT_EQ(findings::load_bundle_signatures(findings),
+  EXPECT_EQ(bundles::load_bundle_signatures(findings),
             std::set<std::string>{"arity:codegen:kernel"});
 
   // Resume: the same campaign again finds the signature but writes nothing new.
@@ -444,11 +444,11 @@ TEST(Campaign, AFindingIsOnDiskBeforeItsReductionAndTheNextCampaignFinishesIt) {
   CampaignResult first = run_campaign(o, cb);
   ASSERT_EQ(first.findings.size(), 1u) << format_summary(first, o);
   EXPECT_TRUE(bundle_before_reduction);
-  EXPECT_EQ(findings::incomplete_bundles(findings), std::vector<fs::path>{bundle});
+  EXPECT_EQ(bundles::incomplete_bundles(findings), std::vector<fs::path>{bundle});
   const std::string unfinished = test_support::read_text((bundle / "reduced.relay").string());
   EXPECT_NE(unfinished.find("(not fully reduced)"), std::string::npos) << unfinished;
   // Still a valid, replayable bundle: its replay line gives the signature.
-  auto lines = findings::parse_replay_lines(unfinished, "reduced.relay");
+  auto lines = bundles::parse_replay_lines(unfinished, "reduced.relay");
   ASSERT_FALSE(lines.empty());
   EXPECT_EQ(lines[0].expected, "arity:codegen:kernel");
 
@@ -460,20 +460,20 @@ TEST(Campaign, AFindingIsOnDiskBeforeItsReductionAndTheNextCampaignFinishesIt) {
   // A monitor sees the second campaign while it finishes the first one's reduction: its first
   // plot row (no case yet) follows the first campaign's rows.
   const std::size_t rows_before =
-      findings::parse_plot_data(test_support::read_text((findings / "plot_data").string())).size();
-  std::vector<findings::PlotRow> rows_while_resuming;
+      bundles::parse_plot_data(test_support::read_text((findings / "plot_data").string())).size();
+  std::vector<bundles::PlotRow> rows_while_resuming;
   cb2.on_log = [&](LogLevel, const std::string& line) {
     logs.push_back(line);
     if (line.rfind("resuming the reduction of", 0) == 0) {
       rows_while_resuming =
-          findings::parse_plot_data(test_support::read_text((findings / "plot_data").string()));
+          bundles::parse_plot_data(test_support::read_text((findings / "plot_data").string()));
     }
   };
   CampaignResult second = run_campaign(o, cb2);
   ASSERT_EQ(rows_while_resuming.size(), rows_before + 1);
   EXPECT_EQ(rows_while_resuming.back().cases, 0u);
   EXPECT_TRUE(second.findings.empty());
-  EXPECT_TRUE(findings::incomplete_bundles(findings).empty());
+  EXPECT_TRUE(bundles::incomplete_bundles(findings).empty());
   EXPECT_EQ(entries(findings), (std::set<std::string>{"arity_codegen_kernel", "campaigns",
                                                       "fuzzer_stats", "plot_data"}));
   const std::string done = test_support::read_text((bundle / "reduced.relay").string());
@@ -499,14 +499,14 @@ TEST(Campaign, AResumedReductionWritesItsOwnFilesAndKeepsEverythingElseOfTheBund
     if (line.rfind("new finding", 0) == 0) stop = true;
   };
   ASSERT_EQ(run_campaign(o, cb).findings.size(), 1u);
-  ASSERT_EQ(findings::incomplete_bundles(findings), std::vector<fs::path>{bundle});
+  ASSERT_EQ(bundles::incomplete_bundles(findings), std::vector<fs::path>{bundle});
   // What the user and the other commands added to the bundle since.
   std::ofstream(bundle / "notes.txt") << "seen on the board too\n";
   std::ofstream(bundle / "bisect.json") << "{\"steps\": {}}\n";
   auto verdict = nlohmann::json::parse(test_support::read_text((bundle / "verdict.json").string()));
   verdict["triage"] = {{"first_reproducing", "v0.18"}};
   std::ofstream(bundle / "verdict.json") << verdict.dump(2);
-  const findings::SeenRecord seen_before = findings::read_seen(bundle);
+  const bundles::SeenRecord seen_before = bundles::read_seen(bundle);
   ASSERT_GE(seen_before.hits, 1u);
 
   stop = false;
@@ -515,7 +515,7 @@ TEST(Campaign, AResumedReductionWritesItsOwnFilesAndKeepsEverythingElseOfTheBund
   CampaignCallbacks cb2;
   cb2.on_log = [&](LogLevel, const std::string& line) { logs.push_back(line); };
   run_campaign(o, cb2);
-  ASSERT_TRUE(findings::incomplete_bundles(findings).empty());
+  ASSERT_TRUE(bundles::incomplete_bundles(findings).empty());
   EXPECT_NE(std::find_if(
                 logs.begin(), logs.end(),
                 [](const std::string& l) { return l.rfind("resuming the reduction of", 0) == 0; }),
@@ -526,7 +526,7 @@ TEST(Campaign, AResumedReductionWritesItsOwnFilesAndKeepsEverythingElseOfTheBund
       nlohmann::json::parse(test_support::read_text((bundle / "verdict.json").string()));
   EXPECT_EQ(after.at("triage").at("first_reproducing"), "v0.18") << after.dump();
   EXPECT_TRUE(after.at("info").at("reduction").at("complete").get<bool>());
-  const findings::SeenRecord seen_after = findings::read_seen(bundle);
+  const bundles::SeenRecord seen_after = bundles::read_seen(bundle);
   EXPECT_GE(seen_after.hits, seen_before.hits);
   EXPECT_EQ(seen_after.first_seen, seen_before.first_seen);
   EXPECT_GE(seen_after.campaigns, seen_before.campaigns);
@@ -546,26 +546,26 @@ TEST(Campaign, ANewFindingWhoseReductionOutlastsStatusUpdatesKeepsItsSeenCounts)
   const CampaignResult r = run_campaign(o, {});
   ASSERT_EQ(r.findings.size(), 1u) << format_summary(r, o);
   const std::string sig = r.findings[0].signature;
-  const findings::SeenRecord seen =
-      findings::read_seen(o.findings_dir / findings::bundle_dir_name(sig));
+  const bundles::SeenRecord seen =
+      bundles::read_seen(o.findings_dir / bundles::bundle_dir_name(sig));
   EXPECT_EQ(seen.campaigns, 1u);
   EXPECT_EQ(seen.hits, r.signature_hits.at(sig));
 }
 
 TEST(WriteBundle, AReplacementKeepsWhatOthersWroteAndDropsOnlyItsOwnStaleFiles) {
   host::TempDir dir("aotfuzz-campaign-test");
-  findings::Bundle b;
+  bundles::Bundle b;
   b.signature = "arity:codegen:kernel";
   b.original = b.reduced =
       ir::parse_module("def @main(%x: Tensor[(2), float32]) {\n  add(%x, %x)\n}\n");
   b.reduced_result = oracle::run_case(b.reduced, {});
   b.original_verdict = b.reduced_result.verdict;
-  const fs::path at = findings::write_bundle(dir.path(), b).dir;
+  const fs::path at = bundles::write_bundle(dir.path(), b).dir;
   std::ofstream(at / "structure.diff") << "from an earlier verdict\n";
   std::ofstream(at / "seen.json") << "{\"hits\": 7}\n";
   std::ofstream(at / "c" / "stale.c") << "int stale;\n";
   b.info["note"] = "second";
-  const findings::BundleWriteResult w = findings::write_bundle(dir.path(), b, /*replace=*/true);
+  const bundles::BundleWriteResult w = bundles::write_bundle(dir.path(), b, /*replace=*/true);
   EXPECT_TRUE(w.written);
   EXPECT_FALSE(fs::exists(at / "structure.diff")) << "the writer's own, and stale";
   EXPECT_FALSE(fs::exists(at / "c" / "stale.c")) << "c/ is the writer's, whole";
@@ -613,16 +613,16 @@ TEST(Bundles, LeftoversOfKilledCampaignsAreNeitherBundlesNorKept) {
   fs::create_directories(findings / "half");
   fs::create_directories(findings / "ok");
   std::ofstream(findings / "ok" / "verdict.json") << R"({"signature": "mismatch:codegen"})";
-  EXPECT_EQ(findings::load_bundle_signatures(findings), std::set<std::string>{"mismatch:codegen"});
+  EXPECT_EQ(bundles::load_bundle_signatures(findings), std::set<std::string>{"mismatch:codegen"});
   EXPECT_FALSE(fs::exists(findings / ".tmp-999999999-abc123"));
   EXPECT_TRUE(fs::exists(findings / mine));
-  EXPECT_TRUE(findings::load_bundle_signatures(findings / "missing").empty());
+  EXPECT_TRUE(bundles::load_bundle_signatures(findings / "missing").empty());
 }
 
 TEST(Bundles, DirectoryNamesKeepOnlySafeCharacters) {
-  EXPECT_EQ(findings::bundle_dir_name("arity:codegen:kernel"), "arity_codegen_kernel");
-  EXPECT_EQ(findings::bundle_dir_name("crash:run:external:SIGSEGV"), "crash_run_external_SIGSEGV");
-  EXPECT_EQ(findings::bundle_dir_name("../x y"), "___x_y");
+  EXPECT_EQ(bundles::bundle_dir_name("arity:codegen:kernel"), "arity_codegen_kernel");
+  EXPECT_EQ(bundles::bundle_dir_name("crash:run:external:SIGSEGV"), "crash_run_external_SIGSEGV");
+  EXPECT_EQ(bundles::bundle_dir_name("../x y"), "___x_y");
 }
 
 TEST(Campaign, FindingsDoNotDependOnTheNumberOfJobs) {

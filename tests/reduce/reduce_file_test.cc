@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "aot/bugs.h"
-#include "findings/replay.h"
+#include "bundles/replay.h"
 #include "ir/printer.h"
 #include "oracle/verdict.h"
 #include "reduce/reduce_file.h"
@@ -29,11 +29,11 @@ ReduceFileRequest request_for(const std::string& header) {
 }
 
 TEST(FirstFindingLine, SkipsPassAndInvalidInputLines) {
-  const std::vector<findings::ReplayLine> lines = {{3, "--merge", "pass"},
+  const std::vector<bundles::ReplayLine> lines = {{3, "--merge", "pass"},
                                                    {4, "--no-merge", "invalid-input:merge"},
                                                    {5, "--inject merge-siblings", "mismatch:merge"},
                                                    {6, "--no-merge", "arity:codegen:kernel"}};
-  const auto line = findings::first_finding_line(lines);
+  const auto line = bundles::first_finding_line(lines);
   ASSERT_TRUE(line.has_value());
   EXPECT_EQ(line->line, 5);
   EXPECT_EQ(line->flags, "--inject merge-siblings");
@@ -41,8 +41,8 @@ TEST(FirstFindingLine, SkipsPassAndInvalidInputLines) {
 
 TEST(FirstFindingLine, IsEmptyWhenEveryLineExpectsNoFinding) {
   EXPECT_FALSE(
-      findings::first_finding_line({{1, "--merge", "pass:run"}, {2, "", "invalid-input"}}));
-  EXPECT_FALSE(findings::first_finding_line({}));
+      bundles::first_finding_line({{1, "--merge", "pass:run"}, {2, "", "invalid-input"}}));
+  EXPECT_FALSE(bundles::first_finding_line({}));
 }
 
 TEST(PlanReduction, WithoutCommandLineFlagsTakesTheFlagsOfTheFilesFirstFinding) {
@@ -100,7 +100,7 @@ TEST(ReduceFile, ReducesTheSeedAndWritesAHeaderThatReplaysTheFinding) {
   const ReducedFile out = reduce_file(r, plan);
   EXPECT_GT(out.result.steps, 0u);
   EXPECT_LE(out.result.after.ops, out.result.before.ops);
-  const auto lines = findings::parse_replay_lines(out.text, "reduced.relay");
+  const auto lines = bundles::parse_replay_lines(out.text, "reduced.relay");
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_EQ(lines[0].expected, "arity:codegen:kernel");
   EXPECT_EQ(lines[0].flags, plan.flags);

@@ -1,5 +1,5 @@
 // The HTML report of a findings directory (report/html_report.h) and the campaign records and
-// plot_data it reads (findings/status_files.h). The page in a real browser: report_in_browser.py.
+// plot_data it reads (bundles/status_files.h). The page in a real browser: report_in_browser.py.
 #include "report/html_report.h"
 
 #include <gtest/gtest.h>
@@ -25,8 +25,8 @@ std::size_t count(const std::string& text, const std::string& needle) {
   return n;
 }
 
-findings::StatusSnapshot snapshot(std::time_t start, double elapsed, std::uint64_t cases) {
-  findings::StatusSnapshot s;
+bundles::StatusSnapshot snapshot(std::time_t start, double elapsed, std::uint64_t cases) {
+  bundles::StatusSnapshot s;
   s.start_time = start;
   s.now = start + static_cast<std::time_t>(elapsed);
   s.progress.elapsed_s = elapsed;
@@ -62,10 +62,10 @@ constexpr const char* kGraphvizSvg =
 TEST(PlotData, RowsReadBackAsTheyWereWrittenAndMalformedLinesAreSkipped) {
   auto s = snapshot(1'000'000, 12, 600);
   s.stats.cases_with_fused_tuple_param = 7;
-  const std::string text = std::string(findings::kPlotDataHeader) + "\n" +
-                           findings::plot_data_row(s) + "\n1, 2, 3\nnot a row\n" +
-                           findings::plot_data_row(snapshot(1'000'100, 5, 9)) + " trailing\n";
-  const auto rows = findings::parse_plot_data(text);
+  const std::string text = std::string(bundles::kPlotDataHeader) + "\n" +
+                           bundles::plot_data_row(s) + "\n1, 2, 3\nnot a row\n" +
+                           bundles::plot_data_row(snapshot(1'000'100, 5, 9)) + " trailing\n";
+  const auto rows = bundles::parse_plot_data(text);
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].unix_time, 1'000'012);
   EXPECT_EQ(rows[0].relative_time, 12);
@@ -78,13 +78,13 @@ TEST(PlotData, RowsReadBackAsTheyWereWrittenAndMalformedLinesAreSkipped) {
 TEST(CampaignRecords, EachCampaignKeepsOneRecordThatItsLatestUpdateReplaces) {
   host::TempDir dir("aotfuzz-report-test");
   {
-    findings::StatusFiles first(dir.path());
+    bundles::StatusFiles first(dir.path());
     first.update(snapshot(1'000'000, 5, 100));
     first.update(snapshot(1'000'000, 10, 200));
   }
-  findings::StatusFiles second(dir.path());
+  bundles::StatusFiles second(dir.path());
   second.update(snapshot(900'000, 3, 30));
-  const auto records = findings::read_campaign_records(dir.path());
+  const auto records = bundles::read_campaign_records(dir.path());
   // Same process, so the two campaigns differ by start time; records sort by it.
   ASSERT_EQ(records.size(), 2u);
   EXPECT_EQ(records[0].at("start_time").get<std::time_t>(), 900'000);
@@ -96,12 +96,12 @@ TEST(CampaignRecords, EachCampaignKeepsOneRecordThatItsLatestUpdateReplaces) {
 TEST(HtmlReport, APageShowsEveryCampaignBundleAndVerdictAndLoadsNothing) {
   host::TempDir dir("aotfuzz-report-test");
   {
-    findings::StatusFiles a(dir.path());
+    bundles::StatusFiles a(dir.path());
     a.update(snapshot(1'000'000, 5, 100));
     a.update(snapshot(1'000'000, 10, 250));
   }
   {
-    findings::StatusFiles b(dir.path());
+    bundles::StatusFiles b(dir.path());
     b.update(snapshot(1'000'020, 5, 80));
   }
   write_bundle(dir.path() / "arity_codegen_kernel", "arity:codegen:kernel", kGraphvizSvg);
@@ -147,7 +147,7 @@ std::string plot_svg(const std::string& page, const std::string& id) {
 TEST(HtmlReport, EachLegendEntryHasItsSeriesColourWhichTheStyleSheetCannotOverride) {
   host::TempDir dir("aotfuzz-report-test");
   {
-    findings::StatusFiles a(dir.path());
+    bundles::StatusFiles a(dir.path());
     a.update(snapshot(1'000'000, 0, 0));
     a.update(snapshot(1'000'000, 5, 100));
   }
@@ -192,7 +192,7 @@ TEST(HtmlReport, EachLegendEntryHasItsSeriesColourWhichTheStyleSheetCannotOverri
 TEST(HtmlReport, UniqueFindingsAreStepsCountedOnceAcrossTheCampaignsOfTheDirectory) {
   host::TempDir dir("aotfuzz-report-test");
   auto row = [](std::time_t start, double elapsed, std::size_t unique) {
-    findings::StatusSnapshot s =
+    bundles::StatusSnapshot s =
         snapshot(start, elapsed, 100 + 10 * static_cast<std::uint64_t>(elapsed));
     s.progress.unique_signatures = unique;
     return s;
@@ -201,18 +201,18 @@ TEST(HtmlReport, UniqueFindingsAreStepsCountedOnceAcrossTheCampaignsOfTheDirecto
   // The first campaign finds A; the second sees A again and finds B, so its own count (what its
   // plot_data rows hold) restarts at 0 and reaches 2.
   {
-    findings::StatusFiles first(dir.path());
+    bundles::StatusFiles first(dir.path());
     for (const auto& [t, n] : Rows{{0, 0}, {5, 1}, {10, 1}}) first.update(row(1'000'000, t, n));
   }
   {
-    findings::StatusFiles second(dir.path());
+    bundles::StatusFiles second(dir.path());
     for (const auto& [t, n] : Rows{{0, 0}, {5, 2}, {10, 2}}) second.update(row(1'000'020, t, n));
   }
   write_bundle(dir.path() / "a", "arity:codegen:kernel", kGraphvizSvg);
   write_bundle(dir.path() / "b", "mismatch:codegen", kGraphvizSvg);
-  findings::record_seen(dir.path() / "a", 3, 1'000'005);
-  findings::record_seen(dir.path() / "a", 1, 1'000'025);
-  findings::record_seen(dir.path() / "b", 1, 1'000'025);
+  bundles::record_seen(dir.path() / "a", 3, 1'000'005);
+  bundles::record_seen(dir.path() / "a", 1, 1'000'025);
+  bundles::record_seen(dir.path() / "b", 1, 1'000'025);
   const ReportInput input = load_report_input(dir.path());
   ASSERT_EQ(input.plot.size(), 6u);
 
@@ -257,7 +257,7 @@ TEST(HtmlReport, UniqueFindingsAreStepsCountedOnceAcrossTheCampaignsOfTheDirecto
 TEST(HtmlReport, AFindingFirstSeenOutsideEveryCampaignCountsFromTheCampaignBefore) {
   ReportInput in;
   auto row = [](std::time_t start, double relative) {
-    findings::PlotRow r;
+    bundles::PlotRow r;
     r.unix_time = start + static_cast<std::time_t>(relative);
     r.relative_time = relative;
     return r;

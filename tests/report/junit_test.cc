@@ -49,16 +49,16 @@ TEST(JUnit, ReportIsWellFormedXmlWithTheRightTotals) {
 }
 
 TEST(JUnit, EnvironmentFailuresAreErrorsAndInterruptedFilesAreSkippedNotFailures) {
-  findings::FileReplay no_compiler;
+  bundles::FileReplay no_compiler;
   no_compiler.path = "corpus/seed/a.relay";
-  findings::ReplayRun run{findings::ReplayLine{2, "--merge", "pass"},
+  bundles::ReplayRun run{bundles::ReplayLine{2, "--merge", "pass"},
                           "toolchain-error:run",
                           "toolchain-error at run: no C compiler found",
                           false,
                           {}};
   run.environment = true;
   no_compiler.runs.push_back(run);
-  findings::FileReplay not_run;
+  bundles::FileReplay not_run;
   not_run.path = "corpus/seed/b.relay";
   not_run.interrupted = true;
   const JUnitSuite suite = replay_suite({no_compiler, not_run});
@@ -77,12 +77,12 @@ TEST(JUnit, EnvironmentFailuresAreErrorsAndInterruptedFilesAreSkippedNotFailures
 }
 
 TEST(JUnit, ReplaySuiteHasOneCasePerFileNamedByDirectory) {
-  findings::FileReplay ok;
+  bundles::FileReplay ok;
   ok.path = "corpus/conformance/single_op.relay";
-  ok.runs.push_back({findings::ReplayLine{0, "--merge", "pass"}, "pass:run", "pass", true, {}});
-  findings::FileReplay bad;
+  ok.runs.push_back({bundles::ReplayLine{0, "--merge", "pass"}, "pass:run", "pass", true, {}});
+  bundles::FileReplay bad;
   bad.path = "corpus/regressions/x.relay";
-  bad.runs.push_back({findings::ReplayLine{3, "--no-merge", "pass"},
+  bad.runs.push_back({bundles::ReplayLine{3, "--no-merge", "pass"},
                       "arity:codegen:kernel",
                       "arity ...",
                       false,

@@ -67,9 +67,9 @@ TEST(Sarif, ACrashFindingsMessageSaysWhatCrashedWhere) {
 }
 
 TEST(Sarif, ALineTheEnvironmentCouldNotRunIsNoResult) {
-  findings::FileReplay file;
+  bundles::FileReplay file;
   file.path = "corpus/x.relay";
-  findings::ReplayRun run;
+  bundles::ReplayRun run;
   run.actual = "toolchain-error:run";
   run.environment = true;
   file.runs.push_back(run);
@@ -77,9 +77,9 @@ TEST(Sarif, ALineTheEnvironmentCouldNotRunIsNoResult) {
 }
 
 TEST(Sarif, PassingReplaysGiveNoResult) {
-  findings::FileReplay ok;
+  bundles::FileReplay ok;
   ok.path = "corpus/x.relay";
-  findings::ReplayRun run;
+  bundles::ReplayRun run;
   run.ok = true;
   run.actual = "pass:run";
   ok.runs.push_back(run);

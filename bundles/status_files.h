@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "findings/campaign_stats.h"
+#include "bundles/campaign_stats.h"
 
-namespace aotfuzz::findings {
+namespace aotfuzz::bundles {
 
 /// Writes `text` to `path` through a temporary file in the same directory and a rename. Throws
 /// std::system_error when it cannot.
@@ -118,4 +118,4 @@ SeenRecord read_seen(const std::filesystem::path& bundle_dir);
 void record_seen(const std::filesystem::path& bundle_dir, std::uint64_t hits, std::time_t now,
                  bool new_campaign = true);
 
-}  // namespace aotfuzz::findings
+}  // namespace aotfuzz::bundles

@@ -1,5 +1,5 @@
 // Triage across TVM builds: a bundle's first finding line, replayed on each build.
-#include "findings/triage.h"
+#include "bundles/triage.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -7,9 +7,9 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "findings/bundle.h"
-#include "findings/replay.h"
-#include "findings/status_files.h"
+#include "bundles/bundle.h"
+#include "bundles/replay.h"
+#include "bundles/status_files.h"
 #include "ir/parser.h"
 #include "ir/verify.h"
 #include "oracle/oracle.h"
@@ -17,13 +17,8 @@
 #include "reduce/reduce_file.h"
 #include "systems/systems.h"
 
-namespace aotfuzz::findings {
-namespace {
-
-// Triage replays findings of this system on each of its configured builds.
-constexpr std::string_view kTriagedSystem = "tvm";
-
-}  // namespace
+namespace aotfuzz::bundles {
+namespace {}  // namespace
 
 TriageBuild parse_triage_build(const std::string& text) {
   const std::size_t eq = text.find('=');
@@ -76,7 +71,7 @@ std::string_view triage_outcome_name(TriageOutcome outcome) {
 
 Triage::Triage(std::vector<TriageBuild> builds) : builds_(std::move(builds)) {
   for (const auto& b : builds_) {
-    systems_.push_back(systems::make_system({std::string(kTriagedSystem), b.home.string(), ""}));
+    systems_.push_back(systems::make_built_system(b.home.string()));
   }
 }
 
@@ -107,7 +102,7 @@ TriageCase load_triage_case(const std::filesystem::path& relay, const std::strin
                                 "finding, so neither the flags nor the finding are known");
   }
   c.flags = line->flags;
-  if (oracle::system_of(c.options).spec().name != kTriagedSystem) {
+  if (oracle::system_of(c.options).spec().name != systems::built_system_name()) {
     throw std::invalid_argument(path + ":" + std::to_string(line->line) +
                                 ": not a TVM finding (its replay line has no --sut tvm)");
   }
@@ -223,4 +218,4 @@ std::string triage_table(const std::vector<BundleSummary>& bundles,
   return out;
 }
 
-}  // namespace aotfuzz::findings
+}  // namespace aotfuzz::bundles

@@ -1,6 +1,6 @@
-// Merging findings directories (findings/merge_findings.h), on directories laid out by hand as
+// Merging findings directories (bundles/merge_findings.h), on directories laid out by hand as
 // campaigns lay them out: bundles, seen.json, campaign records, plot_data, fuzzer_stats.
-#include "findings/merge_findings.h"
+#include "bundles/merge_findings.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -13,14 +13,14 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "findings/bundle.h"
-#include "findings/findings_list.h"
-#include "findings/status_files.h"
+#include "bundles/bundle.h"
+#include "bundles/findings_list.h"
+#include "bundles/status_files.h"
 #include "host/tempdir.h"
 #include "report/html_report.h"
 #include "tests/support/files.h"
 
-namespace aotfuzz::findings {
+namespace aotfuzz::bundles {
 namespace {
 
 namespace fs = std::filesystem;
@@ -44,7 +44,7 @@ struct BundleSpec {
   json extra = json::object();  // merged into verdict.json
 };
 
-// A bundle as a campaign writes it (findings/bundle.cc), in findings directory `dir`.
+// A bundle as a campaign writes it (bundles/bundle.cc), in findings directory `dir`.
 fs::path add_bundle(const fs::path& dir, const BundleSpec& s) {
   const fs::path b = dir / bundle_dir_name(s.signature);
   fs::create_directories(b / "c");
@@ -225,7 +225,7 @@ TEST(MergeFindings, AReplayRecordedInSeenJsonStaysWhenTheMergeKeepsTheBundle) {
 TEST(MergeFindings, ABundleACampaignIsStillBuildingInASourceIsLeftOut) {
   Shards t;
   add_bundle(t.s0, {});
-  // findings/bundle.cc builds a bundle in .tmp-<pid>-XXXXXX, then renames it into place.
+  // bundles/bundle.cc builds a bundle in .tmp-<pid>-XXXXXX, then renames it into place.
   const fs::path building = t.s0 / (".tmp-" + std::to_string(::getpid()) + "-abcdef");
   fs::rename(add_bundle(t.root.file("half"), {.signature = "mismatch:run"}), building);
 
@@ -356,4 +356,4 @@ TEST(MergeFindings, AMergedDirectoryMergesIntoAnotherWithItsSourcesNamed) {
 }
 
 }  // namespace
-}  // namespace aotfuzz::findings
+}  // namespace aotfuzz::bundles

@@ -13,7 +13,7 @@
 #include "oracle/oracle.h"
 #include "oracle/verdict.h"
 
-namespace aotfuzz::findings {
+namespace aotfuzz::bundles {
 
 /// Everything a bundle holds.
 struct Bundle {
@@ -97,4 +97,4 @@ std::string read_text_file(const std::filesystem::path& path);
 /// A missing directory has none.
 std::set<std::string> load_bundle_signatures(const std::filesystem::path& findings_dir);
 
-}  // namespace aotfuzz::findings
+}  // namespace aotfuzz::bundles

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace aotfuzz::findings {
+namespace aotfuzz::bundles {
 
 /// The file in the target that a merge holds an exclusive flock on while it writes.
 inline constexpr const char* kMergeLockName = ".merge.lock";
@@ -60,4 +60,4 @@ MergeResult merge_findings(const std::filesystem::path& into,
                            const std::vector<std::filesystem::path>& sources,
                            const WriteReport& write_report = {});
 
-}  // namespace aotfuzz::findings
+}  // namespace aotfuzz::bundles

@@ -1,6 +1,6 @@
 // Merging findings directories: bundles by signature, counts by source, campaign records and plot
 // data by source, and the report over the whole.
-#include "findings/merge_findings.h"
+#include "bundles/merge_findings.h"
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -18,13 +18,13 @@
 #include <tuple>
 #include <utility>
 
-#include "findings/bundle.h"
-#include "findings/findings_list.h"
-#include "findings/status_files.h"
+#include "bundles/bundle.h"
+#include "bundles/findings_list.h"
+#include "bundles/status_files.h"
 #include "host/shell_words.h"
 #include "host/tempdir.h"
 
-namespace aotfuzz::findings {
+namespace aotfuzz::bundles {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -129,7 +129,7 @@ std::map<std::string, Copy> read_copies(const fs::path& dir, const std::string& 
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return out;
   for (auto& b : list_bundles(dir)) {
-    // A bundle being built (`.tmp-<pid>-...`, findings/bundle.cc) is no bundle yet.
+    // A bundle being built (`.tmp-<pid>-...`, bundles/bundle.cc) is no bundle yet.
     if (b.dir.filename().string().rfind('.', 0) == 0) continue;
     Copy c;
     c.label = label;
@@ -261,7 +261,7 @@ class SignatureMerge {
       fs::rename(tmp, dir);
       return Outcome::kAdded;
     }
-    // One atomic exchange, as a campaign swaps a bundle for its reduction (findings/bundle.cc).
+    // One atomic exchange, as a campaign swaps a bundle for its reduction (bundles/bundle.cc).
     if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, dir.c_str(), RENAME_EXCHANGE) != 0) {
       const int err = errno;
       std::error_code ignored;
@@ -510,4 +510,4 @@ MergeResult merge_findings(const fs::path& into, const std::vector<fs::path>& so
   return result;
 }
 
-}  // namespace aotfuzz::findings
+}  // namespace aotfuzz::bundles

@@ -14,7 +14,7 @@
 #include "oracle/oracle.h"
 #include "oracle/verdict.h"
 
-namespace aotfuzz::findings {
+namespace aotfuzz::bundles {
 
 /// Counters of a campaign (all cases of this run). Every member is a std::uint64_t count summed
 /// over cases: operator+= adds them all as one array, so a new member must be one too.
@@ -85,4 +85,4 @@ Progress progress_of(const CampaignStats& stats, double elapsed_s, std::size_t u
 /// The statistics as the --stats JSON and fuzzer_stats hold them.
 nlohmann::json stats_json(const CampaignStats& stats);
 
-}  // namespace aotfuzz::findings
+}  // namespace aotfuzz::bundles

@@ -1,7 +1,7 @@
-// The bisection model (findings/bisect.h) without git or builds: which candidate the search builds
+// The bisection model (bundles/bisect.h) without git or builds: which candidate the search builds
 // next, how skipped steps leave an answer open, the PR number of a subject, and bisect.json's
 // refusal of outcomes recorded for another setup.
-#include "findings/bisect.h"
+#include "bundles/bisect.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 
 #include "host/tempdir.h"
 
-namespace aotfuzz::findings {
+namespace aotfuzz::bundles {
 namespace {
 
 // Candidates c0..c(n-1), the newer end the last of them (as git rev-list lists it).
@@ -183,4 +183,4 @@ TEST(BisectRecord, OutcomesAreReusedForTheSameSetupAndRefusedForAnother) {
 }
 
 }  // namespace
-}  // namespace aotfuzz::findings
+}  // namespace aotfuzz::bundles

@@ -1,12 +1,12 @@
 // A TVM build to triage findings on: what a campaign's options and the triage both name, apart
-// from the triage itself (findings/triage.h), which reads bundles and so sits above the campaign's
+// from the triage itself (bundles/triage.h), which reads bundles and so sits above the campaign's
 // types.
 #pragma once
 
 #include <filesystem>
 #include <string>
 
-namespace aotfuzz::findings {
+namespace aotfuzz::bundles {
 
 /// One TVM build to triage on, in the order builds are listed (oldest first, by convention).
 struct TriageBuild {
@@ -14,4 +14,4 @@ struct TriageBuild {
   std::filesystem::path home;
 };
 
-}  // namespace aotfuzz::findings
+}  // namespace aotfuzz::bundles

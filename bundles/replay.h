@@ -17,7 +17,7 @@
 #include "oracle/oracle.h"
 #include "systems/systems.h"
 
-namespace aotfuzz::findings {
+namespace aotfuzz::bundles {
 
 /// A malformed replay line or flag string; what() names the file and line when known.
 using ReplayError = oracle::FlagError;
@@ -121,4 +121,4 @@ std::vector<FileReplay> replay_files(const std::vector<std::string>& files, int 
 /// The first replay line of a header that expects a finding (neither pass nor invalid-input).
 std::optional<ReplayLine> first_finding_line(const std::vector<ReplayLine>& lines);
 
-}  // namespace aotfuzz::findings
+}  // namespace aotfuzz::bundles

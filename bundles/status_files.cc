@@ -1,4 +1,4 @@
-#include "findings/status_files.h"
+#include "bundles/status_files.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -15,11 +15,11 @@
 #include <system_error>
 #include <thread>
 
-#include "findings/bundle.h"
-#include "findings/campaign_stats.h"
+#include "bundles/bundle.h"
+#include "bundles/campaign_stats.h"
 #include "oracle/verdict.h"
 
-namespace aotfuzz::findings {
+namespace aotfuzz::bundles {
 
 namespace fs = std::filesystem;
 
@@ -332,4 +332,4 @@ void record_seen(const fs::path& bundle_dir, std::uint64_t hits, std::time_t now
   write_file_atomically(bundle_dir / "seen.json", j.dump(2) + "\n");
 }
 
-}  // namespace aotfuzz::findings
+}  // namespace aotfuzz::bundles

@@ -21,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-namespace aotfuzz::findings {
+namespace aotfuzz::bundles {
 
 /// What one built commit says about the finding.
 enum class StepOutcome {
@@ -145,4 +145,4 @@ std::optional<double> step_estimate_seconds(const BisectSteps& steps);
 /// "1h05m", "12m30s", "40s".
 std::string duration_text(double seconds);
 
-}  // namespace aotfuzz::findings
+}  // namespace aotfuzz::bundles

@@ -1,5 +1,5 @@
 // Atomic finding bundles and their discovery on resume.
-#include "findings/bundle.h"
+#include "bundles/bundle.h"
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -14,7 +14,7 @@
 #include <system_error>
 #include <utility>
 
-#include "findings/replay.h"
+#include "bundles/replay.h"
 #include "host/process.h"
 #include "host/shell_words.h"
 #include "host/tempdir.h"
@@ -24,7 +24,7 @@
 #include "oracle/module_diff.h"
 #include "oracle/structure.h"
 
-namespace aotfuzz::findings {
+namespace aotfuzz::bundles {
 namespace {
 
 namespace fs = std::filesystem;
@@ -368,4 +368,4 @@ std::set<std::string> load_bundle_signatures(const fs::path& findings_dir) {
   return out;
 }
 
-}  // namespace aotfuzz::findings
+}  // namespace aotfuzz::bundles

@@ -1,5 +1,5 @@
-// The bisection model (findings/bisect.h): outcomes, the search with skips, bisect.json, answers.
-#include "findings/bisect.h"
+// The bisection model (bundles/bisect.h): outcomes, the search with skips, bisect.json, answers.
+#include "bundles/bisect.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,10 +7,10 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "findings/bundle.h"
-#include "findings/status_files.h"
+#include "bundles/bundle.h"
+#include "bundles/status_files.h"
 
-namespace aotfuzz::findings {
+namespace aotfuzz::bundles {
 namespace {
 
 constexpr int kRecordVersion = 1;
@@ -356,4 +356,4 @@ std::string bisect_progress_line(int step, std::size_t candidates_left, const st
   return line;
 }
 
-}  // namespace aotfuzz::findings
+}  // namespace aotfuzz::bundles

@@ -3,13 +3,13 @@
 #include <gtest/gtest.h>
 #include <fstream>
 
-#include "findings/replay.h"
+#include "bundles/replay.h"
 #include "host/tempdir.h"
 #include "oracle/oracle.h"
 #include "report/junit_suites.h"
 #include "tests/support/files.h"
 
-namespace aotfuzz::findings {
+namespace aotfuzz::bundles {
 namespace {
 
 constexpr const char* kGraph = R"(#[version = "0.0.5"]
@@ -182,4 +182,4 @@ TEST(Replay, CollectsRelayFilesOfDirectoriesSortedAndRejectsMissingPaths) {
 }
 
 }  // namespace
-}  // namespace aotfuzz::findings
+}  // namespace aotfuzz::bundles

@@ -1,5 +1,5 @@
 // A campaign's statistics: the counters as one array for their sum, and a case's share of them.
-#include "findings/campaign_stats.h"
+#include "bundles/campaign_stats.h"
 
 #include <algorithm>
 #include <bit>
@@ -10,7 +10,7 @@
 #include "generator/stats.h"
 #include "ir/traversal.h"
 
-namespace aotfuzz::findings {
+namespace aotfuzz::bundles {
 namespace {
 
 // The counters seen as one array: a sum that no new counter can be left out of. No padding may
@@ -173,4 +173,4 @@ nlohmann::json stats_json(const CampaignStats& s) {
   };
 }
 
-}  // namespace aotfuzz::findings
+}  // namespace aotfuzz::bundles

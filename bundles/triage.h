@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "findings/findings_list.h"
-#include "findings/triage_build.h"
+#include "bundles/findings_list.h"
+#include "bundles/triage_build.h"
 #include "ir/module.h"
 #include "oracle/oracle.h"
 
-namespace aotfuzz::findings {
+namespace aotfuzz::bundles {
 
 /// `LABEL=DIR`; throws std::invalid_argument naming what is wrong.
 TriageBuild parse_triage_build(const std::string& text);
@@ -91,4 +91,4 @@ std::string triage_table(const std::vector<BundleSummary>& bundles,
                          const std::vector<std::optional<TriageRow>>& rows,
                          const std::vector<TriageBuild>& builds);
 
-}  // namespace aotfuzz::findings
+}  // namespace aotfuzz::bundles

@@ -1,4 +1,4 @@
-#include "findings/findings_list.h"
+#include "bundles/findings_list.h"
 
 #include <sys/stat.h>
 
@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <system_error>
 
-#include "findings/bundle.h"
+#include "bundles/bundle.h"
 
-namespace aotfuzz::findings {
+namespace aotfuzz::bundles {
 
 namespace fs = std::filesystem;
 
@@ -144,4 +144,4 @@ nlohmann::json to_json(const std::vector<BundleSummary>& bundles) {
   return out;
 }
 
-}  // namespace aotfuzz::findings
+}  // namespace aotfuzz::bundles

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "findings/replay.h"
-#include "findings/status_files.h"
+#include "bundles/replay.h"
+#include "bundles/status_files.h"
 
-namespace aotfuzz::findings {
+namespace aotfuzz::bundles {
 
 struct BundleSummary {
   std::string signature;
@@ -27,10 +27,10 @@ struct BundleSummary {
   std::string replay;
   /// The reduced graph's verdict, one line (verdict.json's verdict.summary).
   std::string verdict_summary;
-  /// verdict.json's "triage" (findings/triage.h: the bundle on every configured TVM build), or
+  /// verdict.json's "triage" (bundles/triage.h: the bundle on every configured TVM build), or
   /// null.
   nlohmann::json triage;
-  /// verdict.json's "bisect" (findings/bisect.h: the TVM commit that introduced or fixed it), or
+  /// verdict.json's "bisect" (bundles/bisect.h: the TVM commit that introduced or fixed it), or
   /// null.
   nlohmann::json bisect;
   /// After rerun(): whether the reduced graph still gives the bundle's verdict; nullopt when it
@@ -65,4 +65,4 @@ std::string utc(std::time_t t);
 std::string findings_table(const std::vector<BundleSummary>& bundles);
 nlohmann::json to_json(const std::vector<BundleSummary>& bundles);
 
-}  // namespace aotfuzz::findings
+}  // namespace aotfuzz::bundles

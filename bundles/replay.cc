@@ -1,5 +1,5 @@
 // Replay lines, flag strings and corpus replay.
-#include "findings/replay.h"
+#include "bundles/replay.h"
 
 #include <algorithm>
 #include <atomic>
@@ -17,7 +17,7 @@
 #include "ir/verify.h"
 #include "oracle/verdict.h"
 
-namespace aotfuzz::findings {
+namespace aotfuzz::bundles {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -312,4 +312,4 @@ std::optional<ReplayLine> first_finding_line(const std::vector<ReplayLine>& line
   return std::nullopt;
 }
 
-}  // namespace aotfuzz::findings
+}  // namespace aotfuzz::bundles

@@ -1,6 +1,6 @@
-// The files a monitor reads while a campaign runs (findings/status_files.h) and the listing of a
-// findings directory (findings/findings_list.h).
-#include "findings/status_files.h"
+// The files a monitor reads while a campaign runs (bundles/status_files.h) and the listing of a
+// findings directory (bundles/findings_list.h).
+#include "bundles/status_files.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -9,13 +9,13 @@
 #include <fstream>
 #include <sstream>
 
-#include "findings/bundle.h"
-#include "findings/findings_list.h"
+#include "bundles/bundle.h"
+#include "bundles/findings_list.h"
 #include "fuzz/campaign.h"
 #include "host/tempdir.h"
 #include "tests/support/files.h"
 
-namespace aotfuzz::findings {
+namespace aotfuzz::bundles {
 namespace {
 
 namespace fs = std::filesystem;
@@ -196,4 +196,4 @@ TEST(FindingsList, ARerunMarksABundleThatNoLongerReproducesAsFixed) {
 }
 
 }  // namespace
-}  // namespace aotfuzz::findings
+}  // namespace aotfuzz::bundles

@@ -1,7 +1,7 @@
-// Triage across TVM builds (findings/triage.h), on the fake TVM packages of tests/tvm: a bundle's
+// Triage across TVM builds (bundles/triage.h), on the fake TVM packages of tests/tvm: a bundle's
 // first finding line replayed on each build gives one cell per build and the range of builds it
 // reproduces on, recorded in its verdict.json.
-#include "findings/triage.h"
+#include "bundles/triage.h"
 
 #include <gtest/gtest.h>
 
@@ -9,14 +9,14 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "findings/bundle.h"
+#include "bundles/bundle.h"
 #include "fuzz/campaign.h"
 #include "host/tempdir.h"
 #include "report/html_report.h"
 #include "systems/systems.h"
 #include "tests/support/files.h"
 
-namespace aotfuzz::findings {
+namespace aotfuzz::bundles {
 namespace {
 
 namespace fs = std::filesystem;
@@ -132,4 +132,4 @@ TEST(Triage, BuildsAreLabelEqualsDirOrLinesOfAFile) {
 }
 
 }  // namespace
-}  // namespace aotfuzz::findings
+}  // namespace aotfuzz::bundles
