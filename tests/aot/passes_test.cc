@@ -273,7 +273,8 @@ std::vector<std::string> outlined_param_names(const std::string& target) {
                                                                  ir::compiler_begin(y, target)}),
                                              target)));
   std::vector<std::string> names;
-  for (const auto& [name, fn] : partition_graph(m, Options{}).functions()) {
+  const ir::Module outlined = partition_graph(m, Options{});
+  for (const auto& [name, fn] : outlined.functions()) {
     if (name == "main") continue;
     for (const ir::Var& param : fn->params()) names.push_back(param->name());
   }
