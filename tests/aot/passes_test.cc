@@ -268,10 +268,10 @@ std::vector<std::string> outlined_param_names(const std::string& target) {
   const ir::Var& y = in.main()->params()[1];
   ir::Module m;
   m.add("main", ir::FunctionNode::make(
-                    {x, y}, ir::compiler_end(ir::CallNode::make(ir::Op::kAdd,
-                                                                {ir::compiler_begin(x, target),
-                                                                 ir::compiler_begin(y, target)}),
-                                             target)));
+                    {x, y}, ir::compiler_end(
+                                ir::CallNode::make(ir::Op::kAdd, {ir::compiler_begin(x, target),
+                                                                  ir::compiler_begin(y, target)}),
+                                target)));
   std::vector<std::string> names;
   const ir::Module outlined = partition_graph(m, Options{});
   for (const auto& [name, fn] : outlined.functions()) {
