@@ -42,8 +42,6 @@ inline std::optional<Bug> parse_bug(std::string_view name) {
   return std::nullopt;
 }
 
-inline std::string_view bug_name(Bug bug) { return bug_table()[static_cast<unsigned>(bug)].name; }
-
 /// The switches in force for one pipeline run.
 class BugSet {
  public:

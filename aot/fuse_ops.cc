@@ -585,9 +585,4 @@ const std::string& KernelNames::name_of(const ir::FunctionNode* primitive) const
   return kernels_[*kernel].name;
 }
 
-std::string kernel_name(const ir::Module& fused, const ir::FunctionNode& primitive,
-                        std::string_view mod_name) {
-  return KernelNames(fused, mod_name).name_of(&primitive);
-}
-
 }  // namespace aotfuzz::aot

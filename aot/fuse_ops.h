@@ -72,8 +72,4 @@ class KernelNames {
   ir::NodeMap<std::size_t> kernel_of_;  // by primitive function
 };
 
-/// KernelNames(fused, mod_name).name_of(&primitive): the C name codegen gives `primitive`.
-std::string kernel_name(const ir::Module& fused, const ir::FunctionNode& primitive,
-                        std::string_view mod_name);
-
 }  // namespace aotfuzz::aot

@@ -211,7 +211,7 @@ class Partitioner {
       meta.args.reserve(region->ins.size());
       meta.param_prefix = param_name_prefix(region->target, region->id);
     }
-    // outlined_param_name(region->target, region->id, *index), from the region's prefix.
+    // `<target>_<region id>_i<index>`, from the region's prefix.
     char digits[16];
     const auto num_digits = static_cast<std::size_t>(
         std::to_chars(digits, digits + sizeof digits, *index).ptr - digits);
@@ -404,10 +404,6 @@ std::string outlined_name(std::string_view mod_name, std::string_view target,
   name.append(mangled_module_name(mod_name)).append("_").append(target).append("_");
   name.append(caller).append("_").append(digits);
   return sanitize_name(std::move(name));
-}
-
-std::string outlined_param_name(std::string_view target, int region_id, int index) {
-  return param_name_prefix(target, region_id) + std::to_string(index);
 }
 
 ir::Expr flatten_tuple_outputs(const ir::Expr& body) {

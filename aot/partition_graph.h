@@ -36,9 +36,6 @@ ir::Module partition_graph(const ir::Module& module, const Options& options);
 /// turned into '_' (TVM's SanitizeName over the mangled name).
 std::string outlined_name(std::string_view mod_name, std::string_view target,
                           std::string_view caller, int region_id);
-/// `<target>_<region_id>_i<index>` with the target as given, as TVM names it (the text form
-/// quotes it); a target no quoted name can carry is spelled as ir::local_spelling spells it.
-std::string outlined_param_name(std::string_view target, int region_id, int index);
 
 /// TVM's FlattenTupleOutputs on one body: `compiler_end(Tuple(a, b))` becomes
 /// `Tuple(compiler_end(a), compiler_end(b))`.

@@ -1,7 +1,6 @@
 // The C runtime header (aotfuzz_runtime.h) that generated code and test harnesses include.
 #pragma once
 
-#include <filesystem>
 #include <string_view>
 
 namespace aotfuzz::aot {
@@ -23,9 +22,5 @@ inline constexpr std::string_view kRuntimeHeaderName = "aotfuzz_runtime.h";
 /// otherwise unused num_args parameter from warning) and AOTFUZZ_DEFINE_TRACE_FILE declares
 /// nothing that needs a definition.
 std::string_view runtime_header_text();
-
-/// Writes runtime_header_text() to `dir / kRuntimeHeaderName` and returns that path; throws
-/// std::filesystem::filesystem_error when the file cannot be written.
-std::filesystem::path write_runtime_header(const std::filesystem::path& dir);
 
 }  // namespace aotfuzz::aot

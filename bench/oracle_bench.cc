@@ -40,7 +40,8 @@ struct Fixture {
   host::TempDir dir{"aotfuzz-bench"};
   std::string source;
   Fixture() {
-    aotfuzz::aot::write_runtime_header(dir.path());
+    std::ofstream(dir.file(aotfuzz::aot::kRuntimeHeaderName), std::ios::binary)
+        << aotfuzz::aot::runtime_header_text();
     source = dir.file("trivial.c").string();
     std::ofstream(source) << kTrivial;
   }

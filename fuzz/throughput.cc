@@ -133,15 +133,6 @@ double run_floor(const CampaignOptions& o, std::uint64_t& cases_run) {
   return static_cast<double>(n) / std::max(1e-9, secs);
 }
 
-}  // namespace
-
-std::vector<std::pair<std::string, std::uint64_t>> signature_counts(
-    const CampaignOptions& options) {
-  return run_mode(options, options.executor).signatures;
-}
-
-namespace {
-
 // A system whose programs are not batched: its own path (the system's work for some cases
 // overlapping the programs of others, where it can) against one case at a time, alternating.
 ThroughputResult measure_unbatched(CampaignOptions o, const ThroughputOptions& options) {

@@ -57,8 +57,4 @@ ThroughputResult measure_throughput(const ThroughputOptions& options);
 /// The printed report (lines, no trailing newline).
 std::string format_throughput(const ThroughputResult& result, const ThroughputOptions& options);
 
-/// Signature counts of a campaign's cases, sorted by signature (for comparisons).
-std::vector<std::pair<std::string, std::uint64_t>> signature_counts(
-    const CampaignOptions& options);
-
 }  // namespace aotfuzz::fuzz

@@ -343,20 +343,6 @@ std::map<std::string, std::string> RunLimits::minimal_environment() {
   return env;
 }
 
-const char* exit_kind_name(ExitKind kind) {
-  switch (kind) {
-    case ExitKind::kExited:
-      return "exited";
-    case ExitKind::kSignaled:
-      return "signaled";
-    case ExitKind::kTimedOut:
-      return "timed-out";
-    case ExitKind::kStartFailed:
-      return "start-failed";
-  }
-  return "unknown";
-}
-
 std::string signal_name(int signal) {
   switch (signal) {
     case SIGHUP:

@@ -53,9 +53,6 @@ enum class ExitKind {
   kStartFailed,  ///< could not be started (no such file, not executable, fork failed)
 };
 
-/// "exited", "signaled", "timed-out", "start-failed".
-const char* exit_kind_name(ExitKind kind);
-
 /// "SIGSEGV" for SIGSEGV, ..., "SIG<n>" for numbers without a name.
 std::string signal_name(int signal);
 

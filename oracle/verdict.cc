@@ -119,10 +119,6 @@ CalleeKind callee_kind_of(const std::string& callee, const std::string& mod_name
   if (callee.rfind(prefix + "fused_", 0) == 0) return CalleeKind::kKernel;
   return CalleeKind::kExternal;
 }
-
-std::optional<CalleeKind> parse_callee_kind(std::string_view name) {
-  return parse_name<CalleeKind>(kCalleeNames, name);
-}
 std::string_view arity_evidence_name(ArityEvidence evidence) {
   return kEvidenceNames.at(static_cast<int>(evidence));
 }

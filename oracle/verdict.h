@@ -74,7 +74,6 @@ std::string_view callee_kind_name(CalleeKind kind);
 /// The kind of the generated function `callee` of module `mod_name`, from its name:
 /// tvmgen_<mod>_run_model, tvmgen_<mod>_run, tvmgen_<mod>_fused_..., else external.
 CalleeKind callee_kind_of(const std::string& callee, const std::string& mod_name);
-std::optional<CalleeKind> parse_callee_kind(std::string_view name);
 /// "static", "dynamic".
 std::string_view arity_evidence_name(ArityEvidence evidence);
 

@@ -672,16 +672,6 @@ std::vector<std::int64_t> broadcast_shapes(const std::vector<std::int64_t>& a,
   return out;
 }
 
-Value apply_elementwise(ir::Op op, const Value& a, const Value& b) {
-  if (!ir::is_elementwise(op)) {
-    throw EvalError(std::string(ir::op_name(op)) + " is not an elementwise op");
-  }
-  check_elementwise_operands(op, a, b);
-  ir::Type out_type = ir::TypeNode::tensor(broadcast_shapes(a.type()->shape(), b.type()->shape()),
-                                           a.type()->dtype());
-  return elementwise(op, a, b, std::move(out_type), kUnknownBytes);
-}
-
 Value evaluate(const ir::Module& module, const std::string& function,
                const std::vector<Value>& args) {
   PlanCache plans;

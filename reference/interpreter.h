@@ -74,8 +74,4 @@ Value evaluate_function(const ir::Module& module, const ir::Function& fn, const 
 std::vector<std::int64_t> broadcast_shapes(const std::vector<std::int64_t>& a,
                                            const std::vector<std::int64_t>& b);
 
-/// One elementwise op (add, subtract or multiply) on two tensors of one dtype, with
-/// broadcasting. Throws EvalError on a non-elementwise op, a dtype or shape mismatch.
-Value apply_elementwise(ir::Op op, const Value& a, const Value& b);
-
 }  // namespace aotfuzz::reference

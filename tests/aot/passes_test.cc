@@ -18,6 +18,7 @@
 #include "ir/verify.h"
 #include "reference/inputs.h"
 #include "reference/interpreter.h"
+#include "tests/support/bugs.h"
 #include "tests/support/graphs.h"
 
 namespace aotfuzz::aot {
@@ -257,9 +258,36 @@ TEST(Partition, NamesFollowTvmWithSanitizedTargets) {
   EXPECT_EQ(outlined_name("default", "ccompiler", "main", 0), "tvmgen_default_ccompiler_main_0");
   EXPECT_EQ(outlined_name("default", "unsanitary-name++", "main", 3),
             "tvmgen_default_unsanitary_name___main_3");
-  EXPECT_EQ(outlined_param_name("ccompiler", 2, 1), "ccompiler_2_i1");
-  EXPECT_EQ(outlined_param_name("3d.acc", 0, 0), "3d.acc_0_i0");  // TVM's raw target
-  EXPECT_EQ(outlined_param_name("a\"b", 1, 2), "a_b_1_i2");       // no quoted name carries '"'
+}
+
+// The parameter names partition_graph gives the function it outlines from one region of `target`
+// reading both parameters of main.
+std::vector<std::string> outlined_param_names(const std::string& target) {
+  const ir::Module in = parse("def @main(%x: " + kT + ", %y: " + kT + ") { add(%x, %y) }");
+  const ir::Var& x = in.main()->params()[0];
+  const ir::Var& y = in.main()->params()[1];
+  ir::Module m;
+  m.add("main", ir::FunctionNode::make(
+                    {x, y}, ir::compiler_end(
+                                ir::CallNode::make(ir::Op::kAdd, {ir::compiler_begin(x, target),
+                                                                  ir::compiler_begin(y, target)}),
+                                target)));
+  std::vector<std::string> names;
+  const ir::Module outlined = partition_graph(m, Options{});
+  for (const auto& [name, fn] : outlined.functions()) {
+    if (name == "main") continue;
+    for (const ir::Var& param : fn->params()) names.push_back(param->name());
+  }
+  return names;
+}
+
+TEST(Partition, NamesOutlinedParametersAfterTheRawTarget) {
+  EXPECT_EQ(outlined_param_names("ccompiler"),
+            (std::vector<std::string>{"ccompiler_0_i0", "ccompiler_0_i1"}));
+  EXPECT_EQ(outlined_param_names("3d.acc"),  // TVM's raw target
+            (std::vector<std::string>{"3d.acc_0_i0", "3d.acc_0_i1"}));
+  EXPECT_EQ(outlined_param_names("a\"b"),  // no quoted name carries '"'
+            (std::vector<std::string>{"a_b_0_i0", "a_b_0_i1"}));
 }
 
 TEST(Partition, AnEmptyModuleNameGivesTvmsDefaultPrefixAlone) {
@@ -429,9 +457,9 @@ TEST(Bugs, PartitionBugsChangeWhatMainComputes) {
     const Stages stages = run_passes(m, options);
     EXPECT_TRUE(
         ir::structural_equal(stages.at(aot::Stage::kMerge), run_passes(m).at(aot::Stage::kMerge)))
-        << bug_name(bug);
+        << test_support::bug_name(bug);
     EXPECT_FALSE(reference::bitwise_equal(run(stages.at(aot::Stage::kPartition)), expected))
-        << bug_name(bug);
+        << test_support::bug_name(bug);
   }
 }
 
@@ -539,7 +567,7 @@ TEST(KernelNames, TruncateLongNamesWithAPortableHash) {
                                return h;
                              }()) +
                                  "_");
-  EXPECT_EQ(kernel_name(fused, *fn, "default"), "tvmgen_default_" + base);
+  EXPECT_EQ(KernelNames(fused, "default").name_of(fn), "tvmgen_default_" + base);
 }
 
 TEST(KernelNames, ShareOneKernelPerStructureAmongManyOfOneType) {

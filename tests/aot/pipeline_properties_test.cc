@@ -14,6 +14,7 @@
 #include "ir/structural.h"
 #include "reference/inputs.h"
 #include "reference/interpreter.h"
+#include "tests/support/bugs.h"
 
 namespace aotfuzz::aot {
 namespace {
@@ -160,7 +161,7 @@ TEST(PipelineProperties, TheSameCheckCatchesEveryInjectedPartitionBug) {
         caught += e.kind() == PassError::Kind::kBrokenOutput;
       }
     }
-    EXPECT_GT(caught, 0) << bug_name(bug);
+    EXPECT_GT(caught, 0) << test_support::bug_name(bug);
   }
 }
 

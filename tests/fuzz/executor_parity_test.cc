@@ -2,13 +2,18 @@
 // counts agree, with nothing injected and with each catalogue bug injected.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <map>
+#include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "aot/bugs.h"
 #include "fuzz/campaign.h"
-#include "fuzz/throughput.h"
 #include "oracle/executor.h"
+#include "oracle/verdict.h"
+#include "tests/support/bugs.h"
 
 namespace aotfuzz::fuzz {
 namespace {
@@ -25,6 +30,20 @@ CampaignOptions parity_options(ExecutorChoice executor) {
   o.reduce = false;
   o.executor = executor;
   return o;
+}
+
+// Signature counts of a campaign's cases, sorted by signature.
+std::vector<std::pair<std::string, std::uint64_t>> signature_counts(
+    const CampaignOptions& options) {
+  std::map<std::string, std::uint64_t> counts;
+  std::mutex mu;
+  CampaignCallbacks cb;
+  cb.on_case = [&](const CaseSpec&, const oracle::CaseResult& r) {
+    std::lock_guard lock(mu);
+    ++counts[oracle::signature(r.verdict)];
+  };
+  run_campaign(options, cb);
+  return {counts.begin(), counts.end()};
 }
 
 void expect_same_counts(const aot::BugSet& bugs, const std::string& what) {
@@ -51,7 +70,7 @@ TEST_P(ExecutorParityWithABug, BatchedCampaignHasTheSingleCaseSignatureCounts) {
   ASSERT_TRUE(oracle::batched_execution_available(host::CompilerKind::kTcc));
   aot::BugSet bugs;
   bugs.enable(GetParam());
-  expect_same_counts(bugs, "--inject " + std::string(aot::bug_name(GetParam())));
+  expect_same_counts(bugs, "--inject " + std::string(test_support::bug_name(GetParam())));
 }
 
 std::vector<aot::Bug> every_bug() {
@@ -62,7 +81,7 @@ std::vector<aot::Bug> every_bug() {
 
 INSTANTIATE_TEST_SUITE_P(EachBugInjected, ExecutorParityWithABug, testing::ValuesIn(every_bug()),
                          [](const testing::TestParamInfo<aot::Bug>& info) {
-                           std::string name(aot::bug_name(info.param));
+                           std::string name(test_support::bug_name(info.param));
                            for (char& c : name) {
                              if (c == '-') c = '_';
                            }

@@ -418,7 +418,6 @@ TEST(ProcessNames, SignalsHaveTheirConventionalNames) {
   EXPECT_EQ(signal_name(SIGKILL), "SIGKILL");
   EXPECT_EQ(signal_name(SIGXCPU), "SIGXCPU");
   EXPECT_EQ(signal_name(SIGRTMIN + 1), "SIG" + std::to_string(SIGRTMIN + 1));
-  EXPECT_STREQ(exit_kind_name(ExitKind::kTimedOut), "timed-out");
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "oracle/plan_interpreter.h"
 #include "reference/inputs.h"
 #include "reference/interpreter.h"
+#include "tests/support/bugs.h"
 #include "tests/support/modules.h"
 
 namespace aotfuzz {
@@ -48,7 +49,7 @@ TEST(PlanInterpreter, GivesTheCompiledProgramsVerdictAndOutputsOnGeneratedGraphs
       const auto in = oracle::run_case_in_process(m, options);
       const auto out = oracle::run_case(m, options);
       ASSERT_EQ(oracle::signature(in.verdict), oracle::signature(out.verdict))
-          << "seed " << seed << " bug " << (bug ? aot::bug_name(*bug) : "none")
+          << "seed " << seed << " bug " << (bug ? test_support::bug_name(*bug) : "none")
           << "\n  in process: " << oracle::summary(in.verdict)
           << "\n  compiled: " << oracle::summary(out.verdict);
       if (in.verdict.kind() == oracle::VerdictKind::kPass) {

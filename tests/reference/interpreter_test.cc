@@ -412,17 +412,6 @@ TEST(InterpreterErrors, CalleeWhoseTypeDisagreesWithTheCallIsAnEvalError) {
   EXPECT_THROW(run_main(m2, {Value::from_f32({1}, {0})}), EvalError);
 }
 
-TEST(InterpreterErrors, ApplyElementwiseRejectsIncompatibleOperands) {
-  EXPECT_THROW(
-      apply_elementwise(Op::kAdd, Value::from_f32({3}, {1, 2, 3}), Value::from_f32({2}, {1, 2})),
-      EvalError);
-  EXPECT_THROW(apply_elementwise(Op::kAdd, Value::from_f32({1}, {1}), Value::from_i32({1}, {1})),
-               EvalError);
-  EXPECT_THROW(
-      apply_elementwise(Op::kCompilerBegin, Value::from_f32({1}, {1}), Value::from_f32({1}, {1})),
-      EvalError);
-}
-
 // @main(x) = @twice(local(x)) where @twice(y) = y + y and local = fn(z) { z * z }.
 ir::Module calls_module() {
   auto y = VarNode::make("y", f32({2}));
