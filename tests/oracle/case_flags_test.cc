@@ -54,6 +54,8 @@ class NamedSystem : public SystemUnderTest {
   std::shared_ptr<const SystemUnderTest> for_worker() const override {
     return std::make_shared<NamedSystem>(spec_);
   }
+  // Built from a home, as TVM is: its replay lines name the home.
+  std::string_view home_flag() const override { return "tvm-home"; }
 
  private:
   SutSpec spec_;
