@@ -14,7 +14,6 @@
 #include "ir/verify.h"
 #include "oracle/oracle.h"
 #include "oracle/sut.h"
-#include "reduce/reduce_file.h"
 #include "systems/systems.h"
 
 namespace aotfuzz::bundles {
