@@ -77,7 +77,7 @@ void BM_Reduce9036(benchmark::State& state) {
   for (auto _ : state) {
     reduce::ReduceOptions ro;
     ro.jobs = static_cast<int>(state.range(0));
-    auto r = fuzz::reduce(m, reduce::same_signature(o, "arity:codegen:kernel"), ro);
+    auto r = reduce::reduce(m, reduce::same_signature(o, "arity:codegen:kernel"), ro);
     state.counters["steps"] = static_cast<double>(r.steps);
     state.counters["runs"] = static_cast<double>(r.evaluated);
   }
