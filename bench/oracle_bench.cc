@@ -13,7 +13,7 @@
 
 namespace {
 
-using namespace aotfuzz::oracle;
+using namespace aotfuzz;
 
 constexpr const char* kTrivial = R"(#include "aotfuzz_runtime.h"
 #include <stdio.h>
