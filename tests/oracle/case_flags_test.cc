@@ -239,6 +239,21 @@ TEST(CaseFlagTable, ATvmHomeWithTheBuiltinPipelineIsRefusedAsOnTheCommandLine) {
   EXPECT_THROW(parse_case_flags("--tvm-home /x", make_named_system), FlagError);
 }
 
+// A system the replay line names by its name alone: its spec's home, if any, is no flag of it.
+class HomelessSystem : public NamedSystem {
+ public:
+  using NamedSystem::NamedSystem;
+  std::string_view home_flag() const override { return {}; }
+};
+
+TEST(CaseFlags, AReplayLineNamesTheHomeUnderTheSystemsOwnFlagAndNoneWithoutOne) {
+  const NamedSystem built({"other", "/a b", ""});
+  EXPECT_EQ(sut_replay_flags(built), " --sut other --tvm-home '/a b'");
+  const HomelessSystem homeless({"other", "/a b", ""});
+  EXPECT_EQ(sut_replay_flags(homeless), " --sut other");
+  EXPECT_EQ(sut_replay_flags(*builtin_system()), "");
+}
+
 TEST(CaseFlags, DefaultsAreThoseOfTheRunCommand) {
   CaseOptions o = parse_case_flags("");
   CaseOptions defaults;
