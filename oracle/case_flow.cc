@@ -21,8 +21,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::atomic<std::uint64_t> g_c_generations{0};
-std::atomic<std::uint64_t> g_reference_runs{0};
 
 std::chrono::microseconds since(Clock::time_point t0) {
   return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0);
@@ -237,16 +235,6 @@ std::optional<PreparedCase> finish_prepared_case(const ir::Module& annotated,
   c.keep_files = options.keep_files;
   c.check_warnings = options.check_warnings;
   return c;
-}
-
-PrepareWork prepare_work() {
-  return {g_c_generations.load(std::memory_order_relaxed),
-          g_reference_runs.load(std::memory_order_relaxed)};
-}
-
-void add_prepare_work(const PrepareWork& work) {
-  g_c_generations.fetch_add(work.c_generations, std::memory_order_relaxed);
-  g_reference_runs.fetch_add(work.reference_runs, std::memory_order_relaxed);
 }
 
 namespace {

@@ -9,15 +9,17 @@
 #include "ir/module.h"
 #include "oracle/case.h"
 #include "oracle/executor.h"
+#include "oracle/prepare_work.h"
 #include "oracle/stages.h"
 
 namespace aotfuzz::oracle {
 
-/// Steps 1-3 into `r`, by the case's system under test (SystemUnderTest::prepare) (inputs, expected, stages, files, pipeline_time): returns the case to run,
-/// or nullopt when the case is settled without running (r.verdict set: invalid input, pipeline
-/// error, mismatch of a stage, static arity, or pass with options.in_process_only). `reference`,
-/// when given, is case_reference of the same graph and options.input_seed; `mark`, when given,
-/// is told each pass's successor as the passes go (run_stages).
+/// Steps 1-3 into `r`, by the case's system under test (SystemUnderTest::prepare) (inputs,
+/// expected, stages, files, pipeline_time): returns the case to run, or nullopt when the case is
+/// settled without running (r.verdict set: invalid input, pipeline error, mismatch of a stage,
+/// static arity, or pass with options.in_process_only). `reference`, when given, is case_reference
+/// of the same graph and options.input_seed; `mark`, when given, is told each pass's successor as
+/// the passes go (run_stages).
 std::optional<PreparedCase> prepare_case(const ir::Module& annotated, const CaseOptions& options,
                                          CaseResult& r, const CaseReference* reference = nullptr,
                                          const StageMark* mark = nullptr);
@@ -36,19 +38,6 @@ std::optional<PreparedCase> prepare_builtin_case(const ir::Module& annotated,
 std::optional<PreparedCase> finish_prepared_case(const ir::Module& annotated,
                                                  const CaseOptions& options, PreparedCase c,
                                                  CaseResult& r);
-
-/// The work of preparing cases, counted for tests and measurements of what a case costs: C
-/// generations (the determinism oracle's second one included) and runs of the reference
-/// interpreter on a whole graph (the reference, then each stage). What aotfuzz-probe children
-/// did is counted apart (probe_work, oracle/in_process_probe.h).
-struct PrepareWork {
-  std::uint64_t c_generations = 0;
-  std::uint64_t reference_runs = 0;
-};
-/// The work this process has done so far (every thread).
-PrepareWork prepare_work();
-/// Counts `work` as done in this process.
-void add_prepare_work(const PrepareWork& work);
 
 /// The limits a case of `annotated` runs under: options.limits with the output cap raised to
 /// what the harness report needs (the outputs in hex and the call trace), so that a correct

@@ -7,7 +7,7 @@
 #include "aot/pass_error.h"
 #include "ir/error.h"
 #include "ir/verify.h"
-#include "oracle/case_flow.h"
+#include "oracle/prepare_work.h"
 #include "oracle/structure.h"
 #include "reference/footprint.h"
 #include "reference/inputs.h"

@@ -16,6 +16,7 @@
 
 #include "ir/module.h"
 #include "oracle/oracle.h"
+#include "reduce/reductions.h"
 
 namespace aotfuzz::reduce {
 
@@ -27,8 +28,6 @@ enum class ReductionPass : unsigned {
   kCount
 };
 
-/// One candidate step: builds the reduced module, or throws ir::Error when it does not apply.
-using ReductionCandidate = std::function<ir::Module()>;
 /// Appends a pass's candidate steps for a module, in the order the reducer tries them.
 using ReductionEnumerator = void (*)(const ir::Module&, std::vector<ReductionCandidate>&);
 

@@ -3,12 +3,15 @@
 // are tried; the reducer (reducer.cc) builds, verifies and judges them.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "ir/module.h"
-#include "reduce/reducer.h"
 
 namespace aotfuzz::reduce {
+
+/// One candidate step: builds the reduced module, or throws ir::Error when it does not apply.
+using ReductionCandidate = std::function<ir::Module()>;
 
 #define AOTFUZZ_REDUCTION(id, name, enumerator, description) \
   void enumerator(const ir::Module& m, std::vector<ReductionCandidate>& out);

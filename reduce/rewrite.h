@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "ir/error.h"
 #include "ir/module.h"
 #include "ir/regions.h"
-#include "reduce/reducer.h"
 
 namespace aotfuzz::reduce {
 
