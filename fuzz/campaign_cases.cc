@@ -25,6 +25,17 @@ constexpr std::uint64_t kOptionStream = 0x6f7074696f6e73ULL;  // "options"
 
 // ir::Rng::chance(p), but drawing at 0 and 1 too (chance draws nothing there): a fixed option's
 // knob is 0 or 1, and its draw must still happen so that the later ones stay what they were.
+std::vector<std::string> split_choices(std::string_view choices) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (std::size_t bar; (bar = choices.find('|', start)) != std::string_view::npos;
+       start = bar + 1) {
+    out.emplace_back(choices.substr(start, bar - start));
+  }
+  out.emplace_back(choices.substr(start));
+  return out;
+}
+
 bool draws(ir::Rng& rng, double p) { return static_cast<double>(rng.next() >> 11) * 0x1.0p-53 < p; }
 
 std::optional<std::uint64_t> parse_u64(std::string_view s) {
@@ -93,10 +104,24 @@ CaseSpec make_case(const CampaignOptions& options, std::uint64_t index) {
       const std::uint64_t n = 1 + orng.below(range);
       if (hit) value = std::to_string(n);
     }
+    if (!draw.choices.empty()) {
+      const auto choices = split_choices(draw.choices);
+      const std::string& choice = choices[orng.below(choices.size())];
+      if (hit) value = choice;
+    }
     if (!value.empty()) row.apply(target, value);
   }
   // The C interface needs the unpacked API: a case drawn packed keeps the packed interface.
   if (o.aot.api == aot::Options::Api::kPacked) o.aot.interface = aot::Options::Interface::kPacked;
+  // USMP's options mean nothing without it, and the workspace holds I/O only behind the C
+  // interface (oracle::memory_options_problem): a case drawn otherwise keeps the defaults.
+  if (!o.memory.usmp) {
+    const oracle::MemoryOptions defaults;
+    o.memory.usmp_algorithm = defaults.usmp_algorithm;
+    o.memory.pools = defaults.pools;
+    o.memory.workspace_io = defaults.workspace_io;
+  }
+  if (o.aot.interface != aot::Options::Interface::kC) o.memory.workspace_io = false;
   s.options = std::move(o);
   return s;
 }

@@ -143,6 +143,23 @@ const std::vector<Knob>& table() {
     {"p_warnings", &GenPolicy::p_warnings, 0, kP, false, ListKind::kNone,
      "the warnings oracle checks a campaign's case (--warnings; costly: gcc per case)",
      KnobUse::kCase},
+    {"p_usmp", &GenPolicy::p_usmp, 0, kP, false, ListKind::kNone,
+     "a campaign's case runs TVM's memory planner (--usmp on; TVM v0.9 on)", KnobUse::kCase},
+    {"p_usmp_algorithm", &GenPolicy::p_usmp_algorithm, 0, kP, false, ListKind::kNone,
+     "a case with USMP gets one of its algorithms (--usmp-algorithm)", KnobUse::kCase},
+    {"p_external_pools", &GenPolicy::p_external_pools, 0, kP, false, ListKind::kNone,
+     "a case with USMP gets pools the application allocates (--pools external)", KnobUse::kCase},
+    {"p_workspace_io", &GenPolicy::p_workspace_io, 0, kP, false, ListKind::kNone,
+     "a case with USMP and the C interface keeps its I/O in the workspace (--workspace-io)",
+     KnobUse::kCase},
+    {"p_workspace_alignment", &GenPolicy::p_workspace_alignment, 0, kP, false, ListKind::kNone,
+     "a campaign's case gets a workspace alignment of 4 to 64 (--workspace-alignment)",
+     KnobUse::kCase},
+    {"p_constant_alignment", &GenPolicy::p_constant_alignment, 0, kP, false, ListKind::kNone,
+     "a campaign's case gets a constant alignment of 4 to 64 (--constant-alignment)",
+     KnobUse::kCase},
+    {"p_no_link_params", &GenPolicy::p_no_link_params, 0, kP, false, ListKind::kNone,
+     "a campaign's case does not link its parameters (--no-link-params)", KnobUse::kCase},
   };
   // clang-format on
   return kTable;

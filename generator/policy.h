@@ -171,6 +171,23 @@ struct GenPolicy {
   /// times a batched case's cost, so one case in 512 costs a campaign several percent of its
   /// cases per second (docs/fuzzing.md).
   double p_warnings = 1.0 / 512;
+  // The AoT executor's memory configuration (oracle::MemoryOptions): TVM v0.9 on, so 0 here and
+  // set by a TVM system for what its release has (tvm/system.cc).
+  /// The case runs TVM's Unified Static Memory Planner (--usmp on).
+  double p_usmp = 0;
+  /// A case with USMP gets one of USMP's algorithms, each as likely (--usmp-algorithm).
+  double p_usmp_algorithm = 0;
+  /// A case with USMP gets pools the application allocates (--pools external).
+  double p_external_pools = 0;
+  /// A case with USMP and the C interface keeps its inputs and outputs in the workspace pool
+  /// (--workspace-io).
+  double p_workspace_io = 0;
+  /// The case gets a workspace alignment of 4 to 64 (--workspace-alignment).
+  double p_workspace_alignment = 0;
+  /// The case gets a constant alignment of 4 to 64 (--constant-alignment).
+  double p_constant_alignment = 0;
+  /// The case does not link its parameters into the module (--no-link-params).
+  double p_no_link_params = 0;
 };
 
 /// What reads a knob: the graph builder, or a campaign drawing each case's pipeline options and

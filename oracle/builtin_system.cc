@@ -1,4 +1,5 @@
 // The builtin pipeline (aot/) as a system under test.
+#include "oracle/case_flags.h"
 #include "oracle/case_flow.h"
 #include "oracle/sut.h"
 
@@ -28,6 +29,20 @@ class BuiltinSystem final : public SystemUnderTest {
   }
 
   std::shared_ptr<const SystemUnderTest> for_worker() const override { return builtin_system(); }
+
+  // The pipeline models TVM v0.8, which plans memory one way: no USMP, no pools, no options.
+  std::optional<std::string> refuses(const CaseOptions& options) const override {
+    if (options.memory.is_default()) return std::nullopt;
+    std::string given;
+    for (CaseFlag id :
+         {CaseFlag::kUsmp, CaseFlag::kUsmpAlgorithm, CaseFlag::kPools, CaseFlag::kWorkspaceIo,
+          CaseFlag::kWorkspaceAlignment, CaseFlag::kConstantAlignment, CaseFlag::kLinkParams}) {
+      given += case_flag(id).print(options);
+    }
+    if (options.memory.debug_overlap) given += " --debug-fault usmp:overlap";
+    return "the builtin pipeline models TVM v0.8's memory planning and takes none of" + given +
+           " (they are TVM's from v0.9: --sut tvm)";
+  }
 
  private:
   SutSpec spec_;

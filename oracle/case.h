@@ -22,11 +22,46 @@ namespace aotfuzz::oracle {
 
 class SystemUnderTest;
 
+/// The AoT executor's memory configuration as TVM v0.9 on offers it: the Unified Static Memory
+/// Planner (USMP), memory pools, alignment, linked parameters. The builtin pipeline models v0.8,
+/// which has none of it, and refuses anything but the defaults; a TVM release refuses what it
+/// lacks (SystemUnderTest::refuses). The defaults are what the TVM lane built before these
+/// options existed: USMP off, internal pools, workspace aligned to 8, parameters linked.
+struct MemoryOptions {
+  enum class Pools {
+    kInternal,  ///< TVM places its pools in the generated C
+    kExternal,  ///< WorkspaceMemoryPools/ConstantMemoryPools: the application allocates them
+  };
+  /// tir.usmp.enable
+  bool usmp = false;
+  /// tir.usmp.algorithm (with usmp): greedy_by_size, greedy_by_conflicts (TVM's default) or
+  /// hill_climb.
+  std::string usmp_algorithm = "greedy_by_conflicts";
+  /// Where the pools live (with usmp).
+  Pools pools = Pools::kInternal;
+  /// tir.usmp.use_workspace_io (with usmp and the C interface): inputs and outputs live in the
+  /// workspace pool, reached through map_inputs/map_outputs.
+  bool workspace_io = false;
+  /// The executor's workspace-byte-alignment and constant-byte-alignment.
+  int workspace_alignment = 8;
+  int constant_alignment = 16;
+  /// The executor's link-params.
+  bool link_params = true;
+  /// A testing aid (--debug-fault usmp:overlap): the driver's recording planner places two
+  /// conflicting buffers at one offset, so the pool-plan oracle must see an overlap.
+  bool debug_overlap = false;
+
+  bool operator==(const MemoryOptions&) const = default;
+  bool is_default() const { return *this == MemoryOptions{}; }
+};
+
 /// Everything that selects how one case is compiled and judged.
 struct CaseOptions {
   /// The pipeline's and the code generator's switches (merge, mod_name, injected bugs, api,
   /// interface, storage reuse, ...).
   aot::Options aot;
+  /// The AoT executor's memory configuration (TVM only).
+  MemoryOptions memory;
   /// The target C compiler; nullopt picks tcc, else gcc, else clang.
   std::optional<host::CompilerKind> compiler;
   /// The compiler already looked up (campaigns resolve it once: a lookup runs `cc -v`).

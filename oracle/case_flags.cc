@@ -185,6 +185,68 @@ std::string print_warnings(const CaseOptions& o) {
   return o.check_warnings ? "" : " --no-warnings";
 }
 
+void apply_usmp(CaseFlagTarget& t, const std::string& v) {
+  t.options.memory.usmp = one_of(v, {"on", "off"}) == "on";
+}
+std::string print_usmp(const CaseOptions& o) { return o.memory.usmp ? " --usmp on" : ""; }
+
+void apply_usmp_algorithm(CaseFlagTarget& t, const std::string& v) {
+  t.options.memory.usmp_algorithm =
+      one_of(v, {"greedy_by_size", "greedy_by_conflicts", "hill_climb"});
+}
+std::string print_usmp_algorithm(const CaseOptions& o) {
+  return o.memory.usmp_algorithm == MemoryOptions().usmp_algorithm
+             ? ""
+             : " --usmp-algorithm " + o.memory.usmp_algorithm;
+}
+
+void apply_pools(CaseFlagTarget& t, const std::string& v) {
+  t.options.memory.pools = one_of(v, {"internal", "external"}) == "external"
+                               ? MemoryOptions::Pools::kExternal
+                               : MemoryOptions::Pools::kInternal;
+}
+std::string print_pools(const CaseOptions& o) {
+  return o.memory.pools == MemoryOptions::Pools::kExternal ? " --pools external" : "";
+}
+
+void apply_workspace_io(CaseFlagTarget& t, const std::string& v) {
+  t.options.memory.workspace_io = on(v);
+}
+std::string print_workspace_io(const CaseOptions& o) {
+  return o.memory.workspace_io ? " --workspace-io" : "";
+}
+
+// TVM takes any positive alignment; a power of two is what hardware asks for, and the bound
+// keeps pools of a small graph small.
+int parse_alignment(const std::string& v) {
+  const auto n = parse_u64(v, 1, 4096);
+  if ((n & (n - 1)) != 0) throw FlagError("expects a power of two, got '" + v + "'");
+  return static_cast<int>(n);
+}
+void apply_workspace_alignment(CaseFlagTarget& t, const std::string& v) {
+  t.options.memory.workspace_alignment = parse_alignment(v);
+}
+std::string print_workspace_alignment(const CaseOptions& o) {
+  return o.memory.workspace_alignment == MemoryOptions().workspace_alignment
+             ? ""
+             : " --workspace-alignment " + std::to_string(o.memory.workspace_alignment);
+}
+void apply_constant_alignment(CaseFlagTarget& t, const std::string& v) {
+  t.options.memory.constant_alignment = parse_alignment(v);
+}
+std::string print_constant_alignment(const CaseOptions& o) {
+  return o.memory.constant_alignment == MemoryOptions().constant_alignment
+             ? ""
+             : " --constant-alignment " + std::to_string(o.memory.constant_alignment);
+}
+
+void apply_link_params(CaseFlagTarget& t, const std::string& v) {
+  t.options.memory.link_params = on(v);
+}
+std::string print_link_params(const CaseOptions& o) {
+  return o.memory.link_params ? "" : " --no-link-params";
+}
+
 void apply_sut(CaseFlagTarget& t, const std::string& v) {
   if (v.empty()) throw FlagError("expects the name of a system under test");
   t.sut.name = v;
@@ -241,16 +303,25 @@ std::string pass_names() {
   return names;
 }
 
+// usmp:overlap is TVM's planner's fault (MemoryOptions::debug_overlap), the others aotfuzz's own.
+constexpr std::string_view kUsmpOverlap = "usmp:overlap";
 void apply_debug_fault(CaseFlagTarget& t, const std::string& v) {
+  if (v == kUsmpOverlap) {
+    t.options.memory.debug_overlap = true;
+    return;
+  }
   if (!aot::parse_debug_fault(v, t.options.aot)) {
     throw FlagError("expects PASS:crash, PASS:hang, PASS:overflow or PASS:throw, PASS a pass (" +
-                    pass_names() + "), got '" + v + "'");
+                    pass_names() + "), or usmp:overlap, got '" + v + "'");
   }
 }
 std::string print_debug_fault(const CaseOptions& o) {
-  return o.aot.debug_fault == aot::Options::DebugFault::kNone
-             ? ""
-             : " --debug-fault " + shell_quote(aot::debug_fault_spec(o.aot));
+  std::string out;
+  if (o.aot.debug_fault != aot::Options::DebugFault::kNone) {
+    out += " --debug-fault " + shell_quote(aot::debug_fault_spec(o.aot));
+  }
+  if (o.memory.debug_overlap) out += " --debug-fault " + std::string(kUsmpOverlap);
+  return out;
 }
 
 }  // namespace
@@ -327,6 +398,21 @@ std::vector<std::string> split_flags(std::string_view flags) {
   return out;
 }
 
+std::optional<std::string> memory_options_problem(const CaseOptions& o) {
+  const MemoryOptions& m = o.memory;
+  if (!m.usmp) {
+    if (m.usmp_algorithm != MemoryOptions().usmp_algorithm)
+      return "--usmp-algorithm needs --usmp on";
+    if (m.pools == MemoryOptions::Pools::kExternal) return "--pools external needs --usmp on";
+    if (m.workspace_io) return "--workspace-io needs --usmp on";
+    if (m.debug_overlap) return "--debug-fault usmp:overlap needs --usmp on";
+  }
+  if (m.workspace_io && o.aot.interface != aot::Options::Interface::kC) {
+    return "--workspace-io needs --interface c (as in TVM)";
+  }
+  return std::nullopt;
+}
+
 CaseOptions case_options_from_words(const std::vector<std::string>& words,
                                     const SystemMaker& make_system, bool command_line) {
   CaseOptions o;
@@ -389,6 +475,7 @@ CaseOptions case_options_from_words(const std::vector<std::string>& words,
   if (o.aot.interface == aot::Options::Interface::kC && o.aot.api == aot::Options::Api::kPacked) {
     throw FlagError("--interface c requires --api unpacked (as in TVM)");
   }
+  if (auto why = memory_options_problem(o)) throw FlagError(*why);
   if (o.sanitize && o.compiler == host::CompilerKind::kTcc) {
     throw FlagError("--sanitize needs --cc gcc or --cc clang");
   }

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,12 +63,14 @@ struct CaseFlagTarget {
 /// probability the generator knob `knob` holds (generator/policy.h; by name, as oracle does not
 /// know the generator), the flag takes the value `hit`, else `miss`, where empty keeps the value
 /// the campaign's options hold. With a `range_knob`, a hit's value is drawn in [1, that knob]
-/// instead, after the hit itself, whether it hit or not.
+/// instead, after the hit itself, whether it hit or not. With `choices` ("a|b|c"), a hit's value
+/// is one of them, drawn uniformly after the hit itself, whether it hit or not.
 struct CaseDraw {
   std::string_view knob;
   std::string_view hit;
   std::string_view miss;
   std::string_view range_knob;
+  std::string_view choices;
   bool drawn() const { return !knob.empty(); }
 };
 /// The `drawn` column of a row a campaign does not draw: given or not, every case takes the
@@ -75,12 +78,17 @@ struct CaseDraw {
 inline constexpr CaseDraw kNotDrawn{};
 /// A row a campaign draws: the value `hit` with the probability of `knob`, else `miss`.
 constexpr CaseDraw drawn_by(std::string_view knob, std::string_view hit, std::string_view miss) {
-  return {knob, hit, miss, {}};
+  return {knob, hit, miss, {}, {}};
 }
 /// A row a campaign draws a number for: with the probability of `knob` one in [1, `range_knob`],
 /// else the campaign's value.
 constexpr CaseDraw drawn_in_range(std::string_view knob, std::string_view range_knob) {
-  return {knob, {}, {}, range_knob};
+  return {knob, {}, {}, range_knob, {}};
+}
+/// A row a campaign draws one of `choices` ("a|b|c") for: with the probability of `knob` one of
+/// them, uniformly, else the campaign's value.
+constexpr CaseDraw drawn_from(std::string_view knob, std::string_view choices) {
+  return {knob, {}, {}, {}, choices};
 }
 
 /// A row of case_flags.def; the file's header says what each column means.
@@ -124,6 +132,11 @@ using SystemMaker = std::function<std::shared_ptr<const SystemUnderTest>(const S
 CaseOptions case_options_from_words(const std::vector<std::string>& words,
                                     const SystemMaker& make_system = nullptr,
                                     bool command_line = false);
+
+/// Why `options`' memory configuration (MemoryOptions) is not one TVM builds, whatever the release:
+/// USMP's options without --usmp on, --workspace-io without the C interface; as one line naming
+/// the flags, or nullopt.
+std::optional<std::string> memory_options_problem(const CaseOptions& options);
 
 /// case_options_from_words of a replay line's flag string (split_flags).
 CaseOptions parse_case_flags(std::string_view flags, const SystemMaker& make_system = nullptr);

@@ -26,33 +26,33 @@ namespace aotfuzz::tvm {
 
 using oracle::Arity;
 using oracle::ArityEvidence;
+using oracle::callee_kind_of;
+using oracle::case_limits;
 using oracle::CaseOptions;
 using oracle::CaseResult;
+using oracle::definition_arity;
 using oracle::Fidelity;
+using oracle::harness_code_c;
+using oracle::harness_inputs;
+using oracle::harness_inputs_c;
 using oracle::InvalidInput;
+using oracle::kExecutorSuffixes;
+using oracle::packed_definition_arity;
 using oracle::Pass;
 using oracle::PreparedCase;
+using oracle::print_by_name_and_key;
+using oracle::reference_and_stages;
 using oracle::Stage;
+using oracle::static_arity;
+using oracle::summary;
 using oracle::SutCrash;
 using oracle::SutError;
 using oracle::Timeout;
 using oracle::ToolchainError;
-using oracle::Verdict;
-using oracle::VerdictKind;
-using oracle::callee_kind_of;
-using oracle::case_limits;
-using oracle::definition_arity;
-using oracle::harness_code_c;
-using oracle::harness_inputs;
-using oracle::harness_inputs_c;
-using oracle::kExecutorSuffixes;
-using oracle::packed_definition_arity;
-using oracle::print_by_name_and_key;
-using oracle::reference_and_stages;
-using oracle::static_arity;
-using oracle::summary;
 using oracle::tvm_error_site;
 using oracle::unified_diff;
+using oracle::Verdict;
+using oracle::VerdictKind;
 
 namespace {
 
@@ -83,6 +83,18 @@ std::string api_name(const aot::Options& o) {
 
 std::string interface_name(const aot::Options& o) {
   return o.interface == aot::Options::Interface::kC ? "c" : "packed";
+}
+
+// The request's "memory" (driver.py): the AoT executor's memory configuration.
+nlohmann::json memory_request(const oracle::MemoryOptions& m) {
+  return {{"usmp", m.usmp},
+          {"algorithm", m.usmp_algorithm},
+          {"pools", m.pools == oracle::MemoryOptions::Pools::kExternal ? "external" : "internal"},
+          {"workspace_io", m.workspace_io},
+          {"workspace_alignment", m.workspace_alignment},
+          {"constant_alignment", m.constant_alignment},
+          {"link_params", m.link_params},
+          {"debug_overlap", m.debug_overlap}};
 }
 
 std::string first_lines(const std::string& text, std::size_t n) {
@@ -162,10 +174,10 @@ ir::Module with_main_params_named(const ir::Module& module, const std::vector<ir
   }
   ir::Module out;
   for (const auto& [name, fn] : module.functions()) {
-    out.add(name, name != "main" ? fn
-                                 : ir::FunctionNode::make(params,
-                                                          ir::substitute(main->body(), replace),
-                                                          main->attrs(), main->ret_type()));
+    out.add(name, name != "main"
+                      ? fn
+                      : ir::FunctionNode::make(params, ir::substitute(main->body(), replace),
+                                               main->attrs(), main->ret_type()));
   }
   return out;
 }
@@ -214,16 +226,16 @@ nlohmann::json tvm_graph_json(const ir::Function& main) {
            {"dtype", std::string(ir::dtype_name(c->type()->dtype()))},
            {"values", c->values()}};
     } else {
-      throw ir::Error("TVM's driver takes annotated graphs of ops, constants, tuples and "
-                      "TupleGetItems, not " +
-                      ir::describe(*node));
+      throw ir::Error(
+          "TVM's driver takes annotated graphs of ops, constants, tuples and "
+          "TupleGetItems, not " +
+          ir::describe(*node));
     }
     index[node.get()] = static_cast<int>(nodes.size());
     nodes.push_back(std::move(j));
   }
   return {{"params", params}, {"nodes", nodes}, {"result", index.at(main->body().get())}};
 }
-
 
 std::optional<TvmCaseStart> begin_tvm_case(const ir::Module& original, const CaseOptions& options,
                                            CaseResult& r) {
@@ -258,9 +270,11 @@ std::optional<TvmCaseStart> begin_tvm_case(const ir::Module& original, const Cas
   // 3. TVM's request.
   TvmCaseStart start;
   try {
-    start.request = {{"graph", tvm_graph_json(annotated.main())}, {"merge", options.aot.merge},
-                     {"mod_name", options.aot.mod_name},          {"api", api_name(options.aot)},
-                     {"interface", interface_name(options.aot)},  {"build", !options.in_process_only}};
+    start.request = {
+        {"graph", tvm_graph_json(annotated.main())}, {"merge", options.aot.merge},
+        {"mod_name", options.aot.mod_name},          {"api", api_name(options.aot)},
+        {"interface", interface_name(options.aot)},  {"build", !options.in_process_only},
+        {"memory", memory_request(options.memory)}};
   } catch (const ir::Error& e) {
     r.verdict = {Stage::kAnnotated, InvalidInput{e.what()}};
     return std::nullopt;
@@ -289,7 +303,8 @@ std::optional<PreparedCase> finish_tvm_case(const TvmCaseStart& start, const Tvm
     // without it cannot, which says nothing about the flow under test.
     r.verdict = {Stage::kAnnotated,
                  ToolchainError{"this TVM has no LLVM codegen, which it needs for this graph "
-                                "(constant folding on the host): " + first_lines(tvm.message, 1)}};
+                                "(constant folding on the host): " +
+                                first_lines(tvm.message, 1)}};
     return std::nullopt;
   }
   if (tvm.status != TvmBuild::Status::kOk) {
@@ -310,8 +325,7 @@ std::optional<PreparedCase> finish_tvm_case(const TvmCaseStart& start, const Tvm
       // TVM checks on purpose that its C interface's names stay apart (the builtin pipeline
       // refuses the same inputs): the graph is not one a user can build.
       r.verdict = {stage, InvalidInput{"TVM refuses the input names of its C interface (" +
-                                       *c_interface_refusal + "): " +
-                                       first_lines(tvm.message, 1)}};
+                                       *c_interface_refusal + "): " + first_lines(tvm.message, 1)}};
     } else if (tvm.status == TvmBuild::Status::kTvmError) {
       r.verdict = {stage, SutError{tvm.message, tvm_error_site(tvm.where, tvm.message)}};
     } else if (tvm.status == TvmBuild::Status::kCrashed) {
@@ -387,10 +401,10 @@ std::optional<PreparedCase> finish_tvm_case(const TvmCaseStart& start, const Tvm
         return c.takes != c.site.num_args;
       });
       if (wrong != calls.end()) {
-        const Verdict arity{Stage::kCodegen,
-                            Arity{wrong->site.callee,
-                                  callee_kind_of(wrong->site.callee, options.aot.mod_name),
-                                  wrong->takes, wrong->site.num_args, ArityEvidence::kStatic}};
+        const Verdict arity{
+            Stage::kCodegen,
+            Arity{wrong->site.callee, callee_kind_of(wrong->site.callee, options.aot.mod_name),
+                  wrong->takes, wrong->site.num_args, ArityEvidence::kStatic}};
         const KnownBehaviour* why = release ? explain_arity(calls, *release) : nullptr;
         if (why == nullptr || !options.see_past_known) {
           r.verdict = arity;

@@ -182,6 +182,7 @@ class TvmDriver::Impl {
   std::string version() { return info(&Info::version); }
   std::string commit() { return info(&Info::commit); }
   std::string api() { return info(&Info::api); }
+  std::string features() { return info(&Info::features); }
 
   int starts() const { return starts_; }
   int retries() const { return retries_; }
@@ -194,7 +195,8 @@ class TvmDriver::Impl {
   };
 
   struct Info {
-    std::string crt_dir, version, commit, api;
+    // features: the driver's "features", each followed by a space.
+    std::string crt_dir, version, commit, api, features;
   };
 
   static std::chrono::microseconds since(Clock::time_point t0) {
@@ -396,6 +398,13 @@ class TvmDriver::Impl {
     info_.version = ready.message->value("tvm_version", "");
     info_.commit = ready.message->value("tvm_commit", "");
     info_.api = ready.message->value("api", "");
+    info_.features.clear();
+    if (const auto f = ready.message->find("features");
+        f != ready.message->end() && f->is_array()) {
+      for (const auto& name : *f) {
+        if (name.is_string()) info_.features += name.get<std::string>() + " ";
+      }
+    }
     return true;
   }
 
@@ -482,6 +491,11 @@ std::string TvmDriver::crt_dir() { return impl_->crt_dir(); }
 std::string TvmDriver::tvm_version() { return impl_->version(); }
 std::string TvmDriver::tvm_commit() { return impl_->commit(); }
 std::string TvmDriver::api() { return impl_->api(); }
+bool TvmDriver::has_feature(std::string_view name) {
+  const std::string features = impl_->features();
+  return features.find(std::string(name) + " ") == 0 ||
+         features.find(" " + std::string(name) + " ") != std::string::npos;
+}
 int TvmDriver::starts() const { return impl_->starts(); }
 int TvmDriver::retries() const { return impl_->retries(); }
 

@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -104,6 +105,10 @@ class TvmDriver {
   /// How the driver builds with this TVM: "target-string" (v0.8's relay.build options in the
   /// target) or "executor" (Executor and Runtime objects, v0.9 on); known once it has started.
   std::string api();
+  /// Whether this TVM has `name`, one of the driver's "features" (driver.py: what the release
+  /// offers of the AoT executor's memory configuration, probed when it starts): "usmp",
+  /// "external_pools", "workspace_io", "constant_alignment", "link_params_off". Starts the driver.
+  bool has_feature(std::string_view name);
   /// Driver processes started so far.
   int starts() const;
   /// Requests of batches built again alone (build_batch).

@@ -10,6 +10,7 @@
 #include "host/toolchain.h"
 #include "tvm/case_flow.h"
 #include "tvm/driver.h"
+#include "tvm/known.h"
 
 namespace aotfuzz::tvm {
 namespace {
@@ -88,11 +89,66 @@ class TvmSystem final : public oracle::SystemUnderTest {
     if (options.aot.bugs.any()) {
       return "--inject changes the builtin pipeline only; it has no meaning with --sut tvm";
     }
+    // Only a memory configuration beyond v0.8's asks the release what it has (which starts the
+    // driver); a TVM that does not start says so in every case instead.
+    if (options.memory.is_default() || problem() || driver_->tvm_version().empty()) {
+      return std::nullopt;
+    }
+    const oracle::MemoryOptions& m = options.memory;
+    const oracle::MemoryOptions defaults;
+    const struct {
+      bool asked;
+      std::string_view feature, flag, since;
+    } needs[] = {
+        {m.usmp, "usmp", "--usmp on", "v0.9.0 (tir.usmp.enable)"},
+        {m.pools == oracle::MemoryOptions::Pools::kExternal, "external_pools", "--pools external",
+         "v0.9.0 (WorkspaceMemoryPools)"},
+        {m.workspace_io, "workspace_io", "--workspace-io", "v0.9.0 (tir.usmp.use_workspace_io)"},
+        {m.constant_alignment != defaults.constant_alignment, "constant_alignment",
+         "--constant-alignment", "v0.9.0 (the executor's constant-byte-alignment)"},
+        {!m.link_params, "link_params_off", "--no-link-params",
+         "v0.9.0 (the executor's link-params)"},
+        {m.debug_overlap, "usmp_plan", "--debug-fault usmp:overlap",
+         "v0.10.0 (tir.usmp.custom_algorithm)"},
+    };
+    for (const auto& n : needs) {
+      if (n.asked && !driver_->has_feature(n.feature)) {
+        return "TVM " + driver_->tvm_version() + " at " + spec_.home + " has no " +
+               std::string(n.flag) + ": it came in " + std::string(n.since);
+      }
+    }
     return std::nullopt;
   }
 
   // Where TVM's defaults would mostly hit its known limits (docs/tvm.md, "What it finds in TVM").
   std::vector<std::pair<std::string, std::string>> generation_knobs() const override {
+    auto knobs = limit_knobs();
+    for (auto& k : memory_knobs()) knobs.push_back(std::move(k));
+    return knobs;
+  }
+
+  // The memory configurations this release has, drawn per case; nothing where TVM does not start
+  // (its cases say why).
+  std::vector<std::pair<std::string, std::string>> memory_knobs() const {
+    if (problem() || driver_->tvm_version().empty()) return {};
+    std::vector<std::pair<std::string, std::string>> knobs;
+    if (driver_->has_feature("usmp")) {
+      // From v0.12.0 (PR #14107) USMP is on by default for the C runtime: what users build.
+      const auto release = parse_release(driver_->tvm_version());
+      knobs.emplace_back("p_usmp", release && *release >= Release{0, 12} ? "0.75" : "0.25");
+      knobs.emplace_back("p_usmp_algorithm", "1");
+    }
+    if (driver_->has_feature("external_pools")) knobs.emplace_back("p_external_pools", "0.25");
+    if (driver_->has_feature("workspace_io")) knobs.emplace_back("p_workspace_io", "0.5");
+    knobs.emplace_back("p_workspace_alignment", "0.25");
+    if (driver_->has_feature("constant_alignment")) {
+      knobs.emplace_back("p_constant_alignment", "0.25");
+    }
+    if (driver_->has_feature("link_params_off")) knobs.emplace_back("p_no_link_params", "0.1");
+    return knobs;
+  }
+
+  std::vector<std::pair<std::string, std::string>> limit_knobs() const {
     return {
         // The ccompiler codegen compiles float32, float16, int32 and int64 (codegen_c.h,
         // GetDtypeString); int8 came in v0.16.0.

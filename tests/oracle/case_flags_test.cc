@@ -96,7 +96,14 @@ std::string fields(const CaseOptions& o) {
          " determinism=" + std::to_string(o.check_determinism) +
          " warnings=" + std::to_string(o.check_warnings) +
          " time=" + std::to_string(o.in_process_budget.count()) +
-         " run_timeout=" + std::to_string(o.limits.timeout.count()) + " sut=" + sut.name + ":" +
+         " run_timeout=" + std::to_string(o.limits.timeout.count()) +
+         " usmp=" + std::to_string(o.memory.usmp) + ":" + o.memory.usmp_algorithm +
+         " pools=" + std::to_string(static_cast<int>(o.memory.pools)) +
+         " workspace_io=" + std::to_string(o.memory.workspace_io) +
+         " align=" + std::to_string(o.memory.workspace_alignment) + ":" +
+         std::to_string(o.memory.constant_alignment) +
+         " link_params=" + std::to_string(o.memory.link_params) +
+         " overlap=" + std::to_string(o.memory.debug_overlap) + " sut=" + sut.name + ":" +
          sut.home + ":" + sut.fixed_home;
 }
 
@@ -152,6 +159,21 @@ std::vector<std::string> example_words(const CaseFlagRow& row) {
       return {flag, "0.75"};
     case CaseFlag::kDebugFault:
       return {flag, "fuse:throw"};
+    // The builtin pipeline takes none of the memory rows: another system does.
+    case CaseFlag::kUsmp:
+      return {"--sut", "other", flag, "on"};
+    case CaseFlag::kUsmpAlgorithm:
+      return {"--sut", "other", "--usmp", "on", flag, "hill_climb"};
+    case CaseFlag::kPools:
+      return {"--sut", "other", "--usmp", "on", flag, "external"};
+    case CaseFlag::kWorkspaceIo:
+      return {"--sut", "other", "--usmp", "on", "--api", "unpacked", "--interface", "c", flag};
+    case CaseFlag::kWorkspaceAlignment:
+      return {"--sut", "other", flag, "64"};
+    case CaseFlag::kConstantAlignment:
+      return {"--sut", "other", flag, "4"};
+    case CaseFlag::kLinkParams:
+      return {"--sut", "other", "--no-link-params"};
   }
   return {};
 }
@@ -190,8 +212,16 @@ TEST(CaseFlagTable, EachDefaultGivenExplicitlyChangesNothing) {
       ASSERT_TRUE(shown == "on" || shown == "off") << shown;
       EXPECT_EQ(fields(parse_words({shown == "on" ? flag : "--no-" + std::string(row.name)})),
                 defaults);
-      EXPECT_NE(fields(parse_words({shown == "on" ? "--no-" + std::string(row.name) : flag})),
-                defaults);
+      // The other half is not the default: other options, or a refusal of the builtin
+      // pipeline, which takes only TVM v0.8's memory planning.
+      const std::string other = shown == "on" ? "--no-" + std::string(row.name) : flag;
+      try {
+        EXPECT_NE(fields(parse_words({other})), defaults);
+      } catch (const FlagError& e) {
+        EXPECT_NE(std::string(e.what()).find("the builtin pipeline models TVM v0.8"),
+                  std::string::npos)
+            << e.what();
+      }
       ++checked;
     } else if (row.kind == CaseFlagKind::kValue && !shown.empty() &&
                shown.find_first_of(" ,$") == std::string::npos) {
@@ -233,6 +263,58 @@ TEST(CaseFlagTable, BadValuesAreRefusedWithTheFlagNamed) {
       EXPECT_EQ(std::string(e.what()).rfind(bad[0].substr(0, bad[0].find('=')), 0), 0u) << e.what();
     }
   }
+}
+
+TEST(CaseFlagTable, TheBuiltinPipelineRefusesEveryMemoryOptionWithOneLineNamingIt) {
+  for (const std::vector<std::string>& words : std::vector<std::vector<std::string>>{
+           {"--usmp", "on"},
+           {"--workspace-alignment", "16"},
+           {"--constant-alignment", "32"},
+           {"--no-link-params"},
+           {"--usmp", "on", "--debug-fault", "usmp:overlap"}}) {
+    try {
+      parse_words(words);
+      ADD_FAILURE() << words[0] << " was taken by the builtin pipeline";
+    } catch (const FlagError& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+      EXPECT_NE(what.find(words.back() == "usmp:overlap" ? "usmp:overlap" : words[0]),
+                std::string::npos)
+          << what;
+      EXPECT_NE(what.find("v0.8"), std::string::npos) << what;
+    }
+  }
+  EXPECT_NO_THROW(parse_words({"--usmp", "off", "--workspace-alignment", "8", "--link-params"}));
+}
+
+TEST(CaseFlagTable, UsmpOptionsWithoutUsmpAndWorkspaceIoWithoutTheCInterfaceAreRefused) {
+  const std::vector<std::string> other{"--sut", "other"};
+  auto refused = [&](std::vector<std::string> words, std::string_view why) {
+    words.insert(words.begin(), other.begin(), other.end());
+    try {
+      parse_words(words);
+      ADD_FAILURE() << words[2] << " was taken";
+    } catch (const FlagError& e) {
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+  };
+  refused({"--usmp-algorithm", "hill_climb"}, "--usmp-algorithm needs --usmp on");
+  refused({"--pools", "external"}, "--pools external needs --usmp on");
+  refused({"--workspace-io", "--api", "unpacked", "--interface", "c"}, "needs --usmp on");
+  refused({"--usmp", "on", "--workspace-io"}, "--workspace-io needs --interface c");
+  refused({"--debug-fault", "usmp:overlap"}, "needs --usmp on");
+  refused({"--workspace-alignment", "12"}, "power of two");
+  refused({"--constant-alignment", "8192"}, "from 1 to 4096");
+  refused({"--usmp", "maybe"}, "one of on, off");
+  const CaseOptions o = parse_words({"--sut", "other", "--usmp", "on", "--pools", "external",
+                                     "--usmp-algorithm", "greedy_by_size", "--debug-fault",
+                                     "usmp:overlap", "--workspace-alignment", "64"});
+  EXPECT_TRUE(o.memory.usmp);
+  EXPECT_EQ(o.memory.pools, MemoryOptions::Pools::kExternal);
+  EXPECT_EQ(o.memory.usmp_algorithm, "greedy_by_size");
+  EXPECT_TRUE(o.memory.debug_overlap);
+  EXPECT_EQ(o.memory.workspace_alignment, 64);
+  EXPECT_EQ(replay_flags(parse_case_flags(replay_flags(o), make_named_system)), replay_flags(o));
 }
 
 TEST(CaseFlagTable, ATvmHomeWithTheBuiltinPipelineIsRefusedAsOnTheCommandLine) {
