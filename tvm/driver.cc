@@ -261,6 +261,8 @@ class TvmDriver::Impl {
       auto us = [&](const char* key) {
         return std::chrono::microseconds(static_cast<std::int64_t>(times.value(key, 0.0) * 1e6));
       };
+      if (const auto plan = m.find("plan"); plan != m.end() && plan->is_object()) out.plan = *plan;
+      out.metadata = m.value("metadata", "");
       out.partition_time = us("partition_s");
       out.build_time = us("build_s");
       out.export_time = us("export_s");

@@ -59,6 +59,12 @@ struct TvmBuild {
   /// Generated C sources and headers by file name, then the CRT's crt_backend_api.c and
   /// crt_config.h.
   std::vector<std::pair<std::string, std::string>> files;
+  /// kOk with USMP on and a TVM that takes a custom planner (tir.usmp.custom_algorithm): the
+  /// plan TVM made, as driver.py's recording planner saw it (its header states the form); null
+  /// otherwise.
+  nlohmann::json plan;
+  /// kOk: the Model Library Format's metadata.json, as text ("" when the export has none).
+  std::string metadata;
   /// The whole request as seen from here (graph in, files out).
   std::chrono::microseconds elapsed{0};
   /// kOk: TVM's own time as the driver measured it: building the graph and the passes up to
