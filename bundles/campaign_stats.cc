@@ -99,6 +99,14 @@ CampaignStats case_stats(const ir::Module& module, const oracle::CaseOptions& op
   s.api_unpacked = options.aot.api == aot::Options::Api::kUnpacked;
   s.interface_c = options.aot.interface == aot::Options::Interface::kC;
   s.storage_reuse_on = options.aot.storage_reuse;
+  const oracle::MemoryOptions& m = options.memory;
+  s.usmp_on = m.usmp;
+  s.usmp_greedy_by_size = m.usmp && m.usmp_algorithm == "greedy_by_size";
+  s.usmp_greedy_by_conflicts = m.usmp && m.usmp_algorithm == "greedy_by_conflicts";
+  s.usmp_hill_climb = m.usmp && m.usmp_algorithm == "hill_climb";
+  s.pools_external = m.pools == oracle::MemoryOptions::Pools::kExternal;
+  s.workspace_io = m.workspace_io;
+  s.link_params_off = !m.link_params;
   s.generation_us = generation_us;
   s.passes_us = micros(result.pipeline_time - result.codegen_time);
   s.codegen_us = micros(result.codegen_time);
@@ -169,7 +177,14 @@ nlohmann::json stats_json(const CampaignStats& s) {
         {"no_merge", s.cases - std::min(s.cases, s.merge_on)},
         {"api_unpacked", s.api_unpacked},
         {"interface_c", s.interface_c},
-        {"storage_reuse", s.storage_reuse_on}}},
+        {"storage_reuse", s.storage_reuse_on},
+        {"usmp", s.usmp_on},
+        {"usmp_greedy_by_size", s.usmp_greedy_by_size},
+        {"usmp_greedy_by_conflicts", s.usmp_greedy_by_conflicts},
+        {"usmp_hill_climb", s.usmp_hill_climb},
+        {"pools_external", s.pools_external},
+        {"workspace_io", s.workspace_io},
+        {"no_link_params", s.link_params_off}}},
   };
 }
 

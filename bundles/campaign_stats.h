@@ -39,6 +39,10 @@ struct CampaignStats {
   std::uint64_t main_tuple_params = 0;
   /// Pipeline options drawn.
   std::uint64_t merge_on = 0, api_unpacked = 0, interface_c = 0, storage_reuse_on = 0;
+  /// The AoT executor's memory configuration drawn (oracle::MemoryOptions): cases with USMP, by
+  /// its algorithm, with external pools, with I/O in the workspace, without linked parameters.
+  std::uint64_t usmp_on = 0, usmp_greedy_by_size = 0, usmp_greedy_by_conflicts = 0,
+                usmp_hill_climb = 0, pools_external = 0, workspace_io = 0, link_params_off = 0;
   /// Summed stage times, microseconds: pipeline (reference, passes and codegen, as run_case's
   /// pipeline_time), and the phases of a case: generation, passes (the reference and every
   /// pass, interpreted), codegen (C, harness, static checks), compile (a batch's compile time

@@ -2,11 +2,13 @@
 // repros (a pytest file in the style of TVM's AoT BYOC tests), both on stdout.
 #include <iostream>
 
+#include "bundles/replay.h"
 #include "cli/cmd_fuzz.h"
 #include "cli/common.h"
-#include "bundles/replay.h"
 #include "ir/dot.h"
+#include "oracle/case_flags.h"
 #include "oracle/verdict.h"
+#include "systems/systems.h"
 #include "tvm/pytest_export.h"
 
 namespace aotfuzz::cli {
@@ -36,9 +38,20 @@ Command register_show(CLI::App& parent) {
   c.run = [opts, app] {
     // The pipeline flags shape the pytest file (and override its replay line); a picture of the
     // file's module ignores them.
-    const std::vector<std::string> replay_overrides = {
-        "--merge",         "--mod-name",       "--api",   "--interface",
-        "--storage-reuse", "--max-fuse-depth", "--inject"};
+    const std::vector<std::string> replay_overrides = {"--merge",
+                                                       "--mod-name",
+                                                       "--api",
+                                                       "--interface",
+                                                       "--storage-reuse",
+                                                       "--max-fuse-depth",
+                                                       "--inject",
+                                                       "--usmp",
+                                                       "--usmp-algorithm",
+                                                       "--pools",
+                                                       "--workspace-io",
+                                                       "--workspace-alignment",
+                                                       "--constant-alignment",
+                                                       "--link-params"};
     if (opts->dot) {
       std::vector<std::string> ignored = replay_overrides;
       ignored.insert(ignored.end(), {"--check-num-args", "--memory-budget"});
@@ -57,7 +70,9 @@ Command register_show(CLI::App& parent) {
     }
     if (!opts->pytest)
       throw CommandError(kBadInput, "show: choose an output: --dot or --tvm-pytest");
-    oracle::CaseOptions options = case_options(opts->flags);
+    // The memory configuration is TVM's (the builtin pipeline refuses it): the release the file
+    // runs on judges it.
+    oracle::CaseOptions options = case_options(opts->flags.words, /*system_refusals=*/false);
     tvm::PytestInfo info;
     const std::string text = read_file(opts->file);
     bool explicit_flags = false;
@@ -69,7 +84,9 @@ Command register_show(CLI::App& parent) {
         // The file's first finding line says how it fails, unless flags were given.
         if (bundles::signature_matches("pass", line.expected)) continue;
         if (!explicit_flags) {
-          options = systems::parse_case_flags(line.flags);
+          options = oracle::case_options_from_words(oracle::split_flags(line.flags),
+                                                    systems::make_system, false,
+                                                    /*system_refusals=*/false);
           explicit_flags = true;
         }
         info.notes.push_back("aotfuzz: with `" + line.flags + "` the pipeline gives " +

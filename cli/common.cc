@@ -271,10 +271,10 @@ std::shared_ptr<const oracle::SystemUnderTest> make_sut(const oracle::SutSpec& s
   return system;
 }
 
-oracle::CaseOptions case_options(const std::vector<std::string>& words) {
+oracle::CaseOptions case_options(const std::vector<std::string>& words, bool system_refusals) {
   oracle::CaseOptions o;
   try {
-    o = oracle::case_options_from_words(words, make_sut, /*command_line=*/true);
+    o = oracle::case_options_from_words(words, make_sut, /*command_line=*/true, system_refusals);
   } catch (const oracle::FlagError& e) {
     throw CommandError(kBadInput, e.what());
   }
@@ -353,8 +353,8 @@ generator::GenPolicy policy_from_flags(const std::vector<std::string>& knobs, in
 }
 
 std::vector<bundles::TriageBuild> triage_builds(const std::vector<std::string>& labelled,
-                                                 const std::string& file,
-                                                 const std::string& command) {
+                                                const std::string& file,
+                                                const std::string& command) {
   std::vector<bundles::TriageBuild> builds;
   try {
     if (!file.empty()) builds = bundles::parse_triage_builds_file(read_file(file), file);

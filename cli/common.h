@@ -37,8 +37,8 @@ std::string read_file(const std::string& path);
 /// first), each home made absolute; throws CommandError (exit 2) naming `command` on a bad entry
 /// or a home that is not a directory.
 std::vector<bundles::TriageBuild> triage_builds(const std::vector<std::string>& labelled,
-                                                 const std::string& file,
-                                                 const std::string& command);
+                                                const std::string& file,
+                                                const std::string& command);
 /// Parses and verifies a module ("-": standard input, named <stdin> in messages); any error
 /// becomes CommandError(kBadInput) with the position.
 ir::Module load_module(const std::string& path);
@@ -91,7 +91,8 @@ bool any_pipeline_flag(CLI::App* app);
 std::string setting_flags(const PipelineFlags& flags);
 /// The case options `words` select (oracle::case_options_from_words with make_sut, command-line
 /// rows included); a bad flag, an unknown bug or a broken rule is a CommandError(kBadInput).
-oracle::CaseOptions case_options(const std::vector<std::string>& words);
+oracle::CaseOptions case_options(const std::vector<std::string>& words,
+                                 bool system_refusals = true);
 /// The system the --sut row of `flags` chooses (the builtin pipeline too, when named); null when
 /// no --sut was given, so that each replay line keeps its own. Bad flags are CommandError.
 std::shared_ptr<const oracle::SystemUnderTest> chosen_system(const PipelineFlags& flags);

@@ -192,6 +192,16 @@ std::string format_summary(const CampaignResult& r, const CampaignOptions& o) {
                 100.0 * static_cast<double>(s.cases_with_fused_tuple_param) / n,
                 static_cast<double>(s.ops) / n);
   out += feat;
+  if (s.usmp_on > 0) {
+    // What the memory planner was asked, so that a campaign shows what it covered.
+    out += "\nmemory: " + std::to_string(s.usmp_on) + " cases with USMP (greedy_by_size " +
+           std::to_string(s.usmp_greedy_by_size) + ", greedy_by_conflicts " +
+           std::to_string(s.usmp_greedy_by_conflicts) + ", hill_climb " +
+           std::to_string(s.usmp_hill_climb) + "; pools internal " +
+           std::to_string(s.usmp_on - std::min(s.usmp_on, s.pools_external)) + ", external " +
+           std::to_string(s.pools_external) + "; workspace I/O " + std::to_string(s.workspace_io) +
+           "), " + std::to_string(s.link_params_off) + " without linked parameters";
+  }
   out += "\nfindings: " + std::to_string(s.finding_cases) + " cases, " +
          std::to_string(r.unique_signatures()) + " unique signatures (" +
          std::to_string(r.findings.size()) + " new, " + std::to_string(r.known_seen.size()) +

@@ -414,7 +414,8 @@ std::optional<std::string> memory_options_problem(const CaseOptions& o) {
 }
 
 CaseOptions case_options_from_words(const std::vector<std::string>& words,
-                                    const SystemMaker& make_system, bool command_line) {
+                                    const SystemMaker& make_system, bool command_line,
+                                    bool system_refusals) {
   CaseOptions o;
   SutSpec sut;
   CaseFlagTarget target{o, sut};
@@ -471,7 +472,9 @@ CaseOptions case_options_from_words(const std::vector<std::string>& words,
     }
     if (!o.sut) throw FlagError("--sut " + sut.name + ": not a system under test here");
   }
-  if (auto why = system_of(o).refuses(o)) throw FlagError(*why);
+  if (system_refusals) {
+    if (auto why = system_of(o).refuses(o)) throw FlagError(*why);
+  }
   if (o.aot.interface == aot::Options::Interface::kC && o.aot.api == aot::Options::Api::kPacked) {
     throw FlagError("--interface c requires --api unpacked (as in TVM)");
   }

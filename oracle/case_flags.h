@@ -129,9 +129,11 @@ using SystemMaker = std::function<std::shared_ptr<const SystemUnderTest>(const S
 /// `make_system` makes the system of --sut/--tvm-home; without one, only the builtin pipeline is
 /// known (the probe, which runs the builtin pipeline's steps alone). With `command_line`, the
 /// rows that are a command's setting and never part of a replay line (kNever) are taken too.
+/// Without `system_refusals` the system's refusals are left out: options for another purpose than
+/// running the case here (an exported pytest, which the TVM release it runs on judges).
 CaseOptions case_options_from_words(const std::vector<std::string>& words,
                                     const SystemMaker& make_system = nullptr,
-                                    bool command_line = false);
+                                    bool command_line = false, bool system_refusals = true);
 
 /// Why `options`' memory configuration (MemoryOptions) is not one TVM builds, whatever the release:
 /// USMP's options without --usmp on, --workspace-io without the C interface; as one line naming

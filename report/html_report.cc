@@ -95,8 +95,7 @@ struct Series {
 
 // The rows of plot_data by campaign: a campaign's rows share a start (unix time less relative
 // time, to a second or two), and its relative time only grows.
-std::vector<std::vector<bundles::PlotRow>> by_campaign(
-    const std::vector<bundles::PlotRow>& rows) {
+std::vector<std::vector<bundles::PlotRow>> by_campaign(const std::vector<bundles::PlotRow>& rows) {
   std::vector<std::vector<bundles::PlotRow>> out;
   double start = 0;
   for (const auto& r : rows) {
@@ -355,6 +354,8 @@ std::string coverage_section(const std::vector<json>& records) {
       {"storage reuse on", o["storage_reuse"]},
       {"api unpacked (else packed)", o["api_unpacked"]},
       {"interface c (else packed)", o["interface_c"]},
+      {"TVM's memory planner (USMP)", o["usmp"]},
+      {"external memory pools", o["pools_external"]},
   };
   std::string out = "<p>Share of the " + std::to_string(cases) + " cases with:</p>\n";
   out += bar_chart("coverage", shares, cases);
@@ -445,9 +446,9 @@ std::string bundles_table(const std::vector<ReportBundle>& bundles) {
            (b.reduction_complete ? "" : " (reduction not finished)") + "</div>";
     out += "<pre class=\"replay\">" + html_escape(b.replay) + "</pre>";
     out += triage_line(b.triage) + bisect_line(b.bisect) + "</td>";
-    out += "<td>" + bundles::utc(b.seen.first_seen) + "</td><td>" +
-           bundles::utc(b.seen.last_seen) + "</td><td class=\"n\">" + std::to_string(b.seen.hits) +
-           "</td><td class=\"n\">" + std::to_string(b.seen.campaigns) + "</td><td class=\"n\">" +
+    out += "<td>" + bundles::utc(b.seen.first_seen) + "</td><td>" + bundles::utc(b.seen.last_seen) +
+           "</td><td class=\"n\">" + std::to_string(b.seen.hits) + "</td><td class=\"n\">" +
+           std::to_string(b.seen.campaigns) + "</td><td class=\"n\">" +
            (b.reduced_ops < 0 ? "-" : std::to_string(b.reduced_ops)) + "</td></tr>\n";
   }
   return out + "</table>\n";

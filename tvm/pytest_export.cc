@@ -273,6 +273,24 @@ except ImportError:  # later TVM releases moved them into the package
   return out;
 }
 
+std::string py_bool(bool b) { return b ? "True" : "False"; }
+
+// The AoT executor's memory configuration, exactly as the driver builds it (tvm/driver.py), so
+// that the file builds what the campaign built on every release (TVM's own default runner turns
+// USMP on from v0.12.0: left to it, a case built without USMP would not reproduce).
+std::string memory_settings(const oracle::MemoryOptions& m) {
+  std::string out;
+  out += "# The AoT executor's memory configuration aotfuzz built with (build_as_aotfuzz).\n";
+  out += "USMP = " + py_bool(m.usmp) + "\n";
+  out += "USMP_ALGORITHM = " + py_str(m.usmp_algorithm) + "\n";
+  out += "EXTERNAL_POOLS = " + py_bool(m.pools == oracle::MemoryOptions::Pools::kExternal) + "\n";
+  out += "USE_WORKSPACE_IO = " + py_bool(m.workspace_io) + "\n";
+  out += "WORKSPACE_BYTE_ALIGNMENT = " + std::to_string(m.workspace_alignment) + "\n";
+  out += "CONSTANT_BYTE_ALIGNMENT = " + std::to_string(m.constant_alignment) + "\n";
+  out += "LINK_PARAMS = " + py_bool(m.link_params) + "\n";
+  return out;
+}
+
 // The module-level constants: pass options and the inputs' shapes.
 std::string settings(const oracle::CaseOptions& options, const PytestGraph& g) {
   const bool unpacked = options.aot.api == aot::Options::Api::kUnpacked;
@@ -282,6 +300,7 @@ std::string settings(const oracle::CaseOptions& options, const PytestGraph& g) {
   out += "MOD_NAME = " + py_str(options.aot.mod_name) + "\n";
   out += "INTERFACE_API = " + py_str(c_interface ? "c" : "packed") + "\n";
   out += "USE_UNPACKED_API = " + std::string(unpacked ? "True" : "False") + "\n";
+  out += memory_settings(options.memory);
   out += "# Every input of @main (tuple parameters flattened): name -> (shape, dtype).\n";
   out += "INPUTS = OrderedDict(\n    [\n" + g.shapes + "    ]\n)\n\n\n";
 
@@ -347,6 +366,62 @@ def interpreter_reference(inputs):
   return out;
 }
 
+// How the file builds from v0.9 on: relay.build with the driver's exact pass config and executor.
+std::string build_functions() {
+  return R"(def executor_api():
+    """Whether relay.build takes Executor and Runtime objects (v0.9.0 on)."""
+    import inspect
+
+    return "executor" in inspect.signature(relay.build).parameters
+
+
+def pass_config():
+    """The PassContext aotfuzz built with; a key this release lacks is one it cannot set."""
+    known = tvm.transform.PassContext.list_configs()
+    config = {"tir.disable_vectorize": True}
+    if "tir.usmp.enable" in known:
+        config["tir.usmp.enable"] = USMP
+    if USMP:
+        config["tir.usmp.algorithm"] = USMP_ALGORITHM
+        if USE_WORKSPACE_IO:
+            config["tir.usmp.use_workspace_io"] = True
+    return config
+
+
+def build_as_aotfuzz(mod, config):
+    """relay.build as aotfuzz's TVM driver calls it for this case."""
+    from tvm.relay.backend import Executor, Runtime
+
+    options = {
+        "interface-api": INTERFACE_API,
+        "unpacked-api": USE_UNPACKED_API,
+        "link-params": LINK_PARAMS,
+        "workspace-byte-alignment": WORKSPACE_BYTE_ALIGNMENT,
+    }
+    if "constant-byte-alignment" in Executor.list_registered_options("aot"):
+        options["constant-byte-alignment"] = CONSTANT_BYTE_ALIGNMENT
+    pools = {}
+    if EXTERNAL_POOLS:
+        from tvm.ir.memory_pools import WorkspaceMemoryPools, WorkspacePoolInfo
+
+        target = tvm.target.Target("c")
+        pools["workspace_memory_pools"] = WorkspaceMemoryPools(
+            [WorkspacePoolInfo("aotfuzz_workspace", [target])]
+        )
+    with tvm.transform.PassContext(opt_level=3, config=config):
+        return relay.build(
+            mod,
+            target="c",
+            executor=Executor("aot", options),
+            runtime=Runtime("crt"),
+            mod_name=MOD_NAME,
+            **pools,
+        )
+
+
+)";
+}
+
 // The test itself and the script entry point.
 std::string test_function(const PytestInfo& info) {
   std::string out;
@@ -367,11 +442,34 @@ std::string test_function(const PytestInfo& info) {
     mod = transform.PartitionGraph(MOD_NAME)(mod)
     mod = transform.InferType()(mod)
 
-    compile_and_run(
-        AOTTestModel(name=MOD_NAME, module=mod, inputs=inputs, outputs=expected),
-        AOT_DEFAULT_RUNNER,
+    model = AOTTestModel(name=MOD_NAME, module=mod, inputs=inputs, outputs=expected)
+    if not executor_api():
+        # TVM v0.8: the executor's options are in the target string, USMP does not exist yet.
+        compile_and_run(
+            model,
+            AOT_DEFAULT_RUNNER,
+            INTERFACE_API,
+            USE_UNPACKED_API,
+            workspace_byte_alignment=WORKSPACE_BYTE_ALIGNMENT,
+        )
+        return
+    try:
+        from tvm.testing.aot import AOTCompiledTestModel, AOTTestRunner, run_and_check
+    except ImportError:
+        from aot_test_utils import AOTCompiledTestModel, AOTTestRunner, run_and_check
+    config = pass_config()
+    factory = build_as_aotfuzz(mod, config)
+    run_kwargs = dict(
+        workspace_byte_alignment=WORKSPACE_BYTE_ALIGNMENT,
+        constant_byte_alignment=CONSTANT_BYTE_ALIGNMENT,
+    )
+    if USE_WORKSPACE_IO:
+        run_kwargs["use_workspace_io"] = True
+    run_and_check(
+        [AOTCompiledTestModel(model=model, executor_factory=factory)],
+        AOTTestRunner(pass_config=config),
         INTERFACE_API,
-        USE_UNPACKED_API,
+        **run_kwargs,
     )
 
 
@@ -391,7 +489,7 @@ std::string tvm_pytest(const ir::Module& annotated, const oracle::CaseOptions& o
   }
   const PytestGraph graph = translate_graph(annotated.main());
   return preamble(options, info) + settings(options, graph) + graph_functions(graph) +
-         helper_functions() + test_function(info);
+         helper_functions() + build_functions() + test_function(info);
 }
 
 }  // namespace aotfuzz::tvm

@@ -30,6 +30,7 @@
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "ir/structural.h"
+#include "oracle/case_flags.h"
 #include "oracle/oracle.h"
 #include "tests/support/files.h"
 #include "tests/support/systems.h"
@@ -204,6 +205,44 @@ TEST(Campaign, DrawsTheUnpackedApiAsOftenAsItsKnobSays) {
   EXPECT_EQ(unpacked_cases(1.0), 400);
 }
 
+TEST(Campaign, DrawsTheMemoryConfigurationOnlyWhereItsKnobsAreSetAndAlwaysOneTvmBuilds) {
+  CampaignOptions builtin = in_process(8, 1);
+  for (std::uint64_t k = 0; k < 200; ++k) {
+    EXPECT_TRUE(make_case(builtin, k).options.memory.is_default()) << k;
+  }
+  CampaignOptions o = builtin;
+  o.policy.p_unpacked = 1;
+  o.policy.p_usmp = 0.75;
+  o.policy.p_usmp_algorithm = 1;
+  o.policy.p_external_pools = 0.5;
+  o.policy.p_workspace_io = 1;
+  o.policy.p_workspace_alignment = 0.5;
+  o.policy.p_constant_alignment = 0.5;
+  o.policy.p_no_link_params = 0.5;
+  std::set<std::string> algorithms;
+  std::set<int> alignments;
+  int usmp = 0, external = 0, workspace_io = 0;
+  for (std::uint64_t k = 0; k < 400; ++k) {
+    const oracle::CaseOptions c = make_case(o, k).options;
+    EXPECT_EQ(oracle::memory_options_problem(c), std::nullopt) << k;
+    usmp += c.memory.usmp;
+    if (c.memory.usmp) algorithms.insert(c.memory.usmp_algorithm);
+    external += c.memory.pools == oracle::MemoryOptions::Pools::kExternal;
+    workspace_io += c.memory.workspace_io;
+    alignments.insert(c.memory.workspace_alignment);
+    alignments.insert(c.memory.constant_alignment);
+  }
+  // Binomial(400, 0.75) and (300, 0.5): each bound is more than five standard deviations away.
+  EXPECT_GT(usmp, 250);
+  EXPECT_LT(usmp, 350);
+  EXPECT_GT(external, 100);
+  EXPECT_LT(external, usmp);
+  EXPECT_GT(workspace_io, 50);
+  EXPECT_EQ(algorithms,
+            (std::set<std::string>{"greedy_by_size", "greedy_by_conflicts", "hill_climb"}));
+  EXPECT_EQ(alignments, (std::set<int>{4, 8, 16, 32, 64}));
+}
+
 // Verdict signatures by case, of a campaign of `o`.
 std::map<std::uint64_t, std::string> signatures_by_case(const CampaignOptions& o, bool overlapped) {
   std::map<std::uint64_t, std::string> out;
@@ -244,6 +283,11 @@ TEST(Campaign, EveryCaseFlagMarkedDrawnIsFixedWhenGivenAndNoOtherIs) {
   o.base = oracle::parse_case_flags(
       "--no-merge --api unpacked --interface c --no-storage-reuse --max-fuse-depth 7 "
       "--no-determinism --no-warnings");
+  // Every draw's knob strictly between 0 and 1 (the memory rows' are 0 unless a system sets
+  // them), so that fixing one shows.
+  for (const auto& row : oracle::case_flag_table()) {
+    if (row.draw.drawn()) generator::set_knob(o.policy, row.draw.knob, "0.5");
+  }
   for (const auto& row : oracle::case_flag_table()) {
     SCOPED_TRACE(std::string(row.name));
     CampaignOptions fixed = o;

@@ -266,12 +266,12 @@ TEST(CaseFlagTable, BadValuesAreRefusedWithTheFlagNamed) {
 }
 
 TEST(CaseFlagTable, TheBuiltinPipelineRefusesEveryMemoryOptionWithOneLineNamingIt) {
-  for (const std::vector<std::string>& words : std::vector<std::vector<std::string>>{
-           {"--usmp", "on"},
-           {"--workspace-alignment", "16"},
-           {"--constant-alignment", "32"},
-           {"--no-link-params"},
-           {"--usmp", "on", "--debug-fault", "usmp:overlap"}}) {
+  for (const std::vector<std::string>& words :
+       std::vector<std::vector<std::string>>{{"--usmp", "on"},
+                                             {"--workspace-alignment", "16"},
+                                             {"--constant-alignment", "32"},
+                                             {"--no-link-params"},
+                                             {"--usmp", "on", "--debug-fault", "usmp:overlap"}}) {
     try {
       parse_words(words);
       ADD_FAILURE() << words[0] << " was taken by the builtin pipeline";
