@@ -34,9 +34,9 @@ struct MemoryOptions {
   };
   /// tir.usmp.enable
   bool usmp = false;
-  /// tir.usmp.algorithm (with usmp): greedy_by_size, greedy_by_conflicts (TVM's default) or
+  /// tir.usmp.algorithm (with usmp): greedy_by_size (TVM's default), greedy_by_conflicts or
   /// hill_climb.
-  std::string usmp_algorithm = "greedy_by_conflicts";
+  std::string usmp_algorithm = "greedy_by_size";
   /// Where the pools live (with usmp).
   Pools pools = Pools::kInternal;
   /// tir.usmp.use_workspace_io (with usmp and the C interface): inputs and outputs live in the

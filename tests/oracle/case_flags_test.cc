@@ -307,11 +307,11 @@ TEST(CaseFlagTable, UsmpOptionsWithoutUsmpAndWorkspaceIoWithoutTheCInterfaceAreR
   refused({"--constant-alignment", "8192"}, "from 1 to 4096");
   refused({"--usmp", "maybe"}, "one of on, off");
   const CaseOptions o = parse_words({"--sut", "other", "--usmp", "on", "--pools", "external",
-                                     "--usmp-algorithm", "greedy_by_size", "--debug-fault",
+                                     "--usmp-algorithm", "greedy_by_conflicts", "--debug-fault",
                                      "usmp:overlap", "--workspace-alignment", "64"});
   EXPECT_TRUE(o.memory.usmp);
   EXPECT_EQ(o.memory.pools, MemoryOptions::Pools::kExternal);
-  EXPECT_EQ(o.memory.usmp_algorithm, "greedy_by_size");
+  EXPECT_EQ(o.memory.usmp_algorithm, "greedy_by_conflicts");
   EXPECT_TRUE(o.memory.debug_overlap);
   EXPECT_EQ(o.memory.workspace_alignment, 64);
   EXPECT_EQ(replay_flags(parse_case_flags(replay_flags(o), make_named_system)), replay_flags(o));
