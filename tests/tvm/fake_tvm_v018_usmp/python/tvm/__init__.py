@@ -18,7 +18,7 @@ with open(_v018) as _f:
     exec(compile(_f.read(), _v018, "exec"))
 __path__.append(_here)  # noqa: F821 (the base's): ir, tir, target are this package's
 __version__ = "0.18.usmp-fake"
-_fixture = os.path.join(_here, "..", "..", "fixture")
+_fixture = os.path.normpath(os.path.join(_here, "..", "..", "fixture"))
 
 _registry = {}
 _state = {"config": {}}
