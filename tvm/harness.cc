@@ -54,15 +54,16 @@ oracle::CallWriter tvm_c_interface_call(const ir::Module& annotated, const aot::
     throw HeaderError("it declares " + std::to_string(header.pools.size()) +
                       " pools, the harness gives at most " + std::to_string(kMaxPools));
   }
-  const bool io_in_pools = header.map_inputs || header.map_outputs;
-  if (io_in_pools && (!header.map_inputs || !header.map_outputs || header.pools.empty())) {
-    throw HeaderError("it maps only one of the inputs and outputs into its pools, or has no pool");
-  }
   const std::string prefix = aot::symbol_prefix(options);
   return [=](aot::CWriter& w) {
     const std::string p(oracle::kCasePrefix);
     const bool pools = !header.pools.empty();
     const bool devices = !header.devices.empty();
+    // A header that takes the pools struct but declares no external pool (workspace-io with
+    // TVM's internal pools) leaves the application nothing to pass but NULL: the run shows what
+    // TVM's C does with it.
+    const std::string pools_arg = pools ? "&pools" : "NULL";
+    const std::string devices_arg = devices ? "&devices" : "NULL";
     w.line("struct " + prefix + "_inputs inputs;");
     w.line("struct " + prefix + "_outputs outputs;");
     if (pools) w.line("struct " + prefix + "_workspace_pools pools;");
@@ -86,23 +87,28 @@ oracle::CallWriter tvm_c_interface_call(const ir::Module& annotated, const aot::
         w.close();
       }
     }
-    if (io_in_pools) {
-      w.line("inputs = " + prefix + "_map_inputs(&pools);");
-      w.line("outputs = " + prefix + "_map_outputs(&pools);");
+    if (header.map_inputs) {
+      w.line("inputs = " + prefix + "_map_inputs(" + pools_arg + ");");
       for (std::size_t i = 0; i < in_fields.size(); ++i) {
         const std::string n = std::to_string(i);
         w.line("memcpy(inputs." + in_fields[i] + ", input_buf[" + n + "], " + p + "input_size[" +
                n + "]);");
       }
+    } else {
+      for (std::size_t i = 0; i < in_fields.size(); ++i) {
+        w.line("inputs." + in_fields[i] + " = input_buf[" + std::to_string(i) + "];");
+      }
+    }
+    if (header.map_outputs) {
+      // The outputs' pre-filled bytes go where the model writes, so that an output it never
+      // writes still differs between the harness's two runs.
+      w.line("outputs = " + prefix + "_map_outputs(" + pools_arg + ");");
       for (std::size_t j = 0; j < out_fields.size(); ++j) {
         const std::string n = std::to_string(j);
         w.line("memcpy(outputs." + out_fields[j] + ", output_buf[" + n + "], " + p +
                "output_size[" + n + "]);");
       }
     } else {
-      for (std::size_t i = 0; i < in_fields.size(); ++i) {
-        w.line("inputs." + in_fields[i] + " = input_buf[" + std::to_string(i) + "];");
-      }
       for (std::size_t j = 0; j < out_fields.size(); ++j) {
         w.line("outputs." + out_fields[j] + " = output_buf[" + std::to_string(j) + "];");
       }
@@ -112,11 +118,11 @@ oracle::CallWriter tvm_c_interface_call(const ir::Module& annotated, const aot::
       if (!args.empty()) args += ", ";
       args += param == "inputs"    ? "&inputs"
               : param == "outputs" ? "&outputs"
-              : param == "devices" ? "&devices"
-                                   : "&pools";
+              : param == "devices" ? devices_arg
+                                   : pools_arg;
     }
     w.line("rc = " + prefix + "_run(" + args + ");");
-    if (io_in_pools) {
+    if (header.map_outputs) {
       for (std::size_t j = 0; j < out_fields.size(); ++j) {
         const std::string n = std::to_string(j);
         w.line("memcpy(output_buf[" + n + "], outputs." + out_fields[j] + ", " + p +

@@ -31,8 +31,10 @@ std::string tvm_harness_main_c(const aot::Options& options, const std::string& h
 /// and the devices struct (its pointers NULL: the C target has no device). With map_inputs and
 /// map_outputs (workspace-io) the inputs are copied to where map_inputs says, the outputs'
 /// pre-filled bytes to where map_outputs says, and after the call the outputs back, so that the
-/// harness's checks and report see them as any other outputs. Throws HeaderError for a header the
-/// harness cannot serve (more pools than it has, inputs mapped without outputs), and what
+/// harness's checks and report see them as any other outputs. A pools or devices struct the
+/// header takes without declaring a member of it (workspace-io with TVM's internal pools) is
+/// passed as NULL, the only thing an application could pass: the run shows what TVM's C does.
+/// Throws HeaderError for more pools than the harness has, and what
 /// reference::c_interface_input_names throws for names TVM's C interface refuses.
 oracle::CallWriter tvm_c_interface_call(const ir::Module& annotated, const aot::Options& options,
                                         const oracle::MemoryOptions& memory,
