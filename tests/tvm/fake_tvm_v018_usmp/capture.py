@@ -57,7 +57,9 @@ proc = subprocess.run(
     text=True,
     check=True,
 )
-answer = [json.loads(line) for line in proc.stdout.splitlines()][-1]
+messages = [json.loads(line) for line in proc.stdout.splitlines()]
+version = messages[0]["tvm_version"]
+answer = messages[-1]
 if not answer.get("ok"):
     sys.exit("TVM failed: %s" % answer)
 os.makedirs(os.path.join(fixture, "mlf", "codegen", "host", "src"), exist_ok=True)
@@ -67,6 +69,8 @@ for name, text in answer["files"]:
         continue
     sub = "include" if name.endswith(".h") else "src"
     with open(os.path.join(fixture, "mlf", "codegen", "host", sub, name), "w") as f:
+        f.write("/* Recorded from Apache TVM %s by tests/tvm/fake_tvm_v018_usmp/capture.py "
+                "(fixture/README). */\n" % version)
         f.write(text)
 with open(os.path.join(fixture, "mlf", "metadata.json"), "w") as f:
     f.write(answer["metadata"])
