@@ -493,14 +493,14 @@ TvmDriverOptions driver_at(const std::string& home) {
 
 TEST(TvmDriverMemory, TheReadyMessageListsTheFeaturesProbedFromTheTvmImported) {
   TvmDriver usmp(driver_at("tests/tvm/fake_tvm_v018_usmp"));
-  for (const char* f : {"usmp", "workspace_io", "usmp_plan", "external_pools",
-                        "constant_alignment", "link_params_off"}) {
+  for (const char* f : {"usmp", "workspace_io", "usmp_plan", "external_pools", "constant_alignment",
+                        "link_params_off"}) {
     EXPECT_TRUE(usmp.has_feature(f)) << f;
   }
   // The fake v0.18 without them: an executor API, but no pass configs, pools or options.
   TvmDriver plain(driver_at("tests/tvm/fake_tvm_v018"));
-  for (const char* f : {"usmp", "workspace_io", "usmp_plan", "external_pools",
-                        "constant_alignment", "link_params_off"}) {
+  for (const char* f : {"usmp", "workspace_io", "usmp_plan", "external_pools", "constant_alignment",
+                        "link_params_off"}) {
     EXPECT_FALSE(plain.has_feature(f)) << f;
   }
 }
@@ -561,8 +561,9 @@ TEST(TvmCase, TheHarnessCallsTvmsEntryPointWithTheExternalPoolItsHeaderDeclares)
   bool pool_call = false;
   for (const auto& [name, text] : r.files) {
     if (name == "main.c") {
-      pool_call = text.find("aotfuzz_harness_pool(0, TVMGEN_DEFAULT_AOTFUZZ_WORKSPACE_"
-                            "WORKSPACE_POOL_SIZE, 8)") != std::string::npos &&
+      pool_call = text.find(
+                      "aotfuzz_harness_pool(0, TVMGEN_DEFAULT_AOTFUZZ_WORKSPACE_"
+                      "WORKSPACE_POOL_SIZE, 8)") != std::string::npos &&
                   text.find("tvmgen_default_run(&inputs, &outputs, &pools)") != std::string::npos;
     }
   }
