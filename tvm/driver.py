@@ -277,7 +277,7 @@ DEFAULT_MEMORY = {
 }
 RECORDER = "aotfuzz_record"
 # What the recorder is to do for the build under way, and what it saw (one build at a time).
-recording = {"algorithm": None, "debug_overlap": False, "plan": None}
+recording = {"armed": False, "algorithm": None, "debug_overlap": False, "plan": None}
 
 
 def _record_plan(buffer_infos, memory_pressure):
@@ -350,8 +350,13 @@ def _is_constant_pool(pool_info):
 def finished_plan(factory):
     """PLAN of the build just made, with the sizes TVM gave its pools; None if not recorded."""
     plan = recording["plan"]
-    if plan is None:
+    if plan is None and not recording["armed"]:
         return None
+    if plan is None:
+        # USMP ran without a buffer to place (TVM calls no algorithm then): an empty plan.
+        plan = {"algorithm": recording["algorithm"], "buffers": [], "_pool_infos": {}}
+        if recording["debug_overlap"]:
+            plan["debug_overlap"] = "no conflicting buffers"
     pool_infos = plan.pop("_pool_infos")
     sizes = {}
     try:
@@ -384,6 +389,7 @@ def build(mod, request):
     memory = dict(DEFAULT_MEMORY, **request.get("memory", {}))
     config = {"tir.disable_vectorize": True}
     recording["plan"] = None
+    recording["armed"] = False
     if not EXECUTOR_API:
         target = (
             "c -runtime=c --link-params --executor=aot --workspace-byte-alignment=%d "
@@ -411,6 +417,7 @@ def build(mod, request):
             config["tir.usmp.use_workspace_io"] = True
         if "usmp_plan" in FEATURES:
             _register_recorder()
+            recording["armed"] = True
             recording["algorithm"] = memory["algorithm"]
             recording["debug_overlap"] = bool(memory["debug_overlap"])
             config["tir.usmp.custom_algorithm"] = RECORDER
