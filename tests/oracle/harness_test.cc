@@ -377,6 +377,11 @@ TEST(ParseHarnessOutput, ReadsFaultRunsArgumentErrorsAndWorkspaceFaults) {
   EXPECT_EQ(r.other_lines, (std::vector<std::string>{"AOTFUZZ fault x 0 2"}));
 }
 
+TEST(ParseHarnessOutput, ReadsAWritePastAForeignHarnesssMemoryPool) {
+  const ParsedRun r = parse_harness_output("AOTFUZZ run 1\nAOTFUZZ out-of-bounds pool 1\n");
+  EXPECT_EQ(r.out_of_bounds, (std::pair<std::string, int>{"pool", 1}));
+}
+
 TEST(ParseHarnessOutput, ReadsClobberAndHarnessErrors) {
   const ParsedRun a = parse_harness_output("AOTFUZZ run 1\nAOTFUZZ input-clobbered 2 17\n");
   EXPECT_EQ(a.clobbered_input, (std::pair<int, std::int64_t>{2, 17}));
