@@ -10,6 +10,7 @@
 #include "aot/storage_plan.h"
 #include "oracle/c/case_libc_h.h"
 #include "oracle/c/harness_case_h.h"
+#include "oracle/c/harness_pools_c.h"
 #include "oracle/c/harness_prologue_h.h"
 #include "oracle/c/harness_runtime_c.h"
 #include "oracle/c/harness_workspace_c.h"
@@ -175,7 +176,7 @@ std::string harness_case_c(const ir::Module& module, const aot::Options& options
 }
 
 std::string harness_code_c(const ir::Module& module, const aot::Options& options,
-                           const std::vector<HarnessInput>& flat_inputs) {
+                           const std::vector<HarnessInput>& flat_inputs, const CallWriter& call) {
   const ir::Function& main = module.main();
   const auto out_types = ir::flatten_tensors(main->ret_type());
   const std::string prefix = aot::symbol_prefix(options);
@@ -220,7 +221,11 @@ std::string harness_code_c(const ir::Module& module, const aot::Options& options
   // The call of the entry point, in the chosen interface.
   const std::string run_once =
       "static int32_t " + p + "run_once(uint8_t* const* input_buf, uint8_t* const* output_buf)";
-  if (options.interface == Options::Interface::kC) {
+  if (call) {
+    w.open(run_once);
+    call(w);
+    w.close();
+  } else if (options.interface == Options::Interface::kC) {
     const auto in_fields = reference::c_interface_input_names(main);
     const auto out_fields = aot::output_field_names(main);
     w.open(run_once);
@@ -308,7 +313,7 @@ std::string foreign_harness_support_c(const std::string& title, const std::strin
                                       const std::string& platform) {
   std::string out = title + std::string(kPrologue) + headers + "\n";
   out += platform;
-  for (std::string_view piece : {kCaseStruct, kRuntimePart}) {
+  for (std::string_view piece : {kCaseStruct, kRuntimePart, kPoolsPart}) {
     out += "\n";
     out += piece;
   }
@@ -324,6 +329,7 @@ std::string foreign_harness_case_c(const std::string& title, const std::string& 
                     headers + "\n";
   out += kCaseStruct;
   out += shared_entry_declaration();
+  out += "uint8_t* aotfuzz_harness_pool(int k, size_t size, size_t alignment);\n";
   out += run_declaration;
   out += case_part;
   out += "\nint main(void) { return " + std::string(kSharedEntry) + "(&" +
@@ -443,7 +449,7 @@ bool parse_report(const std::vector<std::string_view>& w, ParsedRun& run) {
     return true;
   }
   if (what == "out-of-bounds" && w.size() == 4 &&
-      (w[2] == "input" || w[2] == "output" || w[2] == "workspace")) {
+      (w[2] == "input" || w[2] == "output" || w[2] == "workspace" || w[2] == "pool")) {
     int i = 0;
     if (!parse_int(w[3], i)) return false;
     run.out_of_bounds = std::make_pair(std::string(w[2]), i);

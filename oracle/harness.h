@@ -11,17 +11,20 @@
 // and on a fault, instead of the rest:
 //   AOTFUZZ input-clobbered <i> <element>    a write into read-only input i (exit status 86)
 //   AOTFUZZ out-of-bounds input|output <i>   an access to the guard page after buffer i (then
-//                                            the default SIGSEGV action)
+//                                            the default SIGSEGV action); also workspace 0 and
+//                                            pool <k> (a foreign harness's memory pool k)
 //   AOTFUZZ harness-error <what>             the harness could not set up (exit status 87)
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "aot/c_writer.h"
 #include "aot/codegen.h"
 #include "ir/error.h"
 #include "ir/module.h"
@@ -103,8 +106,14 @@ std::vector<HarnessInput> harness_inputs(const ir::Module& module,
 /// (harness_inputs_stub_c: a table of NULLs) and hands them to the cases at run time.
 std::string harness_inputs_c(const std::vector<HarnessInput>& inputs);
 std::string harness_inputs_stub_c(std::size_t num_inputs);
+/// `call`, when given, writes the body of `static int32_t aotfuzz_case_run_once(uint8_t* const*
+/// input_buf, uint8_t* const* output_buf)` instead of the interface's own call of the entry
+/// point: a foreign system whose entry point's parameters depend on its build (TVM's external
+/// memory pools, tvm/harness.h) calls it as its header declares. It may use the case's tables
+/// (aotfuzz_case_input_size, _output_size) and must return the entry point's return code.
+using CallWriter = std::function<void(aot::CWriter&)>;
 std::string harness_code_c(const ir::Module& module, const aot::Options& options,
-                           const std::vector<HarnessInput>& inputs);
+                           const std::vector<HarnessInput>& inputs, const CallWriter& call = {});
 
 /// The harness of a program around another system's generated C (TVM's, tvm/harness.h), in two
 /// files: the part every case shares (foreign_harness_support_c), which a worker compiles once,
@@ -112,7 +121,10 @@ std::string harness_code_c(const ir::Module& module, const aot::Options& options
 ///
 /// The shared part: `title` (a comment line), the prologue, `headers` (that system's runtime
 /// headers), `platform` (the platform layer it leaves to the application), the same runtime and
-/// checks as the builtin pipeline's programs, and their entry point for a case.
+/// checks as the builtin pipeline's programs, their entry point for a case, and
+/// `uint8_t* aotfuzz_harness_pool(int k, size_t size, size_t alignment)`
+/// (oracle/c/harness_pools.c), memory pool k of a case (k < 8) before its guard page, filled with
+/// 0xCD.
 std::string foreign_harness_support_c(const std::string& title, const std::string& headers,
                                       const std::string& platform);
 /// main.c: `title`, the C library headers the case code uses, `headers` (what the case code uses
@@ -154,7 +166,7 @@ struct ParsedRun {
   std::vector<FaultRun> faults;
   /// (kernel, argument index) of the first argument a kernel's checks refused.
   std::optional<std::pair<std::string, int>> arg_error;
-  /// ("input", "output" or "workspace", buffer index) of a guard-page fault.
+  /// ("input", "output", "workspace" or "pool", buffer index) of a guard-page fault.
   std::optional<std::pair<std::string, int>> out_of_bounds;
   /// The call trace of each run that started (runs[0] is run 1).
   std::vector<std::vector<TraceCall>> traces;

@@ -18,6 +18,7 @@
 #include "oracle/static_arity.h"
 #include "reference/c_interface.h"
 #include "reference/tvm_passes.h"
+#include "tvm/c_interface_header.h"
 #include "tvm/driver.h"
 #include "tvm/harness.h"
 #include "tvm/known.h"
@@ -441,9 +442,28 @@ std::optional<PreparedCase> finish_tvm_case(const TvmCaseStart& start, const Tvm
     (runtime ? c.support_sources : c.sources).push_back(f);
   }
   c.support_sources.emplace_back(kTvmHarnessSupportName, tvm_harness_support_c());
+  // The C interface's entry point takes what its header declares, which depends on the build
+  // (external pools, workspace-io): the call is written from the header, never a fixed arity.
+  oracle::CallWriter call;
+  if (options.aot.interface == aot::Options::Interface::kC) {
+    const auto header = std::find_if(tvm.files.begin(), tvm.files.end(),
+                                     [&](const auto& f) { return f.first == c.header_name; });
+    try {
+      if (header == tvm.files.end()) throw HeaderError("TVM's export has no such file");
+      call = tvm_c_interface_call(annotated, options.aot, options.memory,
+                                  read_interface_header(header->second, prefix));
+    } catch (const HeaderError& e) {
+      r.verdict = {Stage::kRun, ToolchainError{"harness: TVM's header " + c.header_name +
+                                               " cannot be read: " + e.what()}};
+      for (const auto& f : tvm.files) r.files.push_back(f);
+      return std::nullopt;
+    } catch (const ir::Error&) {
+      // Names the C interface refuses: the default call shows what TVM's C makes of them.
+    }
+  }
   try {
     c.inputs = harness_inputs(annotated, r.inputs);
-    c.harness_case = harness_code_c(annotated, options.aot, c.inputs);
+    c.harness_case = harness_code_c(annotated, options.aot, c.inputs, call);
   } catch (const ir::Error& e) {
     r.verdict = {Stage::kRun, ToolchainError{std::string("harness: ") + e.what()}};
     return std::nullopt;

@@ -4,11 +4,13 @@
 # Started by aotfuzz (tvm/driver.cc) as `python3 -c <this file> TVM_HOME`, one per campaign
 # worker: importing TVM takes seconds, a case should take a fraction of that. The protocol is one
 # JSON object per line on stdin and stdout:
-#   -> {"ready": true, "tvm_version": ..., "tvm_commit": ..., "crt_dir": ...}   once, after import
+#   -> {"ready": true, "tvm_version": ..., "tvm_commit": ..., "crt_dir": ...,
+#       "api": "executor"|"target-string", "features": [FEATURE, ...]}   once, after import
 #   <- {"graph": GRAPH, "merge": bool, "mod_name": str, "api": "packed"|"unpacked",
-#       "interface": "packed"|"c", "build": bool (default true; false: stop after partitioning)}
+#       "interface": "packed"|"c", "build": bool (default true; false: stop after partitioning),
+#       "memory": MEMORY (optional)}
 #   -> {"ok": true, "partitioned": TEXT, "constants": [CONST, ...], "files": [[NAME, TEXT], ...],
-#       "times": {...}}
+#       "metadata": TEXT, "plan": PLAN (only when recorded), "times": {...}}
 #   -> {"ok": false, "stage": "merge"|"partition"|"build"|"export", "error": TEXT}
 # and, before each step after the first, {"progress": STEP}, so that a crash of TVM is attributed
 # to the step it happened in. A batch, {"batch": [REQUEST, ...]}, is answered request by request
@@ -22,7 +24,28 @@
 # as a reference into a metadata table, neither of which reads back. `files` are the C sources
 # and headers of TVM's Model Library Format export (codegen/host/src/*.c,
 # codegen/host/include/*.h) and the standalone CRT's crt_backend_api.c and crt_config.h that
-# TVM's own AoT tests link with.
+# TVM's own AoT tests link with; "metadata" is that export's metadata.json as text ("" if none).
+#
+# FEATURE names what this TVM offers, each probed from the TVM imported (see FEATURES below):
+# "usmp", "workspace_io", "usmp_plan", "external_pools", "constant_alignment", "link_params_off".
+# MEMORY (oracle::MemoryOptions, tvm/case_flow.cc memory_request) is the AoT executor's memory
+# configuration: {"usmp": bool, "algorithm": "greedy_by_size"|"greedy_by_conflicts"|"hill_climb",
+# "pools": "internal"|"external", "workspace_io": bool, "workspace_alignment": int,
+# "constant_alignment": int, "link_params": bool, "debug_overlap": bool}. External pools are one
+# workspace pool "aotfuzz_workspace" and, when the graph has constants and params are linked, one
+# constant pool "aotfuzz_constants" (TVM refuses a constant pool with nothing in it), both for the
+# "c" target, which the application allocates (the harness, from the C interface's header).
+# Without "memory" a request is built as before it existed: USMP off (where the switch exists),
+# workspace alignment 8, link-params on.
+# PLAN is what USMP decided, as a recording planner registered in TVM saw it (with USMP on and
+# "usmp_plan"): {"algorithm": NAME, "buffers": [{"name", "size", "alignment", "pool", "offset",
+# "conflicts": [NAME, ...]}], "pools": [{"name", "internal": bool, "constant": bool,
+# "size": int|null}]}: the recorder hands TVM the drawn algorithm's own answer, and a pool's size
+# is the one TVM finally allocated it (the build's executor_codegen_metadata.pool_inputs; null
+# when absent there). With "debug_overlap" the recorder moves the second of the first two
+# conflicting buffers of one pool onto the first one's offset before TVM sees the plan (a planner
+# fault the plan judge must catch); with no such pair the plan says "debug_overlap": "no
+# conflicting buffers".
 #
 # Anything TVM prints goes to stderr: stdout carries the protocol only.
 import json
@@ -102,9 +125,54 @@ try:
 except (TypeError, ValueError):
     EXECUTOR_API = False
 try:
-    USMP_KEY = "tir.usmp.enable" in tvm.transform.PassContext.list_configs()
-except Exception:
-    USMP_KEY = False
+    CONFIGS = set(tvm.transform.PassContext.list_configs())
+except Exception:  # a TVM without the listing
+    CONFIGS = set()
+USMP_KEY = "tir.usmp.enable" in CONFIGS
+
+
+def _aot_options():
+    """The aot executor's registered options (v0.9 on), empty where there is no executor API."""
+    if not EXECUTOR_API:
+        return {}
+    try:
+        from tvm.relay.backend import Executor
+
+        return dict(Executor.list_registered_options("aot"))
+    except Exception:
+        return {}
+
+
+def _external_pools():
+    """Whether relay.build takes the application's memory pools (v0.10 on)."""
+    try:
+        from tvm.ir.memory_pools import WorkspaceMemoryPools  # noqa: F401
+
+        return "workspace_memory_pools" in inspect.signature(relay.build).parameters
+    except Exception:
+        return False
+
+
+AOT_OPTIONS = _aot_options()
+# The memory configurations this TVM can build (the header's FEATURE):
+#  - usmp: the planner's switch; workspace_io: inputs and outputs placed in the workspace pools
+#    (PR #10189); usmp_plan: a planner of one's own by name (tir.usmp.custom_algorithm), which the
+#    plan recorder needs.
+#  - external_pools: pools the application allocates; constant_alignment: the executor's
+#    constant-byte-alignment; link_params_off: link-params as an executor option that can be false
+#    (the target string's --link-params cannot be turned off per build).
+FEATURES = [
+    name
+    for name, present in (
+        ("usmp", USMP_KEY),
+        ("workspace_io", "tir.usmp.use_workspace_io" in CONFIGS),
+        ("usmp_plan", "tir.usmp.custom_algorithm" in CONFIGS),
+        ("external_pools", _external_pools()),
+        ("constant_alignment", "constant-byte-alignment" in AOT_OPTIONS),
+        ("link_params_off", EXECUTOR_API and "link-params" in AOT_OPTIONS),
+    )
+    if present
+]
 
 OPS = {"add": relay.add, "subtract": relay.subtract, "multiply": relay.multiply}
 
@@ -196,39 +264,189 @@ def crt_files():
     return out
 
 
+# The memory configuration of a request without "memory" (the header): as before it existed.
+DEFAULT_MEMORY = {
+    "usmp": False,
+    "algorithm": "greedy_by_size",
+    "pools": "internal",
+    "workspace_io": False,
+    "workspace_alignment": 8,
+    "constant_alignment": 16,
+    "link_params": True,
+    "debug_overlap": False,
+}
+RECORDER = "aotfuzz_record"
+# What the recorder is to do for the build under way, and what it saw (one build at a time).
+recording = {"algorithm": None, "debug_overlap": False, "plan": None}
+
+
+def _record_plan(buffer_infos, memory_pressure):
+    """The custom USMP algorithm: the drawn algorithm's own plan, recorded as PLAN (header)."""
+    from tvm.tir import usmp
+
+    algorithm = recording["algorithm"]
+    plan = tvm.get_global_func("tir.usmp.algo." + algorithm)(buffer_infos, memory_pressure)
+    allocations = {buf: plan[buf] for buf in buffer_infos}
+    note = None
+    if recording["debug_overlap"]:
+        note = "no conflicting buffers"
+        for first in buffer_infos:
+            pair = [
+                c
+                for c in first.conflicts
+                if c in allocations
+                and allocations[c].pool_info.same_as(allocations[first].pool_info)
+                and not c.same_as(first)
+            ]
+            if pair:
+                # The later of the two in TVM's order moves onto the earlier one's offset.
+                second = pair[0]
+                allocations[second] = usmp.utils.PoolAllocation(
+                    allocations[first].pool_info, int(allocations[first].byte_offset)
+                )
+                note = "moved %s onto %s" % (second.name_hint, first.name_hint)
+                break
+    recorded = {
+        "algorithm": algorithm,
+        "buffers": [
+            {
+                "name": str(buf.name_hint),
+                "size": int(buf.size_bytes),
+                "alignment": int(buf.alignment),
+                "pool": str(allocations[buf].pool_info.pool_name),
+                "offset": int(allocations[buf].byte_offset),
+                "conflicts": [str(c.name_hint) for c in buf.conflicts],
+            }
+            for buf in buffer_infos
+        ],
+        "pools": [],
+    }
+    if note is not None:
+        recorded["debug_overlap"] = note
+    pools = {}
+    for allocation in allocations.values():
+        pools.setdefault(str(allocation.pool_info.pool_name), allocation.pool_info)
+    recorded["_pool_infos"] = pools
+    recording["plan"] = recorded
+    return allocations
+
+
+_recorder_registered = False
+
+
+def _register_recorder():
+    global _recorder_registered
+    if not _recorder_registered:
+        tvm.register_func("tir.usmp.algo." + RECORDER, _record_plan, override=True)
+        _recorder_registered = True
+
+
+def _is_constant_pool(pool_info):
+    from tvm.ir.memory_pools import ConstantPoolInfo
+
+    return isinstance(pool_info, ConstantPoolInfo)
+
+
+def finished_plan(factory):
+    """PLAN of the build just made, with the sizes TVM gave its pools; None if not recorded."""
+    plan = recording["plan"]
+    if plan is None:
+        return None
+    pool_infos = plan.pop("_pool_infos")
+    sizes = {}
+    try:
+        for allocated in dict(factory.executor_codegen_metadata.pool_inputs).values():
+            name = str(allocated.pool_info.pool_name)
+            sizes[name] = int(allocated.allocated_size)
+            pool_infos.setdefault(name, allocated.pool_info)
+    except Exception:  # no pool_inputs in this metadata: sizes unknown
+        pass
+    plan["pools"] = [
+        {
+            "name": name,
+            "internal": bool(info.is_internal),
+            "constant": _is_constant_pool(info),
+            "size": sizes.get(name),
+        }
+        for name, info in sorted(pool_infos.items())
+    ]
+    return plan
+
+
+def has_constants(graph):
+    return any(node["kind"] == "const" for node in graph["nodes"])
+
+
 def build(mod, request):
-    """relay.build for the C target with the AoT executor, as this release's AoT tests call it."""
+    """relay.build for the C target with the AoT executor, as this release's AoT tests call it
+    (python/tvm/testing/aot.py compile_models; tests/python/relay/aot/test_crt_aot_usmp.py)."""
     unpacked = request["api"] == "unpacked"
+    memory = dict(DEFAULT_MEMORY, **request.get("memory", {}))
     config = {"tir.disable_vectorize": True}
+    recording["plan"] = None
     if not EXECUTOR_API:
         target = (
-            "c -runtime=c --link-params --executor=aot --workspace-byte-alignment=8 "
-            "--interface-api=%s --unpacked-api=%d" % (request["interface"], int(unpacked))
+            "c -runtime=c --link-params --executor=aot --workspace-byte-alignment=%d "
+            "--interface-api=%s --unpacked-api=%d"
+            % (int(memory["workspace_alignment"]), request["interface"], int(unpacked))
         )
         with tvm.transform.PassContext(opt_level=3, config=config):
             return relay.build(mod, target, target_host=target, mod_name=request["mod_name"])
     from tvm.relay.backend import Executor, Runtime
 
-    executor = Executor(
-        "aot",
-        {
-            "interface-api": request["interface"],
-            "unpacked-api": bool(unpacked),
-            "link-params": True,
-            "workspace-byte-alignment": 8,
-        },
-    )
+    options = {
+        "interface-api": request["interface"],
+        "unpacked-api": bool(unpacked),
+        "link-params": bool(memory["link_params"]),
+        "workspace-byte-alignment": int(memory["workspace_alignment"]),
+    }
+    if "memory" in request and "constant_alignment" in FEATURES:
+        options["constant-byte-alignment"] = int(memory["constant_alignment"])
+    executor = Executor("aot", options)
     if USMP_KEY:
-        config["tir.usmp.enable"] = False
+        config["tir.usmp.enable"] = bool(memory["usmp"])
+    if memory["usmp"]:
+        config["tir.usmp.algorithm"] = memory["algorithm"]
+        if memory["workspace_io"]:
+            config["tir.usmp.use_workspace_io"] = True
+        if "usmp_plan" in FEATURES:
+            _register_recorder()
+            recording["algorithm"] = memory["algorithm"]
+            recording["debug_overlap"] = bool(memory["debug_overlap"])
+            config["tir.usmp.custom_algorithm"] = RECORDER
+    pools = {}
+    if memory["pools"] == "external":
+        from tvm.ir.memory_pools import (
+            ConstantMemoryPools,
+            ConstantPoolInfo,
+            WorkspaceMemoryPools,
+            WorkspacePoolInfo,
+        )
+
+        target = tvm.target.Target("c")
+        pools["workspace_memory_pools"] = WorkspaceMemoryPools(
+            [WorkspacePoolInfo("aotfuzz_workspace", [target])]
+        )
+        if memory["link_params"] and has_constants(request["graph"]):
+            pools["constant_memory_pools"] = ConstantMemoryPools(
+                [ConstantPoolInfo("aotfuzz_constants", [target], [])]
+            )
     with tvm.transform.PassContext(opt_level=3, config=config):
         return relay.build(
-            mod, target="c", executor=executor, runtime=Runtime("crt"), mod_name=request["mod_name"]
+            mod,
+            target="c",
+            executor=executor,
+            runtime=Runtime("crt"),
+            mod_name=request["mod_name"],
+            **pools
         )
 
 
 def mlf_files(factory):
-    """The C files of TVM's Model Library Format export, as a user of TVM would get them."""
+    """The C files of TVM's Model Library Format export, as a user of TVM would get them, and
+    its metadata.json."""
     out = []
+    metadata = ""
     with tempfile.TemporaryDirectory(prefix="aotfuzz-tvm-") as tmp:
         tar_path = os.path.join(tmp, "model.tar")
         export_model_library_format(factory, tar_path)
@@ -237,6 +455,9 @@ def mlf_files(factory):
                 name = member.name.lstrip("./")
                 if not member.isfile():
                     continue
+                if name == "metadata.json":
+                    metadata = tar.extractfile(member).read().decode()
+                    continue
                 if name.startswith("codegen/host/src/") and name.endswith(".c"):
                     pass
                 elif name.startswith("codegen/host/include/") and name.endswith(".h"):
@@ -244,7 +465,7 @@ def mlf_files(factory):
                 else:
                     continue
                 out.append([os.path.basename(name), tar.extractfile(member).read().decode()])
-    return out
+    return out, metadata
 
 
 def describe_error(e):
@@ -292,9 +513,14 @@ def handle(request):
         stage = "export"
         send({"progress": stage})
         t2 = time.perf_counter()
-        files = mlf_files(factory) + crt_files()
+        files, metadata = mlf_files(factory)
+        files += crt_files()
         times["export_s"] = time.perf_counter() - t2
-        return {"ok": True, **shown, "files": files, "times": times}
+        answer = {"ok": True, **shown, "files": files, "metadata": metadata, "times": times}
+        plan = finished_plan(factory)
+        if plan is not None:
+            answer["plan"] = plan
+        return answer
     except Exception as e:  # TVMError, or Python errors of TVM's own frontend
         return {"ok": False, "stage": stage, **describe_error(e)}
 
@@ -321,6 +547,7 @@ send(
         "tvm_commit": tvm_commit(),
         "crt_dir": CRT_DIR,
         "api": "executor" if EXECUTOR_API else "target-string",
+        "features": FEATURES,
     }
 )
 for line in sys.stdin:

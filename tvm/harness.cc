@@ -3,6 +3,7 @@
 
 #include "aot/codegen.h"
 #include "oracle/harness.h"
+#include "reference/c_interface.h"
 #include "tvm/platform_c.h"
 
 namespace aotfuzz::tvm {
@@ -15,6 +16,8 @@ constexpr const char* kHeaders =
     "#include <tvm/runtime/crt/logging.h>\n#include <tvm/runtime/crt/platform.h>\n";
 // A case's main.c: DLTensor, TVMValue and the type codes it passes to the entry point.
 constexpr const char* kCaseHeaders = "#include <tvm/runtime/c_runtime_api.h>\n";
+// oracle/c/harness_runtime.c's AOTFUZZ_MAX_POOLS.
+constexpr std::size_t kMaxPools = 8;
 
 }  // namespace
 
@@ -39,6 +42,89 @@ std::string tvm_harness_main_c(const aot::Options& options, const std::string& h
                       "void* out_type_code, void* resource_handle);\n\n";
   }
   return oracle::foreign_harness_case_c(title, kCaseHeaders, run_declaration, case_part);
+}
+
+oracle::CallWriter tvm_c_interface_call(const ir::Module& annotated, const aot::Options& options,
+                                        const oracle::MemoryOptions& memory,
+                                        const InterfaceHeader& header) {
+  const ir::Function& main = annotated.main();
+  const auto in_fields = reference::c_interface_input_names(main);
+  const auto out_fields = aot::output_field_names(main);
+  if (header.pools.size() > kMaxPools) {
+    throw HeaderError("it declares " + std::to_string(header.pools.size()) +
+                      " pools, the harness gives at most " + std::to_string(kMaxPools));
+  }
+  const bool io_in_pools = header.map_inputs || header.map_outputs;
+  if (io_in_pools && (!header.map_inputs || !header.map_outputs || header.pools.empty())) {
+    throw HeaderError("it maps only one of the inputs and outputs into its pools, or has no pool");
+  }
+  const std::string prefix = aot::symbol_prefix(options);
+  return [=](aot::CWriter& w) {
+    const std::string p(oracle::kCasePrefix);
+    const bool pools = !header.pools.empty();
+    const bool devices = !header.devices.empty();
+    w.line("struct " + prefix + "_inputs inputs;");
+    w.line("struct " + prefix + "_outputs outputs;");
+    if (pools) w.line("struct " + prefix + "_workspace_pools pools;");
+    if (devices) w.line("struct " + prefix + "_devices devices;");
+    w.line("int32_t rc;");
+    w.line("memset(&inputs, 0, sizeof(inputs));");
+    w.line("memset(&outputs, 0, sizeof(outputs));");
+    if (pools) w.line("memset(&pools, 0, sizeof(pools));");
+    if (devices) w.line("memset(&devices, 0, sizeof(devices));");
+    if (in_fields.empty()) w.line("(void)input_buf;");
+    if (out_fields.empty()) w.line("(void)output_buf;");
+    for (std::size_t k = 0; k < header.pools.size(); ++k) {
+      const InterfacePool& pool = header.pools[k];
+      const int alignment = pool.constant ? memory.constant_alignment : memory.workspace_alignment;
+      w.line("pools." + pool.field + " = aotfuzz_harness_pool(" + std::to_string(k) + ", " +
+             pool.size_macro + ", " + std::to_string(alignment < 1 ? 1 : alignment) + ");");
+      if (pool.constant) {
+        w.open("");
+        w.line("static const uint8_t data[" + pool.size_macro + "] = {" + pool.data_macro + "};");
+        w.line("memcpy(pools." + pool.field + ", data, sizeof(data));");
+        w.close();
+      }
+    }
+    if (io_in_pools) {
+      w.line("inputs = " + prefix + "_map_inputs(&pools);");
+      w.line("outputs = " + prefix + "_map_outputs(&pools);");
+      for (std::size_t i = 0; i < in_fields.size(); ++i) {
+        const std::string n = std::to_string(i);
+        w.line("memcpy(inputs." + in_fields[i] + ", input_buf[" + n + "], " + p + "input_size[" +
+               n + "]);");
+      }
+      for (std::size_t j = 0; j < out_fields.size(); ++j) {
+        const std::string n = std::to_string(j);
+        w.line("memcpy(outputs." + out_fields[j] + ", output_buf[" + n + "], " + p +
+               "output_size[" + n + "]);");
+      }
+    } else {
+      for (std::size_t i = 0; i < in_fields.size(); ++i) {
+        w.line("inputs." + in_fields[i] + " = input_buf[" + std::to_string(i) + "];");
+      }
+      for (std::size_t j = 0; j < out_fields.size(); ++j) {
+        w.line("outputs." + out_fields[j] + " = output_buf[" + std::to_string(j) + "];");
+      }
+    }
+    std::string args;
+    for (const std::string& param : header.run_params) {
+      if (!args.empty()) args += ", ";
+      args += param == "inputs"    ? "&inputs"
+              : param == "outputs" ? "&outputs"
+              : param == "devices" ? "&devices"
+                                   : "&pools";
+    }
+    w.line("rc = " + prefix + "_run(" + args + ");");
+    if (io_in_pools) {
+      for (std::size_t j = 0; j < out_fields.size(); ++j) {
+        const std::string n = std::to_string(j);
+        w.line("memcpy(output_buf[" + n + "], outputs." + out_fields[j] + ", " + p +
+               "output_size[" + n + "]);");
+      }
+    }
+    w.line("return rc;");
+  };
 }
 
 }  // namespace aotfuzz::tvm

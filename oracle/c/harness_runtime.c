@@ -16,6 +16,10 @@ static size_t* input_span;
 static uint8_t** output_buf;
 static uintptr_t* output_guard;
 static uintptr_t workspace_guard; /* 0 unless the workspace comes from the harness */
+/* The guard pages after the memory pools a foreign harness gives the model (harness_pools.c):
+   0 when unused. */
+#define AOTFUZZ_MAX_POOLS 8
+static uintptr_t pool_guard[AOTFUZZ_MAX_POOLS];
 #ifdef AOTFUZZ_TRACE
 /* The harness's workspace counts its allocations and, for the allocation fault run, refuses
    them. */
@@ -79,6 +83,14 @@ static void on_fault(int sig, siginfo_t* info, void* context) {
   if (workspace_guard != 0 && addr >= workspace_guard && addr < workspace_guard + page_size) {
     put_text("AOTFUZZ out-of-bounds workspace 0\n");
     return;
+  }
+  for (i = 0; i < AOTFUZZ_MAX_POOLS; ++i) {
+    if (pool_guard[i] != 0 && addr >= pool_guard[i] && addr < pool_guard[i] + page_size) {
+      put_text("AOTFUZZ out-of-bounds pool ");
+      put_number((uint64_t)i);
+      put_text("\n");
+      return;
+    }
   }
 }
 

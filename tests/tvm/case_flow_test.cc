@@ -4,6 +4,7 @@
 // timeout verdicts; a TVM that does not import is a toolchain error.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <string>
@@ -455,6 +456,114 @@ TEST(TvmDriverApi, ATvmWithoutRelayIsAToolchainErrorNamingTheSupportedReleases) 
   EXPECT_NE(why.find("has no Relay"), std::string::npos) << why;
   EXPECT_NE(why.find("v0.8.0 to v0.18.0"), std::string::npos) << why;
   EXPECT_FALSE(is_finding(r.verdict));
+}
+
+// --- memory configurations, against the fake TVM v0.18 with USMP (record and replay of real
+// v0.18.0 on the seed graph: tests/tvm/fake_tvm_v018_usmp/fixture/README) ---
+
+oracle::MemoryOptions external_pools() {
+  oracle::MemoryOptions m;
+  m.usmp = true;
+  m.pools = oracle::MemoryOptions::Pools::kExternal;
+  return m;
+}
+
+nlohmann::json usmp_request(const oracle::MemoryOptions& m) {
+  return {{"graph", tvm_graph_json(test_support::seed_9036().main())},
+          {"merge", true},
+          {"mod_name", "default"},
+          {"api", "unpacked"},
+          {"interface", "c"},
+          {"memory",
+           {{"usmp", m.usmp},
+            {"algorithm", m.usmp_algorithm},
+            {"pools", "external"},
+            {"workspace_io", m.workspace_io},
+            {"workspace_alignment", m.workspace_alignment},
+            {"constant_alignment", m.constant_alignment},
+            {"link_params", m.link_params},
+            {"debug_overlap", m.debug_overlap}}}};
+}
+
+TvmDriverOptions driver_at(const std::string& home) {
+  TvmDriverOptions d;
+  d.home = test_support::source_path(home).string();
+  return d;
+}
+
+TEST(TvmDriverMemory, TheReadyMessageListsTheFeaturesProbedFromTheTvmImported) {
+  TvmDriver usmp(driver_at("tests/tvm/fake_tvm_v018_usmp"));
+  for (const char* f : {"usmp", "workspace_io", "usmp_plan", "external_pools",
+                        "constant_alignment", "link_params_off"}) {
+    EXPECT_TRUE(usmp.has_feature(f)) << f;
+  }
+  // The fake v0.18 without them: an executor API, but no pass configs, pools or options.
+  TvmDriver plain(driver_at("tests/tvm/fake_tvm_v018"));
+  for (const char* f : {"usmp", "workspace_io", "usmp_plan", "external_pools",
+                        "constant_alignment", "link_params_off"}) {
+    EXPECT_FALSE(plain.has_feature(f)) << f;
+  }
+}
+
+TEST(TvmDriverMemory, AUsmpBuildIsAnsweredWithTheRecordedPlanMetadataAndTheHeader) {
+  TvmDriver driver(driver_at("tests/tvm/fake_tvm_v018_usmp"));
+  const TvmBuild b = driver.build(usmp_request(external_pools()));
+  ASSERT_EQ(b.status, TvmBuild::Status::kOk) << b.message;
+  ASSERT_TRUE(b.plan.is_object());
+  EXPECT_EQ(b.plan.at("algorithm"), "greedy_by_conflicts");
+  ASSERT_FALSE(b.plan.at("buffers").empty());
+  for (const auto& buffer : b.plan.at("buffers")) {
+    EXPECT_EQ(buffer.at("pool"), "aotfuzz_workspace") << buffer;
+    EXPECT_GT(buffer.at("size").get<int>(), 0) << buffer;
+  }
+  ASSERT_EQ(b.plan.at("pools").size(), 1u);
+  EXPECT_EQ(b.plan.at("pools")[0].at("name"), "aotfuzz_workspace");
+  EXPECT_FALSE(b.plan.at("pools")[0].at("internal").get<bool>());
+  EXPECT_TRUE(b.plan.at("pools")[0].at("size").is_number());
+  EXPECT_FALSE(b.plan.contains("debug_overlap"));
+  EXPECT_NE(b.metadata.find("\"aotfuzz_workspace\""), std::string::npos) << b.metadata;
+  bool header = false;
+  for (const auto& [name, text] : b.files) header = header || name == "tvmgen_default.h";
+  EXPECT_TRUE(header);
+}
+
+TEST(TvmDriverMemory, TheOverlapFaultMovesTheSecondOfTwoConflictingBuffersOntoTheFirst) {
+  TvmDriver driver(driver_at("tests/tvm/fake_tvm_v018_usmp"));
+  const TvmBuild plain = driver.build(usmp_request(external_pools()));
+  oracle::MemoryOptions m = external_pools();
+  m.debug_overlap = true;
+  const TvmBuild faulty = driver.build(usmp_request(m));
+  ASSERT_EQ(faulty.status, TvmBuild::Status::kOk) << faulty.message;
+  ASSERT_TRUE(faulty.plan.contains("debug_overlap"));
+  const std::string note = faulty.plan.at("debug_overlap");
+  ASSERT_EQ(note.rfind("moved ", 0), 0u) << note;
+  std::map<std::string, nlohmann::json> by_name;
+  for (const auto& b : faulty.plan.at("buffers")) by_name[b.at("name")] = b;
+  const std::string second = note.substr(6, note.find(" onto ") - 6);
+  const std::string first = note.substr(note.find(" onto ") + 6);
+  EXPECT_EQ(by_name.at(second).at("offset"), by_name.at(first).at("offset"));
+  const auto& conflicts = by_name.at(first).at("conflicts");
+  EXPECT_NE(std::find(conflicts.begin(), conflicts.end(), second), conflicts.end());
+  EXPECT_NE(faulty.plan.at("buffers"), plain.plan.at("buffers"));
+}
+
+TEST(TvmCase, TheHarnessCallsTvmsEntryPointWithTheExternalPoolItsHeaderDeclares) {
+  CaseOptions o = tvm_options("tests/tvm/fake_tvm_v018_usmp", "default");
+  o.aot.api = aot::Options::Api::kUnpacked;
+  o.aot.interface = aot::Options::Interface::kC;
+  o.memory = external_pools();
+  o.keep_files = false;
+  const CaseResult r = run_case(test_support::seed_9036(), o);
+  ASSERT_EQ(r.verdict.kind(), oracle::VerdictKind::kPass) << summary(r.verdict);
+  bool pool_call = false;
+  for (const auto& [name, text] : r.files) {
+    if (name == "main.c") {
+      pool_call = text.find("aotfuzz_harness_pool(0, TVMGEN_DEFAULT_AOTFUZZ_WORKSPACE_"
+                            "WORKSPACE_POOL_SIZE, 8)") != std::string::npos &&
+                  text.find("tvmgen_default_run(&inputs, &outputs, &pools)") != std::string::npos;
+    }
+  }
+  EXPECT_TRUE(pool_call);
 }
 
 TEST(TvmHome, IsCheckedForTvmsPythonPackageAndLibrary) {
