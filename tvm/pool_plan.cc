@@ -262,9 +262,10 @@ std::optional<Let> read_let(std::string_view line) {
 }
 
 // The pool a pool variable stands for: UpdateFunctionScopeInfo names it
-// `<pool>_<counter>_var`; "" for any other name.
+// `<pool>_<counter>_var`, and CodeGenC adds `_<k>` where a second variable has that name (the
+// packed API's handle and the data pointer bound from it); "" for any other name.
 std::string pool_of_var(const std::string& var) {
-  static const std::regex kPoolVar(R"(^(.+)_\d+_var$)");
+  static const std::regex kPoolVar(R"(^(.+)_\d+_var(?:_\d+)?$)");
   std::smatch m;
   if (!std::regex_match(var, m, kPoolVar)) return "";
   return m[1].str();

@@ -214,9 +214,10 @@ TEST(PoolPlan, ReadsTheCallsOfThePackedApiThroughTheirStackArrays) {
   const std::string main =
       "TVM_DLL int32_t tvmgen_default___tvm_main__(void* args, int32_t* arg_type_ids, int32_t "
       "num_args, void* out_ret_value, int32_t* out_ret_tcode, void* resource_handle) {\n"
+      "  void* global_workspace_0_var_1 = (((DLTensor*)global_workspace_0_var)[0].data);\n"
       "  void* stack_array = (&(global_workspace_0_var[96]));\n"
-      "  void* sid_1_let = (&(global_workspace_0_var[0]));\n"
-      "  void* sid_2_let = (&(global_workspace_0_var[32]));\n"
+      "  void* sid_1_let = (&(((uint8_t*)global_workspace_0_var_1)[0]));\n"
+      "  void* sid_2_let = (&(((uint8_t*)global_workspace_0_var_1)[32]));\n"
       "  (((DLTensor*)stack_array)[0].data) = x_buffer_var;\n"
       "  (((DLTensor*)stack_array)[1].data) = sid_1_let;\n"
       "  ((TVMValue*)stack_value)[1].v_handle = (((DLTensor*)stack_array) + 1);\n"
@@ -384,6 +385,7 @@ TEST(PoolPlan, JudgesNothingItCannotReadInTvmsForms) {
 TEST(PoolPlan, NamesPoolsWithoutTheCountersOfTheirCVariables) {
   EXPECT_EQ(stable_pool_name("global_workspace_1_var"), "global_workspace");
   EXPECT_EQ(stable_pool_name("global_const_workspace_12_var"), "global_const_workspace");
+  EXPECT_EQ(stable_pool_name("global_workspace_0_var_1"), "global_workspace");
   EXPECT_EQ(stable_pool_name("aotfuzz_workspace"), "aotfuzz_workspace");
 }
 
