@@ -326,16 +326,24 @@ struct Liveness {
   std::map<std::string, std::int64_t> c_offset;  // plan buffer name -> offset in the C
 };
 
-const PlanBuffer* buffer_of_let(const Plan& plan, const Let& let) {
-  std::string stem = let.var;
-  if (stem.ends_with("_let")) stem.resize(stem.size() - 4);
+const PlanBuffer* buffer_of_let(const Plan& plan, const Let& let, bool in_main) {
+  if (!let.var.ends_with("_let")) return nullptr;  // CodeGenC renamed it: which one is unknown
+  const std::string stem = let.var.substr(0, let.var.size() - 4);
   const std::string pool = pool_of_var(let.pool_var);
+  // Intermediates keep their variable's name (sid_<k>, unique in main); workspace-io's buffers
+  // are named after the tensor, their variables `<name>_buffer_var` (AOTExecutorCodegen's
+  // CreateIOVar). A callee's own allocation may share its name with another callee's: the plan
+  // then appends a count (BufferInfoExtractor's GetUniqueBufferName: pool_sum, pool_sum2) and
+  // the C does not, so such a name is used only when no counted one is in the plan.
+  std::vector<const PlanBuffer*> candidates;
   for (const auto& b : plan.buffers) {
-    // Intermediates keep their variable's name (sid_<k>); workspace-io's buffers are named after
-    // the tensor, their variables `<name>_buffer_var` (AOTExecutorCodegen's CreateIOVar).
-    if ((b.name == stem || b.name + "_buffer_var" == stem) && b.pool == pool) return &b;
+    if (b.pool != pool) continue;
+    const bool counted = !in_main && b.name.size() > stem.size() && b.name.starts_with(stem) &&
+                         std::all_of(b.name.begin() + static_cast<std::ptrdiff_t>(stem.size()),
+                                     b.name.end(), [](char c) { return std::isdigit(c) != 0; });
+    if (b.name == stem || b.name + "_buffer_var" == stem || counted) candidates.push_back(&b);
   }
-  return nullptr;
+  return candidates.size() == 1 ? candidates.front() : nullptr;
 }
 
 // The tensors workspace-io maps into pools (`struct ... <prefix>_map_inputs(...)`), by name.
@@ -377,7 +385,7 @@ std::optional<Liveness> read_liveness(const Plan& plan,
   for (std::string_view line : lines_of(main->body)) {
     if (auto let = read_let(line)) {
       any_let = true;
-      if (const PlanBuffer* b = buffer_of_let(plan, *let)) {
+      if (const PlanBuffer* b = buffer_of_let(plan, *let, /*in_main=*/true)) {
         lets[let->var] = b;
         out.c_offset[b->name] = let->offset;
       }
@@ -422,7 +430,7 @@ std::optional<Liveness> read_liveness(const Plan& plan,
     for (std::string_view line : lines_of(f.body)) {
       const auto let = read_let(line);
       if (!let) continue;
-      const PlanBuffer* b = buffer_of_let(plan, *let);
+      const PlanBuffer* b = buffer_of_let(plan, *let, /*in_main=*/false);
       if (b == nullptr || out.c_offset.contains(b->name)) continue;
       out.c_offset[b->name] = let->offset;
       for (int s : calls) out.live[b->name].insert(s);

@@ -249,6 +249,48 @@ TEST(PoolPlan, ReadsTheCallsOfThePackedApiThroughTheirStackArrays) {
   EXPECT_FALSE(std::get<PoolOverlap>(v->detail).tvm_conflict);
 }
 
+// Two host kernels with a temporary of the same name each (`pool_sum`), bound inside them.
+std::string temporaries_lib(int sid_1, int first_temp, int second_temp) {
+  auto kernel = [](const std::string& name, int offset) {
+    return "TVM_DLL int32_t tvmgen_default_" + name +
+           "(float* p0, float* T_out, uint8_t* global_workspace_3_var) {\n"
+           "  for (int32_t i = 0; i < 8; ++i) {\n    T_out[i] = p0[i];\n  }\n"
+           "  void* pool_sum_let = (&(global_workspace_3_var[" +
+           std::to_string(offset) +
+           "]));\n"
+           "  ((float*)pool_sum_let)[0] = 0.000000e+00f;\n  return 0;\n}\n";
+  };
+  return kernel("fused_sum", first_temp) + kernel("fused_sum_1", second_temp) +
+         "TVM_DLL int32_t tvmgen_default___tvm_main__(float* x_buffer_var,float* "
+         "output_buffer_var,uint8_t* global_workspace_0_var) {\n"
+         "  void* sid_1_let = (&(global_workspace_0_var[" +
+         std::to_string(sid_1) +
+         "]));\n"
+         "  if (tvmgen_default_ccompiler_main_0(x_buffer_var, sid_1_let) != 0 ) return -1;\n"
+         "  if (tvmgen_default_fused_sum(x_buffer_var, output_buffer_var, "
+         "global_workspace_0_var) != 0 ) return -1;\n"
+         "  if (tvmgen_default_fused_sum_1(sid_1_let, output_buffer_var, "
+         "global_workspace_0_var) != 0 ) return -1;\n"
+         "  return 0;\n}\n";
+}
+
+TEST(PoolPlan, FindsACalleesTemporaryOverABufferLiveAcrossItsCall) {
+  // sid_1 lives from the first call to the third; the second call's temporary sits on it.
+  json plan = plan_of({buffer("sid_1", 32, 0, {}), buffer("pool_sum", 32, 0, {})}, 64);
+  auto v = judge_pool_plan(plan, files(temporaries_lib(0, 0, 0), 64), metadata(64), usmp_options());
+  ASSERT_TRUE(v.has_value());
+  const auto& d = std::get<PoolOverlap>(v->detail);
+  EXPECT_EQ(d.second, "pool_sum");
+  EXPECT_EQ(d.live_at_call, 2);
+  // Two temporaries of one name (the plan counts them: pool_sum, pool_sum2): which is which is
+  // not in the C, so neither is judged by liveness.
+  plan = plan_of(
+      {buffer("sid_1", 32, 32, {}), buffer("pool_sum", 32, 0, {}), buffer("pool_sum2", 32, 0, {})},
+      64);
+  v = judge_pool_plan(plan, files(temporaries_lib(32, 0, 0), 64), metadata(64), usmp_options());
+  EXPECT_EQ(v, std::nullopt) << oracle::summary(*v);
+}
+
 TEST(PoolPlan, CountsAWorkspaceIoInputLiveFromBeforeTheFirstCall) {
   // Under workspace-io the application writes x into the pool before the run: an intermediate
   // of the first call may not overwrite it while x is still read later.
