@@ -307,6 +307,103 @@ std::string callee_of(std::string_view line, const std::string& prefix) {
   return "";
 }
 
+// Which parameter positions of a callee's C definition its body touches: a host kernel may take a
+// tensor it never reads (a field of a tuple parameter it does not use), and TVM's liveness,
+// which follows the accesses inside a kernel, then ends that buffer earlier. Packed: the
+// DLTensor of `((TVMValue*)args)[k]` and its data pointer; direct: the parameter itself.
+std::map<int, bool> touched_params(const CFunction& f) {
+  static const std::regex kArg(
+      R"(\s*void\*\s+([A-Za-z_]\w*)\s*=\s*\(\(\(TVMValue\*\)args\)\[(\d+)\]\.v_handle\);\s*)");
+  static const std::regex kData(
+      R"(\s*void\*\s+([A-Za-z_]\w*)\s*=\s*\(\(\(DLTensor\*\)([A-Za-z_]\w*)\)\[0\]\.data\);\s*)");
+  std::map<int, bool> out;
+  const auto lines = lines_of(f.body);
+  std::map<std::string, int> handle_at;  // packed: handle variable -> position
+  std::map<std::string, int> data_at;    // packed: data pointer -> position
+  std::map<std::string, std::size_t> defined_on;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    std::match_results<std::string_view::const_iterator> m;
+    if (std::regex_match(lines[i].begin(), lines[i].end(), m, kArg)) {
+      handle_at[m[1].str()] = std::stoi(m[2].str());
+    } else if (std::regex_match(lines[i].begin(), lines[i].end(), m, kData)) {
+      if (auto it = handle_at.find(m[2].str()); it != handle_at.end()) {
+        data_at[m[1].str()] = it->second;
+        defined_on[m[1].str()] = i;
+      }
+    }
+  }
+  if (!handle_at.empty()) {
+    for (const auto& [name, at] : handle_at) out[at] = false;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      for (const auto& id : identifiers(lines[i])) {
+        if (auto it = data_at.find(id); it != data_at.end() && defined_on[id] != i) {
+          out[it->second] = true;
+        }
+      }
+    }
+    return out;
+  }
+  // Direct: `int32_t f(float* p0, float* p1, float* T_add, uint8_t* global_workspace_2_var)`.
+  std::set<std::string> used;
+  for (const auto& id : identifiers(f.body)) used.insert(id);
+  int at = 0;
+  std::size_t start = 0;
+  const std::string_view params = f.params;
+  while (start <= params.size()) {
+    std::size_t end = params.find(',', start);
+    if (end == std::string_view::npos) end = params.size();
+    const auto names = identifiers(params.substr(start, end - start));
+    if (!names.empty()) out[at] = used.contains(names.back());
+    ++at;
+    start = end + 1;
+  }
+  return out;
+}
+
+// The buffers a call passes, by argument position: a direct call's arguments, or a packed call's
+// `((TVMValue*)stack_value)[j]` pointing at `((DLTensor*)stack_array)[i]` whose data was set
+// from a buffer in the lines before it.
+std::map<std::string, std::set<int>> call_arguments(const std::vector<std::string_view>& lines,
+                                                    const std::string& callee) {
+  static const std::regex kData(
+      R"(\s*\(\(\(DLTensor\*\)stack_array\)\[(\d+)\]\.data\)\s*=\s*([A-Za-z_]\w*);\s*)");
+  static const std::regex kValue(R"(\s*\(\(\(TVMValue\*\)stack_value\)\[(\d+)\]\.v_handle\)\s*=\s*)"
+                                 R"(\(\(\(DLTensor\*\)stack_array\)\s*\+\s*(\d+)\);\s*)");
+  std::map<std::string, std::set<int>> out;
+  std::map<int, std::string> array_data;
+  for (std::string_view line : lines) {
+    std::match_results<std::string_view::const_iterator> m;
+    if (std::regex_match(line.begin(), line.end(), m, kData)) {
+      array_data[std::stoi(m[1].str())] = m[2].str();
+    } else if (std::regex_match(line.begin(), line.end(), m, kValue)) {
+      if (auto it = array_data.find(std::stoi(m[2].str())); it != array_data.end()) {
+        out[it->second].insert(std::stoi(m[1].str()));
+      }
+    }
+  }
+  if (!out.empty()) return out;
+  // A direct call: `if (callee(a, b, c) != 0 ) return -1;`.
+  const std::string_view last = lines.empty() ? std::string_view() : lines.back();
+  const std::size_t at = last.find(callee + "(");
+  if (at == std::string_view::npos) return out;
+  int depth = 0, position = 0;
+  std::size_t arg_start = at + callee.size() + 1;
+  for (std::size_t j = at + callee.size(); j < last.size(); ++j) {
+    const char c = last[j];
+    if (c == '(') ++depth;
+    if (c == ')') --depth;
+    if ((c == ',' && depth == 1) || (c == ')' && depth == 0)) {
+      const std::string_view arg = trim(last.substr(arg_start, j - arg_start));
+      const auto names = identifiers(arg);
+      if (names.size() == 1 && names.front() == arg) out[names.front()].insert(position);
+      ++position;
+      arg_start = j + 1;
+      if (depth == 0) break;
+    }
+  }
+  return out;
+}
+
 // ---- Liveness --------------------------------------------------------------------------------
 
 // The executor's steps: 0 before the first call (the application wrote the inputs), 1..calls the
@@ -379,9 +476,41 @@ std::optional<Liveness> read_liveness(const Plan& plan,
   Liveness out;
   std::map<std::string, const PlanBuffer*> lets;  // let variable -> plan buffer
   std::map<const PlanBuffer*, std::set<int>> used;
-  std::set<const PlanBuffer*> pending;
+  std::map<std::string, const CFunction*> by_name;
+  for (const auto& f : functions) by_name.emplace(f.name, &f);
+  std::vector<std::string_view> step_lines;
   out.steps.callee.push_back("");  // step 0
   bool any_let = false;
+  // A use is one TVM's liveness sees too: an argument of an external function (TVM visits a
+  // call it has no function for as one statement), a host kernel's argument only where the
+  // kernel's body touches it, any use in the executor's own statements.
+  auto close_step = [&](const std::string& callee) {
+    const int step = static_cast<int>(out.steps.callee.size());
+    out.steps.callee.push_back(callee);
+    std::set<const PlanBuffer*> pending;
+    for (std::string_view l : step_lines) {
+      for (const auto& id : identifiers(l)) {
+        if (auto it = lets.find(id); it != lets.end()) pending.insert(it->second);
+      }
+    }
+    if (callee.starts_with(prefix + "_fused_")) {
+      const auto def = by_name.find(callee);
+      const auto touched =
+          def == by_name.end() ? std::map<int, bool>{} : touched_params(*def->second);
+      const auto args = call_arguments(step_lines, callee);
+      std::set<const PlanBuffer*> kept;
+      for (const auto& [var, positions] : args) {
+        const auto let = lets.find(var);
+        if (let == lets.end()) continue;
+        for (int p : positions) {
+          if (auto t = touched.find(p); t != touched.end() && t->second) kept.insert(let->second);
+        }
+      }
+      pending = std::move(kept);
+    }
+    for (const PlanBuffer* b : pending) used[b].insert(step);
+    step_lines.clear();
+  };
   for (std::string_view line : lines_of(main->body)) {
     if (auto let = read_let(line)) {
       any_let = true;
@@ -391,21 +520,15 @@ std::optional<Liveness> read_liveness(const Plan& plan,
       }
       continue;
     }
-    for (const auto& id : identifiers(line)) {
-      if (auto it = lets.find(id); it != lets.end()) pending.insert(it->second);
-    }
+    step_lines.push_back(line);
     const std::string callee = callee_of(line, prefix + "_");
-    if (callee.empty()) continue;
-    const int step = static_cast<int>(out.steps.callee.size());
-    out.steps.callee.push_back(callee);
-    for (const PlanBuffer* b : pending) used[b].insert(step);
-    pending.clear();
+    if (!callee.empty()) close_step(callee);
   }
-  if (!pending.empty()) {
-    const int step = static_cast<int>(out.steps.callee.size());
-    out.steps.callee.push_back("");
-    for (const PlanBuffer* b : pending) used[b].insert(step);
+  bool trailing = false;
+  for (std::string_view l : step_lines) {
+    for (const auto& id : identifiers(l)) trailing = trailing || lets.contains(id);
   }
+  if (trailing) close_step("");
   out.steps.end = static_cast<int>(out.steps.callee.size());
   // Bindings and no call read: not the executor this reader knows.
   if (any_let && out.steps.end == 1) return std::nullopt;

@@ -150,6 +150,14 @@ TEST(PoolPlan, FindsAPlanAsTheDebugFaultLeavesItWhetherOrNotTvmsCFollowsIt) {
   }
 }
 
+// The host kernel the calls below go to, as CodeGenCHost defines it for the direct API.
+std::string fused_add(const std::string& name = "fused_add") {
+  return "TVM_DLL int32_t tvmgen_default_" + name +
+         "(float* p0, float* p1, float* T_add, uint8_t* global_workspace_2_var) {\n"
+         "  for (int32_t ax0 = 0; ax0 < 8; ++ax0) {\n"
+         "    T_add[ax0] = (p0[ax0] + p1[ax0]);\n  }\n  return 0;\n}\n";
+}
+
 // Three calls: sid_1 is written by the first and read by the third; sid_2 is written by the
 // second and read by the third. sid_1 is live across the second call.
 std::string chain_main(int sid_1, int sid_2, const std::string& second = "ccompiler_main_1") {
@@ -167,7 +175,8 @@ std::string chain_main(int sid_1, int sid_2, const std::string& second = "ccompi
          "(x_buffer_var, sid_2_let) != 0 ) return -1;\n"
          "  if (tvmgen_default_fused_add(sid_1_let, sid_2_let, output_buffer_var, "
          "global_workspace_0_var) != 0 ) return -1;\n"
-         "  return 0;\n}\n";
+         "  return 0;\n}\n" +
+         fused_add();
 }
 
 TEST(PoolPlan, FindsAnOverlapTvmsConflictListMissesButTheCallOrderShows) {
@@ -194,7 +203,8 @@ std::string handover_main(const std::string& callee) {
          callee +
          "(sid_1_let, sid_2_let, global_workspace_0_var) != 0 ) return -1;\n"
          "  if (tvmgen_default_ccompiler_main_2(sid_2_let, output_buffer_var) != 0 ) return -1;\n"
-         "  return 0;\n}\n";
+         "  return 0;\n}\n" +
+         fused_add();
 }
 
 TEST(PoolPlan, LeavesAHostKernelsHandoverFromInputToOutputToTvmsConflictList) {
@@ -220,7 +230,7 @@ TEST(PoolPlan, ReadsTheCallsOfThePackedApiThroughTheirStackArrays) {
       "  void* sid_2_let = (&(((uint8_t*)global_workspace_0_var_1)[32]));\n"
       "  (((DLTensor*)stack_array)[0].data) = x_buffer_var;\n"
       "  (((DLTensor*)stack_array)[1].data) = sid_1_let;\n"
-      "  ((TVMValue*)stack_value)[1].v_handle = (((DLTensor*)stack_array) + 1);\n"
+      "  (((TVMValue*)stack_value)[1].v_handle) = (((DLTensor*)stack_array) + 1);\n"
       "  TVMValue ret_val;\n  int ret_type_code;\n"
       "  if (tvmgen_default_ccompiler_main_0( (TVMValue*) stack_value , (int*) stack_tcode, 2, "
       "&ret_val, &ret_type_code, NULL) != 0){\n    return -1;\n  }\n"
@@ -232,9 +242,24 @@ TEST(PoolPlan, ReadsTheCallsOfThePackedApiThroughTheirStackArrays) {
       "  (((DLTensor*)stack_array)[0].data) = sid_1_let;\n"
       "  (((DLTensor*)stack_array)[1].data) = sid_2_let;\n"
       "  (((DLTensor*)stack_array)[2].data) = output_buffer_var;\n"
+      "  (((TVMValue*)stack_value)[0].v_handle) = (((DLTensor*)stack_array) + 0);\n"
+      "  (((TVMValue*)stack_value)[1].v_handle) = (((DLTensor*)stack_array) + 1);\n"
+      "  (((TVMValue*)stack_value)[2].v_handle) = (((DLTensor*)stack_array) + 2);\n"
       "  TVMValue ret_val_2;\n  int ret_type_code_2;\n"
       "  if (tvmgen_default_fused_add( (TVMValue*) stack_value , (int*) stack_tcode, 4, "
       "&ret_val_2, &ret_type_code_2, NULL) != 0){\n    return -1;\n  }\n"
+      "  return 0;\n}\n"
+      "TVM_DLL int32_t tvmgen_default_fused_add(void* args, int32_t* arg_type_ids, int32_t "
+      "num_args, void* out_ret_value, int32_t* out_ret_tcode, void* resource_handle) {\n"
+      "  void* p0 = (((TVMValue*)args)[0].v_handle);\n"
+      "  void* p1 = (((TVMValue*)args)[1].v_handle);\n"
+      "  void* T_add = (((TVMValue*)args)[2].v_handle);\n"
+      "  int32_t dev_id = (((DLTensor*)p0)[0].device.device_id);\n"
+      "  void* p0_1 = (((DLTensor*)p0)[0].data);\n"
+      "  void* p1_1 = (((DLTensor*)p1)[0].data);\n"
+      "  void* T_add_1 = (((DLTensor*)T_add)[0].data);\n"
+      "  for (int32_t ax0 = 0; ax0 < 8; ++ax0) {\n"
+      "    ((float*)T_add_1)[ax0] = (((float*)p0_1)[ax0] + ((float*)p1_1)[ax0]);\n  }\n"
       "  return 0;\n}\n";
   // Clean: apart. Then TVM forgets that sid_1 lives across the second call.
   json plan = plan_of({buffer("sid_1", 32, 0, {"sid_2"}), buffer("sid_2", 32, 32, {"sid_1"})}, 64);
@@ -291,6 +316,42 @@ TEST(PoolPlan, FindsACalleesTemporaryOverABufferLiveAcrossItsCall) {
   EXPECT_EQ(v, std::nullopt) << oracle::summary(*v);
 }
 
+TEST(PoolPlan, CountsNoUseOfATupleFieldAHostKernelTakesButNeverReads) {
+  // Found by a campaign on v0.18.0: fused_add_1 takes the tuple (sid_1, sid_2) and reads only its
+  // first field. TVM's liveness follows the accesses, so sid_2 ends at the second call and
+  // sid_3 may take its bytes at the third; no overlap a run could see.
+  const std::string lib1 =
+      "TVM_DLL int32_t tvmgen_default_fused_add_1(float* p0, float* p0_1, float* p1, float* "
+      "T_add, uint8_t* global_workspace_2_var) {\n"
+      "  for (int32_t ax0 = 0; ax0 < 8; ++ax0) {\n"
+      "    T_add[ax0] = (p0[ax0] + p1[ax0]);\n  }\n  return 0;\n}\n"
+      "TVM_DLL int32_t tvmgen_default___tvm_main__(float* x_buffer_var,float* "
+      "output_buffer_var,uint8_t* global_workspace_0_var) {\n"
+      "  void* sid_1_let = (&(global_workspace_0_var[0]));\n"
+      "  void* sid_2_let = (&(global_workspace_0_var[32]));\n"
+      "  void* sid_3_let = (&(global_workspace_0_var[32]));\n"
+      "  if (tvmgen_default_ccompiler_main_0(x_buffer_var, sid_1_let, sid_2_let) != 0 ) return "
+      "-1;\n"
+      "  if (tvmgen_default_fused_add(sid_1_let, sid_2_let, output_buffer_var, "
+      "global_workspace_0_var) != 0 ) return -1;\n"
+      "  if (tvmgen_default_ccompiler_main_1(x_buffer_var, sid_3_let) != 0 ) return -1;\n"
+      "  if (tvmgen_default_fused_add_1(sid_1_let, sid_2_let, sid_3_let, output_buffer_var, "
+      "global_workspace_0_var) != 0 ) return -1;\n"
+      "  return 0;\n}\n" +
+      fused_add();
+  json plan = plan_of({buffer("sid_1", 32, 0, {"sid_2", "sid_3"}),
+                       buffer("sid_2", 32, 32, {"sid_1"}), buffer("sid_3", 32, 32, {"sid_1"})},
+                      64);
+  auto v = judge_pool_plan(plan, files(lib1, 64), metadata(64), usmp_options());
+  EXPECT_EQ(v, std::nullopt) << oracle::summary(*v);
+  // Read, the field is live at the fourth call, and sid_3 written at the third overwrote it.
+  std::string reads = lib1;
+  reads.replace(reads.find("(p0[ax0] + p1[ax0])"), 19, "(p0[ax0] + p0_1[ax0] + p1[ax0])");
+  v = judge_pool_plan(plan, files(reads, 64), metadata(64), usmp_options());
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(std::get<PoolOverlap>(v->detail).live_at_call, 3);
+}
+
 TEST(PoolPlan, CountsAWorkspaceIoInputLiveFromBeforeTheFirstCall) {
   // Under workspace-io the application writes x into the pool before the run: an intermediate
   // of the first call may not overwrite it while x is still read later.
@@ -302,7 +363,8 @@ TEST(PoolPlan, CountsAWorkspaceIoInputLiveFromBeforeTheFirstCall) {
       "  if (tvmgen_default_ccompiler_main_0(sid_1_let) != 0 ) return -1;\n"
       "  if (tvmgen_default_fused_add(x_buffer_var_let, sid_1_let, output_buffer_var_let, "
       "global_workspace_0_var) != 0 ) return -1;\n"
-      "  return 0;\n}\n";
+      "  return 0;\n}\n" +
+      fused_add();
   const std::string map =
       "struct tvmgen_default_inputs tvmgen_default_map_inputs(\n"
       "  struct tvmgen_default_workspace_pools* workspace_pools\n){\n"
