@@ -13,11 +13,30 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr std::array<std::string_view, kNumVerdictKinds> kKindNames = {
-    "pass",    "mismatch",      "arity",          "input-clobbered", "output-unwritten", "crash",
-    "timeout", "compile-error", "pipeline-error", "invalid-input",   "toolchain-error",
-    "sut-error", "sut-crash", "fidelity", "structure", "nondeterministic", "error-ignored",
-    "workspace-oversized", "known"};
+constexpr std::array<std::string_view, kNumVerdictKinds> kKindNames = {"pass",
+                                                                       "mismatch",
+                                                                       "arity",
+                                                                       "input-clobbered",
+                                                                       "output-unwritten",
+                                                                       "crash",
+                                                                       "timeout",
+                                                                       "compile-error",
+                                                                       "pipeline-error",
+                                                                       "invalid-input",
+                                                                       "toolchain-error",
+                                                                       "sut-error",
+                                                                       "sut-crash",
+                                                                       "fidelity",
+                                                                       "structure",
+                                                                       "nondeterministic",
+                                                                       "error-ignored",
+                                                                       "workspace-oversized",
+                                                                       "pool-overlap",
+                                                                       "pool-misaligned",
+                                                                       "pool-too-small",
+                                                                       "pool-size-disagreement",
+                                                                       "workspace-leftover",
+                                                                       "known"};
 constexpr std::array<std::string_view, kNumCalleeKinds> kCalleeNames = {"kernel", "external",
                                                                         "executor", "entry"};
 constexpr std::array<std::string_view, 2> kEvidenceNames = {"static", "dynamic"};
@@ -67,8 +86,15 @@ class Reader {
     if (it == j_.end()) fail(field, "is missing");
     if constexpr (std::is_same_v<T, std::string>) {
       if (!it->is_string()) fail(field, "must be a string");
+    } else if constexpr (std::is_same_v<T, bool>) {
+      if (!it->is_boolean()) fail(field, "must be a boolean");
     } else if constexpr (std::is_integral_v<T>) {
       if (!it->is_number_integer()) fail(field, "must be an integer");
+    } else if constexpr (std::is_same_v<T, std::map<std::string, std::int64_t>>) {
+      if (!it->is_object()) fail(field, "must be an object");
+      for (const auto& [key, value] : it->items()) {
+        if (!value.is_number_integer()) fail(field, "must map names to integers");
+      }
     }
     return it->template get<T>();
   }
@@ -98,6 +124,21 @@ class Reader {
   const json& j_;
   std::string_view kind_;
 };
+
+// A pool's name as one word of a signature: `:` separates the words, and a name TVM did not
+// sanitize must not bring spaces or control characters into a key.
+std::string signature_word(const std::string& name) {
+  std::string out;
+  for (char c : name) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    out += (std::isalnum(u) != 0 || c == '_' || c == '-' || c == '.' || c == '+') ? c : '_';
+  }
+  return out.empty() ? "unnamed" : out;
+}
+
+std::string range(std::int64_t begin, std::int64_t end) {
+  return "[" + std::to_string(begin) + ", " + std::to_string(end) + ")";
+}
 
 }  // namespace
 
@@ -133,6 +174,17 @@ std::string signature(const Verdict& verdict) {
   } else if (const auto* k = std::get_if<Known>(&verdict.detail)) {
     sig += ':';
     sig += k->id;
+  } else if (const auto* w = std::get_if<WorkspaceLeftover>(&verdict.detail)) {
+    sig += ':';
+    sig += callee_kind_name(w->function_kind);
+  } else if (const auto* o = std::get_if<PoolOverlap>(&verdict.detail)) {
+    sig += ':' + signature_word(o->pool);
+  } else if (const auto* m = std::get_if<PoolMisaligned>(&verdict.detail)) {
+    sig += ':' + signature_word(m->pool);
+  } else if (const auto* t = std::get_if<PoolTooSmall>(&verdict.detail)) {
+    sig += ':' + signature_word(t->pool);
+  } else if (const auto* d = std::get_if<PoolSizeDisagreement>(&verdict.detail)) {
+    sig += ':' + signature_word(d->pool);
   } else if (const auto* e = std::get_if<SutError>(&verdict.detail); e && !e->where.empty()) {
     sig += ':';
     sig += e->where;
@@ -294,7 +346,8 @@ std::string summary(const Verdict& verdict) {
           return head + ": output " + std::to_string(d.output_index) + " element " +
                  std::to_string(d.element_index) + " never written";
         } else if constexpr (std::is_same_v<T, Crash>) {
-          std::string s = head + ": " + (d.signal == 0 ? "abnormal exit" : host::signal_name(d.signal));
+          std::string s =
+              head + ": " + (d.signal == 0 ? "abnormal exit" : host::signal_name(d.signal));
           if (d.callee_kind) {
             s += " in " + std::string(callee_kind_name(*d.callee_kind));
             if (!d.callee.empty()) s += " " + d.callee;
@@ -309,8 +362,9 @@ std::string summary(const Verdict& verdict) {
           return head + ": the builtin pipeline's module differs from the system under test's";
         } else if constexpr (std::is_same_v<T, Structure>) {
           if (verdict.stage == Stage::kCodegen) {
-            return head + ": the pipeline and TVM's C interface rules disagree on whether to "
-                          "refuse the input";
+            return head +
+                   ": the pipeline and TVM's C interface rules disagree on whether to "
+                   "refuse the input";
           }
           return head + ": the module differs from what TVM v0.8's rules give";
         } else if constexpr (std::is_same_v<T, Nondeterministic>) {
@@ -327,6 +381,31 @@ std::string summary(const Verdict& verdict) {
                  std::to_string(d.dead_sid) + " (" + std::to_string(d.dead_bytes) +
                  " bytes) holds nothing live after call " + std::to_string(d.dead_since) +
                  "; the workspace is " + std::to_string(d.workspace_bytes) + " bytes";
+        } else if constexpr (std::is_same_v<T, PoolOverlap>) {
+          return head + ": in pool " + d.pool + ", " + d.first + " " +
+                 range(d.first_offset, d.first_end) + " and " + d.second + " " +
+                 range(d.second_offset, d.second_end) + " share bytes while both are live (" +
+                 (d.tvm_conflict ? std::string("TVM's plan lists them as conflicting")
+                                 : "only the executor's call order says so") +
+                 (d.live_at_call > 0 ? ", both live at call " + std::to_string(d.live_at_call)
+                                     : std::string()) +
+                 ")";
+        } else if constexpr (std::is_same_v<T, PoolMisaligned>) {
+          return head + ": in pool " + d.pool + ", " + d.buffer + " is at offset " +
+                 std::to_string(d.offset) + ", not a multiple of its alignment " +
+                 std::to_string(d.alignment);
+        } else if constexpr (std::is_same_v<T, PoolTooSmall>) {
+          return head + ": pool " + d.pool + " has " + std::to_string(d.size) + " bytes (" +
+                 d.source + ") but " + d.buffer + " ends at " + std::to_string(d.needed);
+        } else if constexpr (std::is_same_v<T, PoolSizeDisagreement>) {
+          std::string sizes;
+          for (const auto& [where, size] : d.sizes) {
+            sizes += (sizes.empty() ? "" : ", ") + where + " " + std::to_string(size);
+          }
+          return head + ": the size of " + d.pool + " differs: " + sizes;
+        } else if constexpr (std::is_same_v<T, WorkspaceLeftover>) {
+          return head + ": " + std::string(callee_kind_name(d.function_kind)) + " " + d.function +
+                 " still calls TVMBackendAllocWorkspace with the memory planner on";
         } else if constexpr (std::is_same_v<T, Known>) {
           return head + ": " + d.id + " (" + d.source + "): " + one_line(d.hidden);
         } else {
@@ -398,6 +477,33 @@ nlohmann::json to_json(const Verdict& verdict) {
           j["dead_bytes"] = d.dead_bytes;
           j["dead_since"] = d.dead_since;
           j["workspace_bytes"] = d.workspace_bytes;
+        } else if constexpr (std::is_same_v<T, PoolOverlap>) {
+          j["pool"] = d.pool;
+          j["first"] = d.first;
+          j["first_offset"] = d.first_offset;
+          j["first_end"] = d.first_end;
+          j["second"] = d.second;
+          j["second_offset"] = d.second_offset;
+          j["second_end"] = d.second_end;
+          j["tvm_conflict"] = d.tvm_conflict;
+          j["live_at_call"] = d.live_at_call;
+        } else if constexpr (std::is_same_v<T, PoolMisaligned>) {
+          j["pool"] = d.pool;
+          j["buffer"] = d.buffer;
+          j["offset"] = d.offset;
+          j["alignment"] = d.alignment;
+        } else if constexpr (std::is_same_v<T, PoolTooSmall>) {
+          j["pool"] = d.pool;
+          j["size"] = d.size;
+          j["source"] = d.source;
+          j["needed"] = d.needed;
+          j["buffer"] = d.buffer;
+        } else if constexpr (std::is_same_v<T, PoolSizeDisagreement>) {
+          j["pool"] = d.pool;
+          j["sizes"] = d.sizes;
+        } else if constexpr (std::is_same_v<T, WorkspaceLeftover>) {
+          j["function"] = d.function;
+          j["function_kind"] = callee_kind_name(d.function_kind);
         } else if constexpr (std::is_same_v<T, Known>) {
           j["id"] = d.id;
           j["source"] = d.source;
@@ -481,14 +587,36 @@ Verdict from_json(const nlohmann::json& j) {
       v.detail = ErrorIgnored{r.get<int>("fail_at"), r.get<int>("rc"), r.get<int>("calls_after")};
       break;
     case VerdictKind::kWorkspaceOversized:
-      v.detail = WorkspaceOversized{r.get<int>("call"),
-                                    r.get<std::string>("callee"),
-                                    r.get<int>("sid"),
-                                    r.get<std::uint64_t>("bytes"),
-                                    r.get<int>("dead_sid"),
-                                    r.get<std::uint64_t>("dead_bytes"),
-                                    r.get<int>("dead_since"),
-                                    r.get<std::uint64_t>("workspace_bytes")};
+      v.detail =
+          WorkspaceOversized{r.get<int>("call"),       r.get<std::string>("callee"),
+                             r.get<int>("sid"),        r.get<std::uint64_t>("bytes"),
+                             r.get<int>("dead_sid"),   r.get<std::uint64_t>("dead_bytes"),
+                             r.get<int>("dead_since"), r.get<std::uint64_t>("workspace_bytes")};
+      break;
+    case VerdictKind::kPoolOverlap:
+      v.detail =
+          PoolOverlap{r.get<std::string>("pool"),        r.get<std::string>("first"),
+                      r.get<std::string>("second"),      r.get<std::int64_t>("first_offset"),
+                      r.get<std::int64_t>("first_end"),  r.get<std::int64_t>("second_offset"),
+                      r.get<std::int64_t>("second_end"), r.get<bool>("tvm_conflict"),
+                      r.get<int>("live_at_call")};
+      break;
+    case VerdictKind::kPoolMisaligned:
+      v.detail = PoolMisaligned{r.get<std::string>("pool"), r.get<std::string>("buffer"),
+                                r.get<std::int64_t>("offset"), r.get<std::int64_t>("alignment")};
+      break;
+    case VerdictKind::kPoolTooSmall:
+      v.detail = PoolTooSmall{r.get<std::string>("pool"), r.get<std::int64_t>("size"),
+                              r.get<std::string>("source"), r.get<std::int64_t>("needed"),
+                              r.get<std::string>("buffer")};
+      break;
+    case VerdictKind::kPoolSizeDisagreement:
+      v.detail = PoolSizeDisagreement{r.get<std::string>("pool"),
+                                      r.get<std::map<std::string, std::int64_t>>("sizes")};
+      break;
+    case VerdictKind::kWorkspaceLeftover:
+      v.detail = WorkspaceLeftover{r.get<std::string>("function"),
+                                   r.get_enum<CalleeKind>("function_kind", kCalleeNames)};
       break;
     case VerdictKind::kKnown:
       v.detail = Known{r.get<std::string>("id"), r.get<std::string>("source"),
@@ -498,7 +626,8 @@ Verdict from_json(const nlohmann::json& j) {
   return v;
 }
 
-std::optional<Verdict> verdict_from_compile(const host::CompileResult& result, host::CompilerKind compiler) {
+std::optional<Verdict> verdict_from_compile(const host::CompileResult& result,
+                                            host::CompilerKind compiler) {
   switch (result.status) {
     case host::CompileStatus::kOk:
       return std::nullopt;
@@ -511,8 +640,8 @@ std::optional<Verdict> verdict_from_compile(const host::CompileResult& result, h
   return Verdict{Stage::kCodegen, ToolchainError{result.message}};
 }
 
-std::optional<Verdict> verdict_from_run(const host::RunResult& result, const host::RunLimits& limits,
-                                        Stage stage) {
+std::optional<Verdict> verdict_from_run(const host::RunResult& result,
+                                        const host::RunLimits& limits, Stage stage) {
   switch (result.kind) {
     case host::ExitKind::kExited:
       return std::nullopt;

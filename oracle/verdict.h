@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -36,9 +37,14 @@ enum class VerdictKind {
   kNondeterministic,
   kErrorIgnored,
   kWorkspaceOversized,
+  kPoolOverlap,
+  kPoolMisaligned,
+  kPoolTooSmall,
+  kPoolSizeDisagreement,
+  kWorkspaceLeftover,
   kKnown,
 };
-inline constexpr int kNumVerdictKinds = 19;
+inline constexpr int kNumVerdictKinds = 24;
 
 /// The stage a verdict is attributed to (the first one that diverged); the pipeline driver owns
 /// the list (annotated, one per pass of aot/passes.def, codegen, run).
@@ -63,7 +69,9 @@ enum class ArityEvidence {
 
 /// "pass", "mismatch", "arity", "input-clobbered", "output-unwritten", "crash", "timeout",
 /// "compile-error", "pipeline-error", "invalid-input", "toolchain-error", "sut-error", "sut-crash",
-/// "fidelity", "structure", "nondeterministic", "error-ignored", "workspace-oversized", "known".
+/// "fidelity", "structure", "nondeterministic", "error-ignored", "workspace-oversized",
+/// "pool-overlap", "pool-misaligned", "pool-too-small", "pool-size-disagreement",
+/// "workspace-leftover", "known".
 std::string_view verdict_kind_name(VerdictKind kind);
 std::optional<VerdictKind> parse_verdict_kind(std::string_view name);
 /// "annotated", the passes' names ("merge", "partition", "fuse"), "codegen", "run".
@@ -221,15 +229,68 @@ struct ErrorIgnored {
 /// size holds nothing live (oracle/workspace.h): the outputs are right, but the workspace the
 /// application must provide is larger than the planner's own rule gives.
 struct WorkspaceOversized {
-  int call = 0;             ///< the call that opens the buffer, 1-based, in call order
-  std::string callee;       ///< that call's callee
-  int sid = 0;              ///< the new buffer
-  std::uint64_t bytes = 0;  ///< its size
-  int dead_sid = 0;         ///< an older buffer that could have held it
-  std::uint64_t dead_bytes = 0;  ///< its size
-  int dead_since = 0;  ///< the call after which dead_sid held nothing live, 1-based
+  int call = 0;                       ///< the call that opens the buffer, 1-based, in call order
+  std::string callee;                 ///< that call's callee
+  int sid = 0;                        ///< the new buffer
+  std::uint64_t bytes = 0;            ///< its size
+  int dead_sid = 0;                   ///< an older buffer that could have held it
+  std::uint64_t dead_bytes = 0;       ///< its size
+  int dead_since = 0;                 ///< the call after which dead_sid held nothing live, 1-based
   std::uint64_t workspace_bytes = 0;  ///< the whole workspace the executor asks for
   bool operator==(const WorkspaceOversized&) const = default;
+};
+
+/// With TVM's static memory planner (USMP) on: two buffers of one pool that are live at once share
+/// bytes (tvm/pool_plan.h). TVM's own conflict list may name them (a packing bug), or only the
+/// liveness read off the executor's calls says they are live at once (a liveness bug of TVM's).
+struct PoolOverlap {
+  std::string pool;           ///< the pool's name, without the counters of its C variables
+  std::string first, second;  ///< the buffers, by the plan's names
+  std::int64_t first_offset = 0, first_end = 0;    ///< first's bytes [offset, end) in the pool
+  std::int64_t second_offset = 0, second_end = 0;  ///< second's
+  /// TVM's plan lists them as conflicting; false: only our liveness says they are live at once.
+  bool tvm_conflict = false;
+  /// A call (1-based, in the executor's call order) at which both are live; 0 when none says
+  /// (constants, live all the time, or TVM's conflict alone).
+  int live_at_call = 0;
+  bool operator==(const PoolOverlap&) const = default;
+};
+
+/// With USMP on: a buffer's offset in its pool is not a multiple of the alignment it asks for
+/// (its own, or the executor's workspace or constant byte alignment).
+struct PoolMisaligned {
+  std::string pool;
+  std::string buffer;
+  std::int64_t offset = 0;
+  std::int64_t alignment = 0;
+  bool operator==(const PoolMisaligned&) const = default;
+};
+
+/// With USMP on: a pool is smaller than the end of a buffer placed in it.
+struct PoolTooSmall {
+  std::string pool;
+  std::int64_t size = 0;    ///< the pool's size
+  std::string source;       ///< where that size comes from: "plan", "header", "c" (TVM's array)
+  std::int64_t needed = 0;  ///< the largest offset + size of its buffers
+  std::string buffer;       ///< the buffer that ends there
+  bool operator==(const PoolTooSmall&) const = default;
+};
+
+/// With USMP on: the sizes of a pool (or, for the Model Library Format's metadata.json, of all
+/// workspace pools together) that TVM states in different places differ.
+struct PoolSizeDisagreement {
+  std::string pool;  ///< a pool, or several joined by '+'
+  /// Where each size was read ("plan", "header", "metadata", "c") and the size read there.
+  std::map<std::string, std::int64_t> sizes;
+  bool operator==(const PoolSizeDisagreement&) const = default;
+};
+
+/// With USMP on: TVM's generated C still allocates from the C runtime's workspace
+/// (TVMBackendAllocWorkspace), which the memory planner should have replaced by pool offsets.
+struct WorkspaceLeftover {
+  std::string function;  ///< the function that calls it (details only)
+  CalleeKind function_kind = CalleeKind::kKernel;
+  bool operator==(const WorkspaceLeftover&) const = default;
 };
 
 /// The system under test did what a listed known behaviour of its release explains (for TVM,
@@ -246,7 +307,9 @@ struct Known {
 using VerdictDetail =
     std::variant<Pass, Mismatch, Arity, InputClobbered, OutputUnwritten, Crash, Timeout,
                  CompileError, PipelineError, InvalidInput, ToolchainError, SutError, SutCrash,
-                 Fidelity, Structure, Nondeterministic, ErrorIgnored, WorkspaceOversized, Known>;
+                 Fidelity, Structure, Nondeterministic, ErrorIgnored, WorkspaceOversized,
+                 PoolOverlap, PoolMisaligned, PoolTooSmall, PoolSizeDisagreement, WorkspaceLeftover,
+                 Known>;
 static_assert(std::variant_size_v<VerdictDetail> == kNumVerdictKinds);
 
 /// One verdict: what happened and the stage it is attributed to.
@@ -265,11 +328,13 @@ class VerdictError : public ir::Error {
 };
 
 /// The de-duplication key: `kind:stage`, then `:callee-kind` for an arity verdict (and a crash
-/// whose callee is known), then `:SIGNAME` for a crash, `:where` for a sut-error, `:id` for a
-/// known behaviour. E.g. "arity:codegen:kernel",
-/// "crash:run:external:SIGSEGV", "mismatch:codegen". Never contains names, indices, values,
-/// seeds or addresses. A crash without a signal ends in ":NOSIGNAL", one with a signal that has no
-/// conventional name in ":SIGOTHER".
+/// whose callee is known, and the function of a workspace-leftover), then `:SIGNAME` for a
+/// crash, `:where` for a sut-error, `:id` for a known behaviour, `:pool` for the pool verdicts.
+/// E.g. "arity:codegen:kernel", "crash:run:external:SIGSEGV", "mismatch:codegen",
+/// "pool-overlap:codegen:global_workspace". Never contains function or buffer names, indices,
+/// values, seeds or addresses (a pool's name is the same in every case of a configuration). A crash
+/// without a signal ends in ":NOSIGNAL", one with a signal that has no conventional name in
+/// ":SIGOTHER".
 std::string signature(const Verdict& verdict);
 /// What tells compile errors apart across cases: the compiler's first "error:" (else the
 /// linker's first undefined reference, else the first line that mentions an error), with
@@ -301,11 +366,12 @@ Verdict from_json(const nlohmann::json& json);
 
 /// The verdict for a compilation that did not succeed: compile-error (stage codegen) or
 /// toolchain-error; nullopt when it succeeded.
-std::optional<Verdict> verdict_from_compile(const host::CompileResult& result, host::CompilerKind compiler);
+std::optional<Verdict> verdict_from_compile(const host::CompileResult& result,
+                                            host::CompilerKind compiler);
 
 /// The verdict for a test-program run that did not exit normally: crash (a signal), timeout, or
 /// toolchain-error (it could not be started); nullopt when it exited, whatever the code.
-std::optional<Verdict> verdict_from_run(const host::RunResult& result, const host::RunLimits& limits,
-                                        Stage stage = Stage::kRun);
+std::optional<Verdict> verdict_from_run(const host::RunResult& result,
+                                        const host::RunLimits& limits, Stage stage = Stage::kRun);
 
 }  // namespace aotfuzz::oracle

@@ -22,6 +22,7 @@
 #include "tvm/driver.h"
 #include "tvm/harness.h"
 #include "tvm/known.h"
+#include "tvm/pool_plan.h"
 
 namespace aotfuzz::tvm {
 
@@ -418,6 +419,15 @@ std::optional<PreparedCase> finish_tvm_case(const TvmCaseStart& start, const Tvm
     } catch (const ir::Error&) {
       // TVM's executor text is not the shape the reader knows: no static check, the run decides.
       r.verdict = {Stage::kRun, Pass{}};
+    }
+  }
+
+  // The memory planner's plan against TVM's own C, header and metadata.json (tvm/pool_plan.h).
+  if (options.memory.usmp) {
+    if (auto pool = judge_pool_plan(tvm.plan, tvm.files, tvm.metadata, options)) {
+      r.verdict = *pool;
+      for (const auto& f : tvm.files) r.files.push_back(f);
+      return std::nullopt;
     }
   }
 

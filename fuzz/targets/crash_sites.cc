@@ -119,6 +119,11 @@ CrashSite crash_site_for(const oracle::Verdict& verdict) {
     case VerdictKind::kSutError:
     case VerdictKind::kSutCrash:
     case VerdictKind::kFidelity:
+    case VerdictKind::kPoolOverlap:
+    case VerdictKind::kPoolMisaligned:
+    case VerdictKind::kPoolTooSmall:
+    case VerdictKind::kPoolSizeDisagreement:
+    case VerdictKind::kWorkspaceLeftover:
       break;
   }
   return CrashSite::kCount;

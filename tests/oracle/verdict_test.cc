@@ -30,8 +30,8 @@ std::vector<Verdict> examples() {
       Verdict{Stage::kMerge, PipelineError{"region 17 has a cycle via %42"}},
       Verdict{Stage::kAnnotated, InvalidInput{"seed 987654: line 3 column 9: bad token"}},
       Verdict{Stage::kCodegen, ToolchainError{"tcc crashed: signaled SIGSEGV (pid 31337)"}},
-      Verdict{Stage::kCodegen, SutError{"TVMError: Unsupported dtype int8 (codegen_c.h:352)",
-                                        "codegen_c"}},
+      Verdict{Stage::kCodegen,
+              SutError{"TVMError: Unsupported dtype int8 (codegen_c.h:352)", "codegen_c"}},
       Verdict{Stage::kPartition, SutCrash{"the TVM driver was killed by SIGSEGV"}},
       Verdict{Stage::kPartition, Fidelity{"--- builtin/partitioned\n+++ tvm/partitioned\n"}},
       Verdict{Stage::kFuse, Structure{"--- pipeline/fused\n+++ tvm-v0.8-rules/fused\n"}},
@@ -41,6 +41,13 @@ std::vector<Verdict> examples() {
       Verdict{Stage::kCodegen, ErrorIgnored{3, 0, 2}},
       Verdict{Stage::kCodegen,
               WorkspaceOversized{3, "tvmgen_default_ccompiler_main_2", 2, 32, 0, 32, 2, 96}},
+      Verdict{Stage::kCodegen,
+              PoolOverlap{"global_workspace", "sid_2", "sid_3", 0, 16, 8, 24, true, 2}},
+      Verdict{Stage::kCodegen, PoolMisaligned{"global_workspace", "sid_4", 12, 8}},
+      Verdict{Stage::kCodegen, PoolTooSmall{"aotfuzz_workspace", 64, "header", 96, "sid_1"}},
+      Verdict{Stage::kCodegen,
+              PoolSizeDisagreement{"global_workspace", {{"plan", 96}, {"metadata", 64}}}},
+      Verdict{Stage::kCodegen, WorkspaceLeftover{"tvmgen_default_fused_add", CalleeKind::kKernel}},
       Verdict{Stage::kCodegen,
               Known{"cpacked-num-args-one-short", "TVM PR #14015",
                     "arity at codegen: external tvmgen_default_ccompiler_main_0 called with 2 "
@@ -100,6 +107,22 @@ TEST(Verdict, SignaturesNameKindStageAndCalleeKind) {
   EXPECT_EQ(signature(all[14]), "structure:fuse");
 }
 
+TEST(Verdict, PoolVerdictsAreSignedByThePoolAndTheLeftoverByItsFunctionsKind) {
+  auto all = examples();
+  EXPECT_EQ(signature(all[18]), "pool-overlap:codegen:global_workspace");
+  EXPECT_EQ(signature(all[19]), "pool-misaligned:codegen:global_workspace");
+  EXPECT_EQ(signature(all[20]), "pool-too-small:codegen:aotfuzz_workspace");
+  EXPECT_EQ(signature(all[21]), "pool-size-disagreement:codegen:global_workspace");
+  EXPECT_EQ(signature(all[22]), "workspace-leftover:codegen:kernel");
+  // Offsets, sizes, buffers and whether TVM saw the conflict stay out of the key.
+  Verdict other{Stage::kCodegen,
+                PoolOverlap{"global_workspace", "sid_7", "sid_9", 32, 48, 40, 72, false, 5}};
+  EXPECT_EQ(signature(other), signature(all[18]));
+  Verdict odd{Stage::kCodegen, PoolMisaligned{"my pool:1", "b", 3, 4}};
+  EXPECT_EQ(signature(odd), "pool-misaligned:codegen:my_pool_1");
+  for (int i = 18; i <= 22; ++i) EXPECT_EQ(exit_code(all[i]), 1) << summary(all[i]);
+}
+
 TEST(Verdict, TvmCompileErrorsOfDifferentCausesGetDifferentSignaturesAndTheSameCauseOne) {
   // gcc on TVM's C: the identity-output region's parameter list, and the rank-1 region's kernel
   // macro, which the ccompiler codegen only defines for rank 2 (docs/tvm.md).
@@ -136,8 +159,8 @@ TEST(Verdict, ALongCompilerLogKeepsItsFirstErrorSoOneBugKeepsOneSignature) {
   result.status = host::CompileStatus::kCompileError;
   result.diagnostics = "lib1.c:3:40: error: expected declaration specifiers before '*' token\n";
   for (int i = 0; i < 400; ++i) {
-    result.diagnostics += "lib1.c:" + std::to_string(10 + i) +
-                          ":5: error: expected expression before ')' token\n";
+    result.diagnostics +=
+        "lib1.c:" + std::to_string(10 + i) + ":5: error: expected expression before ')' token\n";
   }
   const auto v = verdict_from_compile(result, host::CompilerKind::kGcc);
   ASSERT_TRUE(v);
