@@ -570,6 +570,53 @@ TEST(TvmCase, TheHarnessCallsTvmsEntryPointWithTheExternalPoolItsHeaderDeclares)
   EXPECT_TRUE(pool_call);
 }
 
+TEST(TvmCase, ThePlanOracleFindsTheOverlapTheDebugFaultMakesAndNamesThePool) {
+  CaseOptions o = tvm_options("tests/tvm/fake_tvm_v018_usmp", "default");
+  o.aot.api = aot::Options::Api::kUnpacked;
+  o.aot.interface = aot::Options::Interface::kC;
+  o.memory = external_pools();
+  o.memory.debug_overlap = true;
+  const CaseResult r = run_case(test_support::seed_9036(), o);
+  ASSERT_EQ(r.verdict.kind(), VerdictKind::kPoolOverlap) << summary(r.verdict);
+  EXPECT_EQ(signature(r.verdict), "pool-overlap:codegen:aotfuzz_workspace");
+  EXPECT_TRUE(is_finding(r.verdict));
+}
+
+TEST(TvmSystem,
+     AReleaseWithoutAMemoryFeatureRefusesItsFlagNamingTheReleaseAndTheVersionThatBroughtIt) {
+  const auto old =
+      make_tvm_system({"tvm", test_support::source_path("tests/tvm/fake_tvm").string(), ""});
+  CaseOptions o;
+  o.sut = old;
+  EXPECT_EQ(old->refuses(o), std::nullopt) << "the defaults are every release's";
+  o.memory.usmp = true;
+  const auto why = old->refuses(o);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("has no --usmp on: it came in v0.9.0"), std::string::npos) << *why;
+  EXPECT_EQ(why->find('\n'), std::string::npos) << *why;
+  o.memory = {};
+  o.memory.link_params = false;
+  ASSERT_TRUE(old->refuses(o).has_value());
+  EXPECT_NE(old->refuses(o)->find("--no-link-params"), std::string::npos);
+  // A release with them takes them, and a campaign on it draws them.
+  const auto usmp = make_tvm_system(
+      {"tvm", test_support::source_path("tests/tvm/fake_tvm_v018_usmp").string(), ""});
+  o = {};
+  o.sut = usmp;
+  o.memory.usmp = true;
+  o.memory.pools = oracle::MemoryOptions::Pools::kExternal;
+  o.memory.link_params = false;
+  EXPECT_EQ(usmp->refuses(o), std::nullopt);
+  std::map<std::string, std::string> knobs;
+  for (const auto& [k, v] : usmp->generation_knobs()) knobs[k] = v;
+  EXPECT_EQ(knobs.count("p_usmp"), 1u);
+  EXPECT_EQ(knobs.count("p_external_pools"), 1u);
+  std::map<std::string, std::string> old_knobs;
+  for (const auto& [k, v] : old->generation_knobs()) old_knobs[k] = v;
+  EXPECT_EQ(old_knobs.count("p_usmp"), 0u);
+  EXPECT_EQ(old_knobs.count("p_no_link_params"), 0u);
+}
+
 TEST(TvmHome, IsCheckedForTvmsPythonPackageAndLibrary) {
   EXPECT_FALSE(tvm_home_problem(test_support::source_path("tests/tvm/fake_tvm").string()));
   EXPECT_TRUE(tvm_home_problem(test_support::source_path("tests/oracle").string()));
