@@ -32,6 +32,19 @@ std::size_t fused_tuple_params(const ir::Module& fused) {
   return n;
 }
 
+// Whether an annotation of @main names a target TVM lowers with a RelayToTIR hook.
+bool has_hook_lowered_region(const ir::Module& module) {
+  for (const auto& node : module.main()->body_order()) {
+    const auto target = ir::annotation_target(node.get());
+    if (target &&
+        std::find(std::begin(oracle::kHookLoweredTargets), std::end(oracle::kHookLoweredTargets),
+                  *target) != std::end(oracle::kHookLoweredTargets)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 std::uint64_t micros(std::chrono::microseconds t) { return static_cast<std::uint64_t>(t.count()); }
 
 }  // namespace
@@ -92,6 +105,7 @@ CampaignStats case_stats(const ir::Module& module, const oracle::CaseOptions& op
     s.cases_with_multi_output_region = g->multi_output_regions > 0;
     s.cases_with_duplicate_outputs = g->duplicate_outputs;
   }
+  s.cases_with_hook_lowered_region = has_hook_lowered_region(module);
   s.fused_tuple_params = result.stages ? fused_tuple_params(result.stages->output()) : 0;
   s.cases_with_fused_tuple_param = s.fused_tuple_params > 0;
   for (const auto& p : module.main()->params()) s.main_tuple_params += p->type()->is_tuple();
@@ -169,6 +183,7 @@ nlohmann::json stats_json(const CampaignStats& s) {
         {"multi_end_values", s.multi_end_values},
         {"host_ops_between_regions", s.host_ops_between_regions},
         {"cases_with_duplicate_outputs", s.cases_with_duplicate_outputs},
+        {"cases_with_hook_lowered_region", s.cases_with_hook_lowered_region},
         {"main_tuple_params", s.main_tuple_params},
         {"fused_tuple_params", s.fused_tuple_params},
         {"cases_with_fused_tuple_param", s.cases_with_fused_tuple_param}}},

@@ -33,6 +33,9 @@ struct CampaignStats {
                 multi_end_values = 0, outputs = 0;
   /// Cases with at least one multi-output region / duplicate outputs.
   std::uint64_t cases_with_multi_output_region = 0, cases_with_duplicate_outputs = 0;
+  /// Cases with a region of a target TVM lowers with a RelayToTIR hook (oracle::
+  /// kHookLoweredTargets: the driver's UMA backend), the other path of BYOC than the ccompiler's.
+  std::uint64_t cases_with_hook_lowered_region = 0;
   /// Tuple-typed parameters of fused primitive functions (the #9036 shape), and cases with one.
   std::uint64_t fused_tuple_params = 0, cases_with_fused_tuple_param = 0;
   /// Tuple-typed parameters of @main.

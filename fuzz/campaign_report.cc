@@ -192,6 +192,11 @@ std::string format_summary(const CampaignResult& r, const CampaignOptions& o) {
                 100.0 * static_cast<double>(s.cases_with_fused_tuple_param) / n,
                 static_cast<double>(s.ops) / n);
   out += feat;
+  if (s.cases_with_hook_lowered_region > 0) {
+    // The other path of BYOC: how much of the campaign reached TVM's RelayToTIR hooks (UMA).
+    out += ", " + std::to_string(s.cases_with_hook_lowered_region) +
+           " cases with a hook-lowered (aotfuzz_uma) region";
+  }
   if (s.usmp_on > 0) {
     // What the memory planner was asked, so that a campaign shows what it covered.
     out += "\nmemory: " + std::to_string(s.usmp_on) + " cases with USMP (greedy_by_size " +

@@ -37,8 +37,8 @@ constexpr std::array<std::string_view, kNumVerdictKinds> kKindNames = {"pass",
                                                                        "pool-size-disagreement",
                                                                        "workspace-leftover",
                                                                        "known"};
-constexpr std::array<std::string_view, kNumCalleeKinds> kCalleeNames = {"kernel", "external",
-                                                                        "executor", "entry"};
+constexpr std::array<std::string_view, kNumCalleeKinds> kCalleeNames = {
+    "kernel", "external", "executor", "entry", "hook-lowered"};
 constexpr std::array<std::string_view, 2> kEvidenceNames = {"static", "dynamic"};
 
 template <class Enum, std::size_t N>
@@ -158,6 +158,11 @@ CalleeKind callee_kind_of(const std::string& callee, const std::string& mod_name
   }
   if (callee == prefix + "run") return CalleeKind::kEntry;
   if (callee.rfind(prefix + "fused_", 0) == 0) return CalleeKind::kKernel;
+  // PartitionGraph names every region tvmgen_<mod>_<target>_main_<k>: the target says how TVM
+  // lowered it.
+  for (std::string_view target : kHookLoweredTargets) {
+    if (callee.rfind(prefix + std::string(target) + "_", 0) == 0) return CalleeKind::kHookLowered;
+  }
   return CalleeKind::kExternal;
 }
 std::string_view arity_evidence_name(ArityEvidence evidence) {

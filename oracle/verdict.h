@@ -58,8 +58,15 @@ enum class CalleeKind {
   kExternal,  ///< an outlined external-compiler function (tvmgen_<mod>_<target>_...)
   kExecutor,  ///< the AoT executor (tvmgen_<mod>_run_model)
   kEntry,     ///< the entry point (tvmgen_<mod>_run)
+  /// an outlined region of a target that TVM lowers through TIR with a RelayToTIR hook
+  /// (tvmgen_<mod>_aotfuzz_uma_..., the UMA backend of tvm/driver.py), not through C source
+  kHookLowered,
 };
-inline constexpr int kNumCalleeKinds = 4;
+inline constexpr int kNumCalleeKinds = 5;
+
+/// The region targets whose functions TVM lowers with a RelayToTIR target hook (UMA's): their
+/// bugs are not the C-source codegen's, so signatures keep them apart (kHookLowered).
+inline constexpr std::string_view kHookLoweredTargets[] = {"aotfuzz_uma"};
 
 /// Where an arity violation was seen.
 enum class ArityEvidence {
@@ -77,10 +84,11 @@ std::optional<VerdictKind> parse_verdict_kind(std::string_view name);
 /// "annotated", the passes' names ("merge", "partition", "fuse"), "codegen", "run".
 using aot::parse_stage;
 using aot::stage_name;
-/// "kernel", "external", "executor", "entry".
+/// "kernel", "external", "executor", "entry", "hook-lowered".
 std::string_view callee_kind_name(CalleeKind kind);
 /// The kind of the generated function `callee` of module `mod_name`, from its name:
-/// tvmgen_<mod>_run_model, tvmgen_<mod>_run, tvmgen_<mod>_fused_..., else external.
+/// tvmgen_<mod>_run_model, tvmgen_<mod>_run, tvmgen_<mod>_fused_..., tvmgen_<mod>_<target>_...
+/// for a target of kHookLoweredTargets, else external.
 CalleeKind callee_kind_of(const std::string& callee, const std::string& mod_name);
 /// "static", "dynamic".
 std::string_view arity_evidence_name(ArityEvidence evidence);

@@ -300,6 +300,12 @@ std::optional<PreparedCase> finish_tvm_case(const TvmCaseStart& start, const Tvm
     r.verdict = {Stage::kAnnotated, ToolchainError{tvm.message, /*system_unusable=*/true}};
     return std::nullopt;
   }
+  if (tvm.status == TvmBuild::Status::kUnsupported) {
+    // The request needs what this build of TVM lacks (UMA for aotfuzz_uma regions): the
+    // environment's limit, and other graphs still build.
+    r.verdict = {Stage::kAnnotated, ToolchainError{tvm.message}};
+    return std::nullopt;
+  }
   if (tvm.status == TvmBuild::Status::kTvmError && needs_llvm(tvm.message)) {
     // TVM folds constant subexpressions by compiling them for the host with LLVM: a TVM built
     // without it cannot, which says nothing about the flow under test.

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <variant>
 
 #include "host/child.h"
@@ -73,6 +74,19 @@ std::optional<std::string> constant_text(const nlohmann::json& constant) {
 }
 
 }  // namespace
+
+std::string_view uma_backend_source() {
+  const std::string_view source = kTvmDriverSource;
+  const auto begin = source.find("# >>> aotfuzz_uma backend");
+  const auto end = source.find("# <<< aotfuzz_uma backend");
+  if (begin == std::string_view::npos || end == std::string_view::npos || end < begin) {
+    // driver.py is this program's own file: a missing marker is a bug of the build.
+    throw std::logic_error("tvm/driver.py lacks its aotfuzz_uma backend markers");
+  }
+  const auto last = source.find('\n', end);
+  return source.substr(begin,
+                       last == std::string_view::npos ? std::string_view::npos : last + 1 - begin);
+}
 
 std::string with_constants(const std::string& input, const nlohmann::json& constants) {
   static const std::string kPlaceholder = "%aotfuzz_const_";
@@ -268,7 +282,8 @@ class TvmDriver::Impl {
       out.export_time = us("export_s");
       return out;
     }
-    out.status = TvmBuild::Status::kTvmError;
+    out.status = m.value("unsupported", false) ? TvmBuild::Status::kUnsupported
+                                               : TvmBuild::Status::kTvmError;
     out.stage = m.value("stage", stage_);
     out.message = m.value("error", "");
     out.where = m.value("where", "");

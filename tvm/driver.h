@@ -46,6 +46,9 @@ struct TvmBuild {
     kCrashed,      ///< the driver died during the request (message: how, and its stderr's end)
     kTimedOut,     ///< no answer before the deadline; the driver was killed
     kUnavailable,  ///< the driver could not be started or TVM does not import (message)
+    /// this TVM lacks what the request needs (message, one line: what and since when, e.g.
+    /// aotfuzz_uma regions without UMA); the driver serves other requests
+    kUnsupported,
   };
   Status status = Status::kUnavailable;
   /// The step TVM was in: "merge", "partition", "build" or "export".
@@ -112,8 +115,9 @@ class TvmDriver {
   /// target) or "executor" (Executor and Runtime objects, v0.9 on); known once it has started.
   std::string api();
   /// Whether this TVM has `name`, one of the driver's "features" (driver.py: what the release
-  /// offers of the AoT executor's memory configuration, probed when it starts): "usmp",
-  /// "external_pools", "workspace_io", "constant_alignment", "link_params_off". Starts the driver.
+  /// offers: memory configurations of the AoT executor, UMA; probed when it starts): "usmp",
+  /// "external_pools", "workspace_io", "constant_alignment", "link_params_off", "uma" (the
+  /// aotfuzz_uma backend can be built: tvm/driver.py). Starts the driver.
   bool has_feature(std::string_view name);
   /// Driver processes started so far.
   int starts() const;
@@ -125,6 +129,15 @@ class TvmDriver {
  private:
   std::unique_ptr<Impl> impl_;
 };
+
+/// The region target of the driver's UMA backend (oracle::kHookLoweredTargets names it too).
+inline constexpr std::string_view kUmaTarget = "aotfuzz_uma";
+
+/// The block of driver.py that defines and registers the aotfuzz_uma backend (UMA_TARGET and
+/// uma_target(), which returns its Target), from its `# >>> aotfuzz_uma backend` line to its
+/// `# <<< aotfuzz_uma backend` line: the pytest export copies it, so that a repro defines the
+/// backend the campaign built with. It needs `import tvm` before it.
+std::string_view uma_backend_source();
 
 /// `text` (the driver's printing of a module) with each `%aotfuzz_const_<k>` placeholder bound
 /// to the k-th of `constants` ({"shape", "dtype", "values"}): every function that uses it gets

@@ -11,7 +11,8 @@
 #       "memory": MEMORY (optional)}
 #   -> {"ok": true, "partitioned": TEXT, "constants": [CONST, ...], "files": [[NAME, TEXT], ...],
 #       "metadata": TEXT, "plan": PLAN (only when recorded), "times": {...}}
-#   -> {"ok": false, "stage": "merge"|"partition"|"build"|"export", "error": TEXT}
+#   -> {"ok": false, "stage": "merge"|"partition"|"build"|"export", "error": TEXT,
+#       "unsupported": true (only when this TVM lacks what the request needs: a toolchain error)}
 # and, before each step after the first, {"progress": STEP}, so that a crash of TVM is attributed
 # to the step it happened in. A batch, {"batch": [REQUEST, ...]}, is answered request by request
 # in order, each answer and progress line carrying its request's "index": the graphs are built one
@@ -27,7 +28,9 @@
 # TVM's own AoT tests link with; "metadata" is that export's metadata.json as text ("" if none).
 #
 # FEATURE names what this TVM offers, each probed from the TVM imported (see FEATURES below):
-# "usmp", "workspace_io", "usmp_plan", "external_pools", "constant_alignment", "link_params_off".
+# "usmp", "workspace_io", "usmp_plan", "external_pools", "constant_alignment", "link_params_off",
+# "uma" (a graph with aotfuzz_uma regions is built with the UMA backend below; without "uma" such
+# a build is refused as "unsupported").
 # MEMORY (oracle::MemoryOptions, tvm/case_flow.cc memory_request) is the AoT executor's memory
 # configuration: {"usmp": bool, "algorithm": "greedy_by_size"|"greedy_by_conflicts"|"hill_climb",
 # "pools": "internal"|"external", "workspace_io": bool, "workspace_alignment": int,
@@ -153,6 +156,19 @@ def _external_pools():
         return False
 
 
+def _uma():
+    """Whether this TVM has UMA (PR #12087, v0.10.0 on): its Python package is in every source
+    tree, its target registration only in a libtvm built with USE_UMA ON."""
+    try:
+        from tvm.relay.backend.contrib.uma import UMABackend  # noqa: F401
+    except Exception:
+        return False
+    return (
+        tvm.get_global_func("relay.backend.contrib.uma.RegisterTarget", allow_missing=True)
+        is not None
+    )
+
+
 AOT_OPTIONS = _aot_options()
 # The memory configurations this TVM can build (the header's FEATURE):
 #  - usmp: the planner's switch; workspace_io: inputs and outputs placed in the workspace pools
@@ -161,6 +177,8 @@ AOT_OPTIONS = _aot_options()
 #  - external_pools: pools the application allocates; constant_alignment: the executor's
 #    constant-byte-alignment; link_params_off: link-params as an executor option that can be false
 #    (the target string's --link-params cannot be turned off per build).
+#  - uma: the Universal Modular Accelerator Interface, which lowers the regions of the
+#    aotfuzz_uma backend (below) through TIR.
 FEATURES = [
     name
     for name, present in (
@@ -170,11 +188,59 @@ FEATURES = [
         ("external_pools", _external_pools()),
         ("constant_alignment", "constant-byte-alignment" in AOT_OPTIONS),
         ("link_params_off", EXECUTOR_API and "link-params" in AOT_OPTIONS),
+        ("uma", _uma()),
     )
     if present
 ]
 
 OPS = {"add": relay.add, "subtract": relay.subtract, "multiply": relay.multiply}
+
+# >>> aotfuzz_uma backend (tvm/pytest_export.cc copies this block into every exported test)
+# The project's UMA backend: regions annotated compiler="aotfuzz_uma" are lowered to TIR by
+# UMA's RelayToTIR target hook (its default lowering: LowerToTE, te.create_prim_func, tvm.lower)
+# and compiled to C by UMA's codegen, with no LLVM: the other path of BYOC than the ccompiler's.
+# PartitionGraph gives each region Compiler="aotfuzz_uma", the name of the target kind UMA
+# registers, and that is how the hook finds it (the patterns serve UMA's own partitioner only).
+# relay.build needs the target after "c": [Target("c"), Target("aotfuzz_uma")].
+UMA_TARGET = "aotfuzz_uma"
+_uma_targets = []
+
+
+def uma_target():
+    """The backend's Target, the backend defined and registered on first use: a target kind is
+    registered once per process (TVM refuses a second registration)."""
+    if not _uma_targets:
+        from tvm.relay.backend.contrib.uma import UMABackend
+        from tvm.relay.dataflow_pattern import is_op, wildcard
+
+        class AotfuzzUmaBackend(UMABackend):
+            def __init__(self):
+                super().__init__()
+                for op in ("add", "subtract", "multiply"):
+                    self._register_pattern(op, is_op(op)(wildcard(), wildcard()))
+
+            @property
+            def target_name(self):
+                return UMA_TARGET
+
+        AotfuzzUmaBackend().register()  # skips a target kind that exists
+        _uma_targets.append(tvm.target.Target(UMA_TARGET))
+    return _uma_targets[0]
+
+
+# <<< aotfuzz_uma backend
+NO_UMA = (
+    "aotfuzz_uma regions need UMA: TVM v0.10.0 or later built with USE_UMA ON "
+    "(scripts/tvm/build.sh does from v0.10.0); this TVM %s has none"
+)
+
+
+class Unsupported(Exception):
+    """A request this TVM cannot build for want of a feature: a toolchain error, never a finding."""
+
+
+def uses_uma(graph):
+    return any(node.get("compiler") == UMA_TARGET for node in graph["nodes"])
 
 
 def build_function(graph):
@@ -390,6 +456,8 @@ def build(mod, request):
     config = {"tir.disable_vectorize": True}
     recording["plan"] = None
     recording["armed"] = False
+    if uses_uma(request["graph"]) and "uma" not in FEATURES:
+        raise Unsupported(NO_UMA % tvm.__version__)
     if not EXECUTOR_API:
         target = (
             "c -runtime=c --link-params --executor=aot --workspace-byte-alignment=%d "
@@ -400,6 +468,8 @@ def build(mod, request):
             return relay.build(mod, target, target_host=target, mod_name=request["mod_name"])
     from tvm.relay.backend import Executor, Runtime
 
+    # UMA's functions are lowered for their own target, which relay.build wants after the host's.
+    uma = [uma_target()] if uses_uma(request["graph"]) else []
     options = {
         "interface-api": request["interface"],
         "unpacked-api": bool(unpacked),
@@ -430,18 +500,18 @@ def build(mod, request):
             WorkspacePoolInfo,
         )
 
-        target = tvm.target.Target("c")
+        targets = [tvm.target.Target("c")] + uma
         pools["workspace_memory_pools"] = WorkspaceMemoryPools(
-            [WorkspacePoolInfo("aotfuzz_workspace", [target])]
+            [WorkspacePoolInfo("aotfuzz_workspace", targets)]
         )
         if memory["link_params"] and has_constants(request["graph"]):
             pools["constant_memory_pools"] = ConstantMemoryPools(
-                [ConstantPoolInfo("aotfuzz_constants", [target], [])]
+                [ConstantPoolInfo("aotfuzz_constants", targets, [])]
             )
     with tvm.transform.PassContext(opt_level=3, config=config):
         return relay.build(
             mod,
-            target="c",
+            target=[tvm.target.Target("c")] + uma if uma else "c",
             executor=executor,
             runtime=Runtime("crt"),
             mod_name=request["mod_name"],
@@ -528,6 +598,8 @@ def handle(request):
         if plan is not None:
             answer["plan"] = plan
         return answer
+    except Unsupported as e:
+        return {"ok": False, "stage": stage, "unsupported": True, "error": str(e)}
     except Exception as e:  # TVMError, or Python errors of TVM's own frontend
         return {"ok": False, "stage": stage, **describe_error(e)}
 

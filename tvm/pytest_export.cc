@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "ir/traversal.h"
+#include "tvm/driver.h"
 
 namespace aotfuzz::tvm {
 namespace {
@@ -21,7 +22,8 @@ const std::set<std::string>& reserved_names() {
       // Names the generated file defines or imports.
       "np", "tvm", "relay", "transform", "pytest", "sys", "OrderedDict", "compiler_begin",
       "compiler_end", "begin", "end", "inputs", "annotate", "params", "result", "AOTTestModel",
-      "AOT_DEFAULT_RUNNER", "compile_and_run", "flatten", "expected"};
+      "AOT_DEFAULT_RUNNER", "compile_and_run", "flatten", "expected", "named_outputs", "UMA_TARGET",
+      "UMA_REGIONS", "uma_target", "_uma_targets"};
   return kNames;
 }
 
@@ -123,6 +125,8 @@ struct PytestGraph {
   std::string relay_params, relay_tuples, numpy_params, numpy_tuples, shapes;
   std::string relay_body, numpy_body;
   std::string result, param_list;
+  /// A region goes to the driver's UMA backend (compiler="aotfuzz_uma").
+  bool uma = false;
 };
 
 PytestGraph translate_graph(const ir::Function& main) {
@@ -175,8 +179,9 @@ PytestGraph translate_graph(const ir::Function& main) {
       const ir::Op op = *call->op();
       if (ir::is_annotation(op)) {
         const std::string fn = op == ir::Op::kCompilerBegin ? "begin" : "end";
-        relay_expr = fn + "(" + arg(call->args()[0]) + ", " +
-                     py_str(ir::annotation_target(node.get()).value_or("")) + ")";
+        const std::string target = ir::annotation_target(node.get()).value_or("");
+        g.uma = g.uma || target == kUmaTarget;
+        relay_expr = fn + "(" + arg(call->args()[0]) + ", " + py_str(target) + ")";
         numpy_expr = arg(call->args()[0]);
       } else {
         const std::string name(ir::op_name(op));
@@ -300,10 +305,13 @@ std::string settings(const oracle::CaseOptions& options, const PytestGraph& g) {
   out += "MOD_NAME = " + py_str(options.aot.mod_name) + "\n";
   out += "INTERFACE_API = " + py_str(c_interface ? "c" : "packed") + "\n";
   out += "USE_UNPACKED_API = " + std::string(unpacked ? "True" : "False") + "\n";
+  out += "# Regions for aotfuzz's UMA backend (TVM v0.10.0 on, built with USE_UMA ON).\n";
+  out += "UMA_REGIONS = " + py_bool(g.uma) + "\n";
   out += memory_settings(options.memory);
   out += "# Every input of @main (tuple parameters flattened): name -> (shape, dtype).\n";
   out += "INPUTS = OrderedDict(\n    [\n" + g.shapes + "    ]\n)\n\n\n";
-
+  // The backend exactly as the driver defines it, so that TVM's developers need no aotfuzz.
+  if (g.uma) out += std::string(uma_backend_source()) + "\n\n";
   return out;
 }
 
@@ -341,6 +349,19 @@ std::string helper_functions() {
     for field in value:
         result.extend(flatten(field))
     return result
+
+
+def named_outputs(expected):
+    """The expected outputs as this release's AOTTestModel takes them: a list up to the releases
+    that key them by TVM's output names, "output" or "output0", "output1", ... (v0.18.0)."""
+    import typing
+
+    hint = typing.get_type_hints(AOTTestModel).get("outputs")
+    if getattr(hint, "__origin__", None) is not dict:
+        return expected
+    if len(expected) == 1:
+        return OrderedDict([("output", expected[0])])
+    return OrderedDict(("output%d" % i, value) for i, value in enumerate(expected))
 
 
 def make_inputs():
@@ -400,18 +421,21 @@ def build_as_aotfuzz(mod, config):
     }
     if "constant-byte-alignment" in Executor.list_registered_options("aot"):
         options["constant-byte-alignment"] = CONSTANT_BYTE_ALIGNMENT
+    # UMA's functions are lowered for their own target, which relay.build wants after the host's.
+    targets = [tvm.target.Target("c")]
+    if UMA_REGIONS:
+        targets.append(uma_target())
     pools = {}
     if EXTERNAL_POOLS:
         from tvm.ir.memory_pools import WorkspaceMemoryPools, WorkspacePoolInfo
 
-        target = tvm.target.Target("c")
         pools["workspace_memory_pools"] = WorkspaceMemoryPools(
-            [WorkspacePoolInfo("aotfuzz_workspace", [target])]
+            [WorkspacePoolInfo("aotfuzz_workspace", targets)]
         )
     with tvm.transform.PassContext(opt_level=3, config=config):
         return relay.build(
             mod,
-            target="c",
+            target=targets if UMA_REGIONS else "c",
             executor=Executor("aot", options),
             runtime=Runtime("crt"),
             mod_name=MOD_NAME,
@@ -426,7 +450,11 @@ def build_as_aotfuzz(mod, config):
 std::string test_function(const PytestInfo& info) {
   std::string out;
   out += "def test_aotfuzz_" + sanitize_test_name(info.name) + "():\n";
-  out += R"(    inputs = make_inputs()
+  out += R"(    if UMA_REGIONS and tvm.get_global_func(
+        "relay.backend.contrib.uma.RegisterTarget", allow_missing=True
+    ) is None:
+        pytest.skip("aotfuzz_uma regions need UMA: TVM v0.10.0 or later built with USE_UMA ON")
+    inputs = make_inputs()
     expected = numpy_reference(inputs)
     # The cross-check of the NumPy reference needs an LLVM build; the AoT flow below does not.
     if tvm.runtime.enabled("llvm"):
@@ -442,7 +470,9 @@ std::string test_function(const PytestInfo& info) {
     mod = transform.PartitionGraph(MOD_NAME)(mod)
     mod = transform.InferType()(mod)
 
-    model = AOTTestModel(name=MOD_NAME, module=mod, inputs=inputs, outputs=expected)
+    model = AOTTestModel(
+        name=MOD_NAME, module=mod, inputs=inputs, outputs=named_outputs(expected)
+    )
     if not executor_api():
         # TVM v0.8: the executor's options are in the target string, USMP does not exist yet.
         compile_and_run(

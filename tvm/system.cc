@@ -124,7 +124,17 @@ class TvmSystem final : public oracle::SystemUnderTest {
   std::vector<std::pair<std::string, std::string>> generation_knobs() const override {
     auto knobs = limit_knobs();
     for (auto& k : memory_knobs()) knobs.push_back(std::move(k));
+    for (auto& k : codegen_knobs()) knobs.push_back(std::move(k));
     return knobs;
+  }
+
+  // The region targets: the ccompiler's C source everywhere, and where this release has UMA
+  // (v0.10.0 on, built with USE_UMA ON) as many regions for the driver's aotfuzz_uma backend,
+  // the other path of BYOC (a RelayToTIR hook lowering through TIR). A quarter of the regions
+  // stay on the host, as the default policy leaves them.
+  std::vector<std::pair<std::string, std::string>> codegen_knobs() const {
+    if (problem() || driver_->tvm_version().empty() || !driver_->has_feature("uma")) return {};
+    return {{"targets", "ccompiler:3,aotfuzz_uma:3,default:2"}};
   }
 
   // The memory configurations this release has, drawn per case; nothing where TVM does not start

@@ -48,7 +48,10 @@ CrashSite crash_site_for(const oracle::Verdict& verdict) {
   auto by_callee = [](const std::optional<oracle::CalleeKind>& kind, CrashSite kernel,
                       CrashSite external, CrashSite other) {
     if (kind == oracle::CalleeKind::kKernel) return kernel;
-    if (kind == oracle::CalleeKind::kExternal) return external;
+    // A hook-lowered region is an external function of the builtin pipeline's all the same.
+    if (kind == oracle::CalleeKind::kExternal || kind == oracle::CalleeKind::kHookLowered) {
+      return external;
+    }
     return other;
   };
   switch (verdict.kind()) {

@@ -69,6 +69,16 @@ TEST(CampaignStats, ACaseCountsOnceWithItsVerdictOptionsAndTimes) {
   EXPECT_EQ(s.inputs, m.main()->params().size());
 }
 
+TEST(CampaignStats, ACaseWithAUmaRegionCountsAsHookLoweredAndACcompilerCaseDoesNot) {
+  oracle::CaseResult r;
+  const bundles::CampaignStats uma = bundles::case_stats(load("tests/tvm/rows/uma_seed.relay"), {},
+                                                         r, /*generation_us=*/0, /*finding=*/false);
+  EXPECT_EQ(uma.cases_with_hook_lowered_region, 1u);
+  const bundles::CampaignStats ccompiler = bundles::case_stats(
+      load("corpus/seed/tvm_9036_annotated.relay"), {}, r, /*generation_us=*/0, /*finding=*/false);
+  EXPECT_EQ(ccompiler.cases_with_hook_lowered_region, 0u);
+}
+
 TEST(FindingLedger, TheLowestCaseOfASignatureOwnsItWhateverFinishesFirst) {
   JournalNotes notes(nullptr);
   FindingLedger ledger(notes, Restart{});

@@ -123,6 +123,24 @@ TEST(Verdict, PoolVerdictsAreSignedByThePoolAndTheLeftoverByItsFunctionsKind) {
   for (int i = 18; i <= 22; ++i) EXPECT_EQ(exit_code(all[i]), 1) << summary(all[i]);
 }
 
+TEST(Verdict, ARegionLoweredByATargetHookIsItsOwnCalleeKindApartFromCSourceRegions) {
+  EXPECT_EQ(callee_kind_of("tvmgen_my_mod_aotfuzz_uma_main_0", "my_mod"), CalleeKind::kHookLowered);
+  EXPECT_EQ(callee_kind_of("tvmgen_my_mod_ccompiler_main_0", "my_mod"), CalleeKind::kExternal);
+  EXPECT_EQ(callee_kind_of("tvmgen_my_mod_fused_add", "my_mod"), CalleeKind::kKernel);
+  EXPECT_EQ(callee_kind_of("tvmgen_my_mod_run_model", "my_mod"), CalleeKind::kExecutor);
+  // The target follows the module's prefix, not any name that merely contains it.
+  EXPECT_EQ(callee_kind_of("tvmgen_aotfuzz_uma_ccompiler_main_0", "aotfuzz_uma"),
+            CalleeKind::kExternal);
+  const Verdict uma{Stage::kCodegen, Arity{"tvmgen_my_mod_aotfuzz_uma_main_0",
+                                           CalleeKind::kHookLowered, 3, 2, ArityEvidence::kStatic}};
+  const Verdict ccompiler{
+      Stage::kCodegen,
+      Arity{"tvmgen_my_mod_ccompiler_main_0", CalleeKind::kExternal, 3, 2, ArityEvidence::kStatic}};
+  EXPECT_EQ(signature(uma), "arity:codegen:hook-lowered");
+  EXPECT_NE(signature(uma), signature(ccompiler));
+  EXPECT_EQ(from_json(json::parse(to_json(uma).dump())), uma);
+}
+
 TEST(Verdict, TvmCompileErrorsOfDifferentCausesGetDifferentSignaturesAndTheSameCauseOne) {
   // gcc on TVM's C: the identity-output region's parameter list, and the rank-1 region's kernel
   // macro, which the ccompiler codegen only defines for rank 2 (docs/tvm.md).

@@ -615,6 +615,70 @@ TEST(TvmSystem,
   for (const auto& [k, v] : old->generation_knobs()) old_knobs[k] = v;
   EXPECT_EQ(old_knobs.count("p_usmp"), 0u);
   EXPECT_EQ(old_knobs.count("p_no_link_params"), 0u);
+
+// The seed graph with its regions for the driver's UMA backend instead of the ccompiler.
+ir::Module uma_seed() { return test_support::load("tests/tvm/rows/uma_seed.relay"); }
+
+TEST(TvmDriverUma, ATvmWithUmaSaysSoInItsFeaturesAndOneWithoutDoesNot) {
+  TvmDriver uma(driver_at("tests/tvm/fake_tvm_uma"));
+  EXPECT_TRUE(uma.has_feature("uma"));
+  // The fake v0.18 has no UMA package (and says every registered function exists).
+  TvmDriver plain(driver_at("tests/tvm/fake_tvm_v018"));
+  EXPECT_FALSE(plain.has_feature("uma"));
+}
+
+TEST(TvmDriverUma, UmaRegionsAreBuiltForTheCAndUmaTargetsWithTheBackendRegisteredOnce) {
+  CaseOptions o = tvm_options("tests/tvm/fake_tvm_uma", "my_mod");
+  o.aot.api = aot::Options::Api::kUnpacked;
+  o.aot.interface = aot::Options::Interface::kC;
+  for (int i = 0; i < 2; ++i) {
+    // One driver serves both cases: the second finds the target kind registered.
+    const CaseResult r = run_case(uma_seed(), o);
+    ASSERT_EQ(r.verdict.kind(), VerdictKind::kSutError) << summary(r.verdict);
+    const std::string& message = std::get<SutError>(r.verdict.detail).message;
+    EXPECT_NE(message.find("target=[c, aotfuzz_uma] uma_registrations=['aotfuzz_uma']"),
+              std::string::npos)
+        << message;
+  }
+  // A graph of ccompiler regions is built for the C target alone, as before.
+  const CaseResult r = run_case(test_support::seed_9036(), o);
+  ASSERT_EQ(r.verdict.kind(), VerdictKind::kSutError) << summary(r.verdict);
+  EXPECT_NE(std::get<SutError>(r.verdict.detail).message.find("target=c "), std::string::npos)
+      << summary(r.verdict);
+}
+
+TEST(TvmDriverUma, ATvmWithoutUmaRefusesUmaRegionsAsAToolchainErrorNamingTheReleaseAndSwitch) {
+  for (const char* home : {"tests/tvm/fake_tvm_v018", "tests/tvm/fake_tvm"}) {
+    const CaseResult r = run_case(uma_seed(), tvm_options(home, "my_mod"));
+    ASSERT_EQ(r.verdict.kind(), VerdictKind::kToolchainError) << home << ": " << summary(r.verdict);
+    const auto& why = std::get<ToolchainError>(r.verdict.detail);
+    EXPECT_EQ(why.message.find('\n'), std::string::npos) << why.message;
+    EXPECT_NE(why.message.find("v0.10.0"), std::string::npos) << why.message;
+    EXPECT_NE(why.message.find("USE_UMA"), std::string::npos) << why.message;
+    // Other graphs still build: the refusal is this case's, not the system's.
+    EXPECT_FALSE(why.system_unusable);
+    EXPECT_FALSE(is_finding(r.verdict));
+  }
+}
+
+TEST(TvmDriverUma, PartitioningUmaRegionsNeedsNoUma) {
+  // --no-run compares TVM's partitioned module only: PartitionGraph outlines any target.
+  CaseOptions o = tvm_options("tests/tvm/fake_tvm_v018", "my_mod");
+  o.in_process_only = true;
+  const CaseResult r = run_case(uma_seed(), o);
+  EXPECT_NE(r.verdict.kind(), VerdictKind::kToolchainError) << summary(r.verdict);
+}
+
+TEST(TvmSystemUma, DrawsUmaRegionsOnlyFromATvmThatHasUma) {
+  auto targets = [](const std::string& home) {
+    const auto system = make_tvm_system({"tvm", test_support::source_path(home).string(), ""});
+    for (const auto& [name, value] : system->generation_knobs()) {
+      if (name == "targets") return value;
+    }
+    return std::string();
+  };
+  EXPECT_EQ(targets("tests/tvm/fake_tvm_uma"), "ccompiler:3,aotfuzz_uma:3,default:2");
+  EXPECT_EQ(targets("tests/tvm/fake_tvm_v018"), "");
 }
 
 TEST(TvmHome, IsCheckedForTvmsPythonPackageAndLibrary) {

@@ -2,12 +2,15 @@
 // and say what the repro needs (graph, merge, partition, AoT options).
 #include <gtest/gtest.h>
 #include <fstream>
+#include <iterator>
 
 #include "generator/builder.h"
 #include "generator/policy.h"
 #include "host/tempdir.h"
+#include "tests/support/files.h"
 #include "tests/support/modules.h"
 #include "tests/support/processes.h"
+#include "tvm/driver.h"
 #include "tvm/pytest_export.h"
 
 namespace aotfuzz::tvm {
@@ -127,6 +130,52 @@ TEST(TvmPytest, NotesCarryNoPathOfThisMachine) {
       tvm_pytest(test_support::load("corpus/seed/tvm_9036_annotated.relay"), {}, info);
   EXPECT_EQ(py.find("/opt/tvm"), std::string::npos) << py;
   EXPECT_EQ(py.find("/tmp/f"), std::string::npos) << py;
+}
+
+// The seed graph with its regions for the driver's UMA backend instead of the ccompiler.
+ir::Module uma_seed() {
+  std::ifstream in(test_support::source_path("corpus/seed/tvm_9036_annotated.relay"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (auto at = text.find("ccompiler"); at != std::string::npos; at = text.find("ccompiler")) {
+    text.replace(at, 9, "aotfuzz_uma");
+  }
+  return test_support::parse_verified(text);
+}
+
+TEST(TvmPytest, AGraphWithUmaRegionsDefinesTheDriversUmaBackendAndBuildsForItsTarget) {
+  oracle::CaseOptions o;
+  o.aot.api = aot::Options::Api::kUnpacked;
+  o.aot.interface = aot::Options::Interface::kC;
+  const std::string py = tvm_pytest(uma_seed(), o);
+  EXPECT_EQ(py_compile({py}), "");
+  EXPECT_NE(py.find("UMA_REGIONS = True"), std::string::npos);
+  EXPECT_EQ(count(py, std::string(uma_backend_source())), 1u) << py;
+  EXPECT_NE(py.find("targets.append(uma_target())"), std::string::npos);
+  EXPECT_EQ(count(py, "begin(x, \"aotfuzz_uma\")"), 1u);
+  // A TVM without UMA skips the test rather than failing on a codegen it does not have.
+  EXPECT_NE(py.find("pytest.skip(\"aotfuzz_uma regions need UMA"), std::string::npos);
+
+  const std::string ccompiler =
+      tvm_pytest(test_support::load("corpus/seed/tvm_9036_annotated.relay"), o);
+  EXPECT_NE(ccompiler.find("UMA_REGIONS = False"), std::string::npos);
+  EXPECT_EQ(ccompiler.find("class AotfuzzUmaBackend"), std::string::npos);
+}
+
+TEST(TvmPytest, TheUmaBackendItCopiesIsTheDriversMarkedBlock) {
+  const std::string block(uma_backend_source());
+  EXPECT_EQ(block.rfind("# >>> aotfuzz_uma backend", 0), 0u) << block;
+  EXPECT_NE(block.find("class AotfuzzUmaBackend(UMABackend):"), std::string::npos) << block;
+  EXPECT_NE(block.find("def uma_target():"), std::string::npos) << block;
+  EXPECT_NE(block.find("UMA_TARGET = \"" + std::string(kUmaTarget) + "\""), std::string::npos);
+  EXPECT_EQ(block.substr(block.size() - 26), "# <<< aotfuzz_uma backend\n");
+}
+
+TEST(TvmPytest, ExpectedOutputsAreKeyedByTvmsOutputNamesWhereAotTestModelWantsADict) {
+  // v0.18.0's AOTTestModel takes Dict[str, np.array]; a list failed in run_and_check.
+  const std::string py =
+      tvm_pytest(test_support::load("corpus/seed/tvm_9036_annotated.relay"), oracle::CaseOptions{});
+  EXPECT_NE(py.find("outputs=named_outputs(expected)"), std::string::npos);
+  EXPECT_NE(py.find("typing.get_type_hints(AOTTestModel).get(\"outputs\")"), std::string::npos);
 }
 
 TEST(TvmPytest, RejectsPartitionedModules) {

@@ -1,0 +1,1 @@
+# The fake contrib package of the fake TVM with UMA.
