@@ -615,6 +615,7 @@ TEST(TvmSystem,
   for (const auto& [k, v] : old->generation_knobs()) old_knobs[k] = v;
   EXPECT_EQ(old_knobs.count("p_usmp"), 0u);
   EXPECT_EQ(old_knobs.count("p_no_link_params"), 0u);
+}
 
 // The seed graph with its regions for the driver's UMA backend instead of the ccompiler.
 ir::Module uma_seed() { return test_support::load("tests/tvm/rows/uma_seed.relay"); }
