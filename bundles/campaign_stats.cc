@@ -45,6 +45,25 @@ bool has_hook_lowered_region(const ir::Module& module) {
   return false;
 }
 
+// Whether a graph with a hook-lowered region draws what the ccompiler cannot take (the TVM
+// lane's limits, tvm/system.cc): a tensor of rank other than 2, int8, a broadcasting op, or the
+// unpacked API, which calls a ccompiler function with the wrong signature.
+bool beyond_ccompiler(const ir::Module& module, const oracle::CaseOptions& options) {
+  if (options.aot.api == aot::Options::Api::kUnpacked) return true;
+  for (const auto& node : module.main()->body_order()) {
+    const auto& type = node->type();
+    if (!type->is_tuple() && (type->shape().size() != 2 || type->dtype() == ir::DType::kInt8)) {
+      return true;
+    }
+    if (const auto* call = ir::as<ir::CallNode>(node.get()); call && call->op()) {
+      for (const auto& arg : call->args()) {
+        if (!arg->type()->is_tuple() && arg->type()->shape() != type->shape()) return true;
+      }
+    }
+  }
+  return false;
+}
+
 std::uint64_t micros(std::chrono::microseconds t) { return static_cast<std::uint64_t>(t.count()); }
 
 }  // namespace
@@ -106,6 +125,8 @@ CampaignStats case_stats(const ir::Module& module, const oracle::CaseOptions& op
     s.cases_with_duplicate_outputs = g->duplicate_outputs;
   }
   s.cases_with_hook_lowered_region = has_hook_lowered_region(module);
+  s.hook_lowered_beyond_ccompiler =
+      s.cases_with_hook_lowered_region && beyond_ccompiler(module, options);
   s.fused_tuple_params = result.stages ? fused_tuple_params(result.stages->output()) : 0;
   s.cases_with_fused_tuple_param = s.fused_tuple_params > 0;
   for (const auto& p : module.main()->params()) s.main_tuple_params += p->type()->is_tuple();
@@ -184,6 +205,7 @@ nlohmann::json stats_json(const CampaignStats& s) {
         {"host_ops_between_regions", s.host_ops_between_regions},
         {"cases_with_duplicate_outputs", s.cases_with_duplicate_outputs},
         {"cases_with_hook_lowered_region", s.cases_with_hook_lowered_region},
+        {"hook_lowered_beyond_ccompiler", s.hook_lowered_beyond_ccompiler},
         {"main_tuple_params", s.main_tuple_params},
         {"fused_tuple_params", s.fused_tuple_params},
         {"cases_with_fused_tuple_param", s.cases_with_fused_tuple_param}}},

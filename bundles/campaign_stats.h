@@ -36,6 +36,9 @@ struct CampaignStats {
   /// Cases with a region of a target TVM lowers with a RelayToTIR hook (oracle::
   /// kHookLoweredTargets: the driver's UMA backend), the other path of BYOC than the ccompiler's.
   std::uint64_t cases_with_hook_lowered_region = 0;
+  /// ... of which draw what the ccompiler cannot take: rank other than 2, int8, broadcasting, or
+  /// the unpacked API.
+  std::uint64_t hook_lowered_beyond_ccompiler = 0;
   /// Tuple-typed parameters of fused primitive functions (the #9036 shape), and cases with one.
   std::uint64_t fused_tuple_params = 0, cases_with_fused_tuple_param = 0;
   /// Tuple-typed parameters of @main.

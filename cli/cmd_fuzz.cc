@@ -102,6 +102,7 @@ fuzz::CampaignOptions campaign_options(CLI::App* app, FuzzFlags f, bool seed_giv
   o.base = case_options(words);  // validates bug names and api/interface
   within_system_limits(o.policy, f.knobs, oracle::system_of(o.base), app->get_name());
   o.knob_flags = knob_flags(o.policy);
+  o.profiles = system_profiles(o.policy, f.knobs, oracle::system_of(o.base), app->get_name());
   o.seed = seed_given ? f.seed : seed_from_time();
   if (f.time > 0) {
     o.time_limit = std::chrono::milliseconds(static_cast<std::int64_t>(f.time * 1000));
@@ -135,9 +136,11 @@ fuzz::CampaignOptions campaign_options(CLI::App* app, FuzzFlags f, bool seed_giv
 
   // Options given on the command line are fixed (their knobs 0 or 1, over the user's and the
   // system's); the rest are drawn per case.
-  fuzz::fix_drawn_knobs(o.policy, o.base, [app](const oracle::CaseFlagRow& row) {
+  const auto flag_given = [app](const oracle::CaseFlagRow& row) {
     return given(app, "--" + std::string(row.name));
-  });
+  };
+  fuzz::fix_drawn_knobs(o.policy, o.base, flag_given);
+  for (auto& profile : o.profiles) fuzz::fix_drawn_knobs(profile.policy, o.base, flag_given);
   // Fail early (exit 3) when no compiler is there, rather than with a toolchain-error per case.
   // The compiler stays unset unless given, so replay lines work with whatever is installed.
   if (o.base.compiler) {

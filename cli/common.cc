@@ -381,9 +381,12 @@ std::vector<bundles::TriageBuild> triage_builds(const std::vector<std::string>& 
   return builds;
 }
 
-void within_system_limits(generator::GenPolicy& policy, const std::vector<std::string>& knobs,
-                          const oracle::SystemUnderTest& system, const std::string& command) {
-  const auto limits = system.generation_knobs();
+namespace {
+
+// Sets each knob of `limits` that `knobs` (the --knob flags given) does not, then validates.
+void set_unless_given(generator::GenPolicy& policy, const std::vector<std::string>& knobs,
+                      const std::vector<std::pair<std::string, std::string>>& limits,
+                      const oracle::SystemUnderTest& system, const std::string& command) {
   for (const auto& [name, value] : limits) {
     const bool given_knob = std::any_of(knobs.begin(), knobs.end(), [&](const std::string& k) {
       return k.rfind(name + "=", 0) == 0;
@@ -399,6 +402,26 @@ void within_system_limits(generator::GenPolicy& policy, const std::vector<std::s
     throw CommandError(kBadInput, command + ": with --sut " + system.spec().name + "'s knobs (" +
                                       set + "): " + e.what());
   }
+}
+
+}  // namespace
+
+void within_system_limits(generator::GenPolicy& policy, const std::vector<std::string>& knobs,
+                          const oracle::SystemUnderTest& system, const std::string& command) {
+  set_unless_given(policy, knobs, system.generation_knobs(), system, command);
+}
+
+std::vector<fuzz::CampaignOptions::Profile> system_profiles(
+    const generator::GenPolicy& policy, const std::vector<std::string>& knobs,
+    const oracle::SystemUnderTest& system, const std::string& command) {
+  std::vector<fuzz::CampaignOptions::Profile> out;
+  for (const auto& p : system.generation_profiles()) {
+    fuzz::CampaignOptions::Profile profile{p.name, p.weight, policy, ""};
+    set_unless_given(profile.policy, knobs, p.knobs, system, command);
+    profile.knob_flags = knob_flags(profile.policy);
+    out.push_back(std::move(profile));
+  }
+  return out;
 }
 
 std::string knob_flags(const generator::GenPolicy& policy) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "bundles/triage.h"
+#include "fuzz/campaign_types.h"
 #include "generator/policy.h"
 #include "ir/module.h"
 #include "oracle/oracle.h"
@@ -116,6 +117,12 @@ generator::GenPolicy policy_from_flags(const std::vector<std::string>& knobs, in
 /// flags given) does not, then validates; a bad combination is a CommandError(kBadInput).
 void within_system_limits(generator::GenPolicy& policy, const std::vector<std::string>& knobs,
                           const oracle::SystemUnderTest& system, const std::string& command);
+/// The campaign profiles of `system` (SystemUnderTest::generation_profiles) over `policy` (which
+/// within_system_limits has set): each profile's knobs that `knobs` does not set, validated, and
+/// its knob flags. Empty when the system has none.
+std::vector<fuzz::CampaignOptions::Profile> system_profiles(
+    const generator::GenPolicy& policy, const std::vector<std::string>& knobs,
+    const oracle::SystemUnderTest& system, const std::string& command);
 /// The graph knobs of `policy` that differ from the defaults as ` --knob NAME=VALUE` flags (each
 /// with a leading space), so a printed `aotfuzz gen` command regenerates the same graph.
 std::string knob_flags(const generator::GenPolicy& policy);

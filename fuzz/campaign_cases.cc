@@ -20,8 +20,10 @@ std::uint64_t mix64(std::uint64_t z) {
   return z ^ (z >> 31);
 }
 
-// A different stream for the pipeline options than for the graph.
-constexpr std::uint64_t kOptionStream = 0x6f7074696f6e73ULL;  // "options"
+// A different stream for the pipeline options than for the graph, and one for the profile, so
+// that a campaign without profiles draws what it drew before they existed.
+constexpr std::uint64_t kOptionStream = 0x6f7074696f6e73ULL;   // "options"
+constexpr std::uint64_t kProfileStream = 0x70726f66696c65ULL;  // "profile"
 
 // ir::Rng::chance(p), but drawing at 0 and 1 too (chance draws nothing there): a fixed option's
 // knob is 0 or 1, and its draw must still happen so that the later ones stay what they were.
@@ -43,6 +45,19 @@ std::optional<std::uint64_t> parse_u64(std::string_view s) {
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || ptr != s.data() + s.size() || s.empty()) return std::nullopt;
   return v;
+}
+
+std::size_t draw_profile(const CampaignOptions& options, std::uint64_t gen_seed) {
+  if (options.profiles.size() < 2) return 0;
+  double total = 0;
+  for (const auto& p : options.profiles) total += p.weight;
+  ir::Rng rng(gen_seed ^ kProfileStream);
+  double x = static_cast<double>(rng.next() >> 11) * 0x1.0p-53 * total;
+  for (std::size_t i = 0; i < options.profiles.size(); ++i) {
+    if (x < options.profiles[i].weight) return i;
+    x -= options.profiles[i].weight;
+  }
+  return options.profiles.size() - 1;
 }
 
 }  // namespace
@@ -73,7 +88,10 @@ CaseSpec make_case(const CampaignOptions& options, std::uint64_t index) {
   CaseSpec s;
   s.index = index;
   s.gen_seed = case_seed(options.seed, index);
-  generator::GenPolicy policy = options.policy;
+  s.profile = draw_profile(options, s.gen_seed);
+  const generator::GenPolicy& base_policy =
+      options.profiles.empty() ? options.policy : options.profiles[s.profile].policy;
+  generator::GenPolicy policy = base_policy;
   if (!options.corpus.empty() && index % 2 == 1) {
     // The user's graphs are theirs: nothing says they are merge-safe, so refusals are not kept.
     const CorpusGraph& graph = options.corpus[(index / 2) % options.corpus.size()];
@@ -82,7 +100,7 @@ CaseSpec make_case(const CampaignOptions& options, std::uint64_t index) {
     s.merge_safe = false;
   } else {
     ir::Rng rng(s.gen_seed);
-    if (options.swarm) policy = generator::swarm(options.policy, rng);
+    if (options.swarm) policy = generator::swarm(base_policy, rng);
     s.module = generator::generate(policy, rng);
     s.merge_safe = policy.merge_safe;
   }
@@ -151,8 +169,11 @@ std::string gen_command(const CampaignOptions& options, const CaseSpec& spec) {
     return "aotfuzz gen --seed " + std::to_string(spec.gen_seed) + " --mutate " +
            host::shell_quote_path(spec.corpus_file);
   }
+  const std::string& knobs = options.profiles.empty()
+                                 ? options.knob_flags
+                                 : options.profiles.at(spec.profile).knob_flags;
   return "aotfuzz gen --seed " + std::to_string(spec.gen_seed) + (options.swarm ? " --swarm" : "") +
-         options.knob_flags;
+         knobs;
 }
 
 }  // namespace aotfuzz::fuzz

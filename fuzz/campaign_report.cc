@@ -195,7 +195,9 @@ std::string format_summary(const CampaignResult& r, const CampaignOptions& o) {
   if (s.cases_with_hook_lowered_region > 0) {
     // The other path of BYOC: how much of the campaign reached TVM's RelayToTIR hooks (UMA).
     out += ", " + std::to_string(s.cases_with_hook_lowered_region) +
-           " cases with a hook-lowered (aotfuzz_uma) region";
+           " cases with a hook-lowered (aotfuzz_uma) region (" +
+           std::to_string(s.hook_lowered_beyond_ccompiler) +
+           " beyond the ccompiler's limits: rank other than 2, int8, broadcasting or unpacked)";
   }
   if (s.usmp_on > 0) {
     // What the memory planner was asked, so that a campaign shows what it covered.

@@ -76,6 +76,16 @@ struct CampaignOptions {
   bool swarm = true;
   /// The `--knob` flags that produced `policy`, repeated in origin lines (`aotfuzz gen` syntax).
   std::string knob_flags;
+  /// The system's generation profiles (SystemUnderTest::generation_profiles), each `policy` with
+  /// its knobs applied: each case draws one by weight from a stream of its own and is generated
+  /// and drawn with it instead of `policy`. Empty: every case takes `policy` (no draw).
+  struct Profile {
+    std::string name;
+    double weight = 1;
+    generator::GenPolicy policy;
+    std::string knob_flags;
+  };
+  std::vector<Profile> profiles;
   /// The user's graphs (`--corpus`): every odd case mutates one of them (generator::mutant), in
   /// turn; the even cases are generated as without it.
   std::vector<CorpusGraph> corpus;
@@ -124,6 +134,8 @@ struct CaseSpec {
   std::uint64_t index = 0;
   /// `aotfuzz gen --seed <gen_seed> [--swarm] <knobs>` prints the same graph.
   std::uint64_t gen_seed = 0;
+  /// The index of the campaign's profile the case was drawn with (CampaignOptions::profiles).
+  std::size_t profile = 0;
   ir::Module module;
   oracle::CaseOptions options;
   /// The case's policy had merge_safe (swarm drops it for some cases): its graph must not be

@@ -95,6 +95,17 @@ class SystemUnderTest {
   /// of the options drawn per case (p_unpacked, ...; a flag given fixes those anyway).
   virtual std::vector<std::pair<std::string, std::string>> generation_knobs() const { return {}; }
 
+  /// Where one set of limits does not fit every codegen the system has (TVM's ccompiler compiles
+  /// rank 2 float32 only; its UMA backend any rank, int8, broadcasting and the unpacked API), a
+  /// campaign draws each case's graph under one of these profiles: knobs set over
+  /// generation_knobs(), unless the user sets them, with a relative weight. Empty: one profile.
+  struct GenerationProfile {
+    std::string name;
+    double weight = 1;
+    std::vector<std::pair<std::string, std::string>> knobs;
+  };
+  virtual std::vector<GenerationProfile> generation_profiles() const { return {}; }
+
   /// What exactly is under test, in one line for campaign headers and bundles ("TVM 0.18.0,
   /// commit 7b3a22e4..., at DIR"); may start the system's compiler process to ask it. Empty when
   /// the name says it all.

@@ -128,6 +128,29 @@ class TvmSystem final : public oracle::SystemUnderTest {
     return knobs;
   }
 
+  // On a release with UMA half the cases draw their graphs for the UMA backend alone, beyond the
+  // ccompiler's limits (limit_knobs): any rank 1 to 4, int8, broadcasting, the three ops it
+  // offloads, the unpacked API and the C interface as often as the generator's defaults. Its
+  // constants stay scalars: a non-scalar constant inside a UMA region is a limit of UMA's default
+  // lowering (docs/tvm.md). The other half keep the limits and mix both codegens.
+  std::vector<GenerationProfile> generation_profiles() const override {
+    if (codegen_knobs().empty()) return {};
+    return {
+        {"mixed", 1, {}},
+        {"uma",
+         1,
+         {{"targets", "aotfuzz_uma:3,default:1"},
+          {"dtypes", "float32:6,int32:1,int8:1"},
+          {"ops", "add:2,subtract:1,multiply:1"},
+          {"min_rank", "1"},
+          {"max_rank", "4"},
+          {"p_broadcast", "0.2"},
+          {"p_constant", "0.12"},
+          {"p_scalar_constant", "1"},
+          {"p_unpacked", "0.5"}}},
+    };
+  }
+
   // The region targets: the ccompiler's C source everywhere, and where this release has UMA
   // (v0.10.0 on, built with USE_UMA ON) as many regions for the driver's aotfuzz_uma backend,
   // the other path of BYOC (a RelayToTIR hook lowering through TIR). A quarter of the regions

@@ -16,6 +16,7 @@
 #include "fuzz/finding_ledger.h"
 #include "fuzz/finding_reduction.h"
 #include "fuzz/journal_notes.h"
+#include "ir/parser.h"
 #include "host/tempdir.h"
 #include "oracle/oracle.h"
 #include "oracle/verdict.h"
@@ -77,6 +78,34 @@ TEST(CampaignStats, ACaseWithAUmaRegionCountsAsHookLoweredAndACcompilerCaseDoesN
   const bundles::CampaignStats ccompiler = bundles::case_stats(
       load("corpus/seed/tvm_9036_annotated.relay"), {}, r, /*generation_us=*/0, /*finding=*/false);
   EXPECT_EQ(ccompiler.cases_with_hook_lowered_region, 0u);
+}
+
+TEST(CampaignStats, AUmaCaseCountsAsBeyondTheCcompilerOnlyWithWhatTheCcompilerCannotTake) {
+  oracle::CaseResult r;
+  const ir::Module seed = load("tests/tvm/rows/uma_seed.relay");  // rank 2 float32, no broadcast
+  oracle::CaseOptions packed, unpacked;
+  unpacked.aot.api = aot::Options::Api::kUnpacked;
+  EXPECT_EQ(bundles::case_stats(seed, packed, r, 0, false).hook_lowered_beyond_ccompiler, 0u);
+  EXPECT_EQ(bundles::case_stats(seed, unpacked, r, 0, false).hook_lowered_beyond_ccompiler, 1u);
+  const auto graph = [](const std::string& x_type, const std::string& y_type) {
+    return ir::parse_module("#[version = \"0.0.5\"]\ndef @main(%x: " + x_type + ", %y: " + y_type +
+                            ") {\n  %0 = annotation.compiler_begin(%x, compiler=\"aotfuzz_uma\");\n"
+                            "  %1 = annotation.compiler_begin(%y, compiler=\"aotfuzz_uma\");\n"
+                            "  %2 = add(%0, %1);\n"
+                            "  annotation.compiler_end(%2, compiler=\"aotfuzz_uma\")\n}\n");
+  };
+  for (const auto& [x, y] : std::vector<std::pair<std::string, std::string>>{
+           {"Tensor[(2, 3, 4), float32]", "Tensor[(2, 3, 4), float32]"},
+           {"Tensor[(3, 4), int8]", "Tensor[(3, 4), int8]"},
+           {"Tensor[(3, 4), float32]", "Tensor[(1, 4), float32]"}}) {
+    EXPECT_EQ(bundles::case_stats(graph(x, y), packed, r, 0, false).hook_lowered_beyond_ccompiler,
+              1u)
+        << x << " " << y;
+  }
+  EXPECT_EQ(bundles::case_stats(graph("Tensor[(3, 4), float32]", "Tensor[(3, 4), float32]"),
+                                packed, r, 0, false)
+                .hook_lowered_beyond_ccompiler,
+            0u);
 }
 
 TEST(FindingLedger, TheLowestCaseOfASignatureOwnsItWhateverFinishesFirst) {

@@ -123,6 +123,42 @@ TEST(Campaign, CaseIsFullyDeterminedBySeedAndIndex) {
   EXPECT_EQ(gen_command(o, a), "aotfuzz gen --seed " + std::to_string(a.gen_seed) + " --swarm");
 }
 
+// Every compiler_begin of the module names `target`.
+bool all_regions_for(const ir::Module& m, const std::string& target) {
+  for (const auto& node : m.main()->body_order()) {
+    if (auto t = ir::annotation_target(node.get()); t && *t != target) return false;
+  }
+  return true;
+}
+
+TEST(Campaign, ProfilesGiveEachCaseTheGraphOfOneOfThemAndItsOriginTheirKnobs) {
+  const CampaignOptions plain = in_process(5, 1);
+  CampaignOptions o = plain;
+  for (const std::string target : {"ccompiler", "aotfuzz_uma"}) {
+    CampaignOptions::Profile p{target, 1, o.policy, " --knob targets=" + target + ":1"};
+    generator::set_knob(p.policy, "targets", target + ":1");
+    o.profiles.push_back(p);
+  }
+  o.swarm = false;
+  std::set<std::size_t> drawn;
+  for (std::uint64_t i = 0; i < 48; ++i) {
+    const CaseSpec a = make_case(o, i);
+    drawn.insert(a.profile);
+    EXPECT_TRUE(all_regions_for(a.module, o.profiles[a.profile].name)) << i;
+    EXPECT_EQ(gen_command(o, a), "aotfuzz gen --seed " + std::to_string(a.gen_seed) +
+                                     " --knob targets=" + o.profiles[a.profile].name + ":1");
+    const CaseSpec again = make_case(o, i);
+    EXPECT_EQ(again.profile, a.profile);
+    EXPECT_TRUE(ir::structural_equal(again.module, a.module)) << i;
+    // The profile's stream is its own: the options drawn are those of a campaign without it.
+    EXPECT_EQ(oracle::replay_flags(a.options), oracle::replay_flags(make_case(plain, i).options));
+  }
+  EXPECT_EQ(drawn, (std::set<std::size_t>{0, 1}));
+  // A weight of 0 is never drawn.
+  o.profiles[0].weight = 0;
+  for (std::uint64_t i = 0; i < 16; ++i) EXPECT_EQ(make_case(o, i).profile, 1u) << i;
+}
+
 TEST(Campaign, ACorpusGivesEveryOtherCaseAMutantOfItsGraphsAndLeavesTheOthersAsTheyWere) {
   const CampaignOptions plain = in_process(3, 1);
   CampaignOptions o = plain;

@@ -12,6 +12,8 @@
 
 #include "fuzz/campaign.h"
 #include "fuzz/campaign_cases.h"
+#include "generator/builder.h"
+#include "generator/policy.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "ir/verify.h"
@@ -680,6 +682,41 @@ TEST(TvmSystemUma, DrawsUmaRegionsOnlyFromATvmThatHasUma) {
   };
   EXPECT_EQ(targets("tests/tvm/fake_tvm_uma"), "ccompiler:3,aotfuzz_uma:3,default:2");
   EXPECT_EQ(targets("tests/tvm/fake_tvm_v018"), "");
+}
+
+TEST(TvmSystemUma, ATvmWithUmaDrawsHalfItsGraphsForUmaAloneBeyondTheCcompilersLimits) {
+  const auto uma =
+      make_tvm_system({"tvm", test_support::source_path("tests/tvm/fake_tvm_uma").string(), ""});
+  const auto profiles = uma->generation_profiles();
+  ASSERT_EQ(profiles.size(), 2u);
+  EXPECT_EQ(profiles[0].name, "mixed");
+  EXPECT_TRUE(profiles[0].knobs.empty());
+  EXPECT_EQ(profiles[1].name, "uma");
+  generator::GenPolicy policy;
+  for (const auto& [k, v] : uma->generation_knobs()) generator::set_knob(policy, k, v);
+  for (const auto& [k, v] : profiles[1].knobs) generator::set_knob(policy, k, v);
+  generator::validate(policy);
+  bool rank_not_2 = false, int8 = false, other_targets = false;
+  for (std::uint64_t seed = 0; seed < 64; ++seed) {
+    ir::Rng rng(seed);
+    const ir::Module m = generator::generate(policy, rng);
+    for (const auto& node : m.main()->body_order()) {
+      if (auto t = ir::annotation_target(node.get())) {
+        other_targets |= *t != "aotfuzz_uma" && *t != "default";
+      }
+      const auto& type = node->type();
+      if (type->is_tuple()) continue;
+      rank_not_2 |= type->shape().size() != 2;
+      int8 |= type->dtype() == ir::DType::kInt8;
+    }
+  }
+  EXPECT_TRUE(rank_not_2);
+  EXPECT_TRUE(int8);
+  EXPECT_FALSE(other_targets);
+  // Without UMA there is one profile: the limits.
+  const auto plain =
+      make_tvm_system({"tvm", test_support::source_path("tests/tvm/fake_tvm_v018").string(), ""});
+  EXPECT_TRUE(plain->generation_profiles().empty());
 }
 
 TEST(TvmHome, IsCheckedForTvmsPythonPackageAndLibrary) {
