@@ -19,7 +19,9 @@ std::uint64_t shard_case(const Shard& shard, std::uint64_t k);
 
 /// The generator seed of case `index` of campaign `seed` (a 64-bit mix of both).
 std::uint64_t case_seed(std::uint64_t seed, std::uint64_t index);
-/// Case `index`: the graph from Rng(case_seed) (swarm policy first, as `aotfuzz gen --swarm`
+/// Case `index`: its profile (CampaignOptions::profiles, by weight, from a stream of its own;
+/// none without profiles), then the graph from Rng(case_seed) under the profile's policy (swarm
+/// policy first, as `aotfuzz gen --swarm`
 /// does; for an odd index with a corpus, generator::mutant of the corpus graph in turn), then the
 /// pipeline options and oracles from a second stream: for each row of oracle/case_flags.def
 /// marked drawn, in table order, a draw with the policy's knob it names (p_merge, p_unpacked,

@@ -457,6 +457,18 @@ std::set<std::string> io_names(const std::vector<CFunction>& functions, const st
   return out;
 }
 
+// Whether TVM's USMP sees the statements of `callee` (a function of TVM's own module: a host
+// kernel, or a region a RelayToTIR hook lowered, such as UMA's): its liveness then follows the
+// callee's loops, where an external function is one statement to it
+// (tir/usmp/analysis/extract_buffer_info.cc, VisitExpr_ of a call).
+bool tvm_sees_inside(const std::string& callee, const std::string& prefix) {
+  if (callee.starts_with(prefix + "_fused_")) return true;
+  return std::any_of(std::begin(oracle::kHookLoweredTargets), std::end(oracle::kHookLoweredTargets),
+                     [&](std::string_view target) {
+                       return callee.starts_with(prefix + "_" + std::string(target) + "_");
+                     });
+}
+
 // Liveness read off `__tvm_main__`, or nullopt when it is not there or not of TVM's shape.
 std::optional<Liveness> read_liveness(const Plan& plan,
                                       const std::vector<std::pair<std::string, std::string>>& files,
@@ -482,8 +494,8 @@ std::optional<Liveness> read_liveness(const Plan& plan,
   out.steps.callee.push_back("");  // step 0
   bool any_let = false;
   // A use is one TVM's liveness sees too: an argument of an external function (TVM visits a
-  // call it has no function for as one statement), a host kernel's argument only where the
-  // kernel's body touches it, any use in the executor's own statements.
+  // call it has no function for as one statement), a host kernel's or hook-lowered function's
+  // argument only where its body touches it, any use in the executor's own statements.
   auto close_step = [&](const std::string& callee) {
     const int step = static_cast<int>(out.steps.callee.size());
     out.steps.callee.push_back(callee);
@@ -493,7 +505,7 @@ std::optional<Liveness> read_liveness(const Plan& plan,
         if (auto it = lets.find(id); it != lets.end()) pending.insert(it->second);
       }
     }
-    if (callee.starts_with(prefix + "_fused_")) {
+    if (tvm_sees_inside(callee, prefix)) {
       const auto def = by_name.find(callee);
       const auto touched =
           def == by_name.end() ? std::map<int, bool>{} : touched_params(*def->second);
@@ -578,9 +590,10 @@ struct Placed {
 };
 
 // A step at which both are live that TVM's statement-level liveness cannot have ordered apart:
-// any shared step but a host kernel's call (or the executor's own code) that is one's last and
-// the other's first (TVM sees the statements inside it, so an input read in an earlier loop may
-// share bytes with an output written in a later one). An external function's arguments are all
+// any shared step but a call TVM sees inside (a host kernel's, a hook-lowered function's) or the
+// executor's own code that is one's last and the other's first (TVM sees the statements inside
+// it, so an input read in an earlier loop may share bytes with an output written in a later
+// one; the run judges what the callee makes of that). An external function's arguments are all
 // one statement to TVM, and steps 0 and end are the application's.
 std::optional<int> live_at_once(const std::set<int>& a, const std::set<int>& b, const Steps& steps,
                                 const std::string& mod_prefix) {
@@ -590,7 +603,7 @@ std::optional<int> live_at_once(const std::set<int>& a, const std::set<int>& b, 
         (s == *a.rbegin() && s == *b.begin()) || (s == *b.rbegin() && s == *a.begin());
     const bool ordered_inside =
         s > 0 && s < steps.end &&
-        (steps.callee[s].empty() || steps.callee[s].starts_with(mod_prefix + "_fused_"));
+        (steps.callee[s].empty() || tvm_sees_inside(steps.callee[s], mod_prefix));
     if (edge && ordered_inside) continue;
     return s;
   }

@@ -220,6 +220,22 @@ TEST(PoolPlan, LeavesAHostKernelsHandoverFromInputToOutputToTvmsConflictList) {
   EXPECT_EQ(std::get<PoolOverlap>(v->detail).live_at_call, 2);
 }
 
+TEST(PoolPlan, LeavesAUmaFunctionsHandoverToTvmsConflictListAsAHostKernels) {
+  // A region a RelayToTIR hook lowered (UMA) is a PrimFunc of TVM's module: USMP follows its
+  // loops as it follows a host kernel's.
+  const json plan = plan_of({buffer("sid_1", 32, 0, {}), buffer("sid_2", 32, 0, {})}, 32);
+  auto with_uma = files(handover_main("aotfuzz_uma_main_1"), 32);
+  with_uma[1].second +=
+      "TVM_DLL int32_t tvmgen_default_aotfuzz_uma_main_1(float* aotfuzz_uma_1_i0, float* "
+      "T_add, uint8_t* global_workspace_1_var) {\n"
+      "  for (int32_t ax0 = 0; ax0 < 8; ++ax0) {\n"
+      "    T_add[ax0] = (aotfuzz_uma_1_i0[ax0] + aotfuzz_uma_1_i0[ax0]);\n"
+      "  }\n"
+      "  return 0;\n}\n";
+  const auto v = judge_pool_plan(plan, with_uma, metadata(32), usmp_options());
+  EXPECT_EQ(v, std::nullopt) << oracle::summary(*v);
+}
+
 TEST(PoolPlan, ReadsTheCallsOfThePackedApiThroughTheirStackArrays) {
   const std::string main =
       "TVM_DLL int32_t tvmgen_default___tvm_main__(void* args, int32_t* arg_type_ids, int32_t "
