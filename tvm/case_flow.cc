@@ -377,6 +377,7 @@ std::optional<PreparedCase> finish_tvm_case(const TvmCaseStart& start, const Tvm
   }
 
   // Static arity of TVM's executor.
+  bool run_undefined = false;
   const std::string prefix = aot::symbol_prefix(options.aot);
   const std::string* executor_c = nullptr;
   for (const auto& [name, text] : tvm.files) {
@@ -403,24 +404,43 @@ std::optional<PreparedCase> finish_tvm_case(const TvmCaseStart& start, const Tvm
         if (!takes) {
           if (auto it = typed.find(site.callee); it != typed.end()) takes = it->second;
         }
-        if (takes) calls.push_back({site, *takes});
+        if (!takes) continue;
+        bool callee_packed = false;
+        if (!site.packed) {
+          for (const auto& [name, text] : tvm.files) {
+            callee_packed = callee_packed || packed_definition_arity(text, site.callee).has_value();
+          }
+        }
+        calls.push_back({site, *takes, callee_packed});
       }
       const auto wrong = std::find_if(calls.begin(), calls.end(), [](const ArityObservation& c) {
         return c.takes != c.site.num_args;
       });
-      if (wrong != calls.end()) {
+      const auto misread = std::find_if(calls.begin(), calls.end(), disagrees);
+      if (misread != calls.end()) {
+        const ArityObservation& shown = wrong != calls.end() ? *wrong : *misread;
         const Verdict arity{
             Stage::kCodegen,
-            Arity{wrong->site.callee, callee_kind_of(wrong->site.callee, options.aot.mod_name),
-                  wrong->takes, wrong->site.num_args, ArityEvidence::kStatic}};
+            Arity{shown.site.callee, callee_kind_of(shown.site.callee, options.aot.mod_name),
+                  shown.takes, shown.site.num_args, ArityEvidence::kStatic}};
         const KnownBehaviour* why = release ? explain_arity(calls, *release) : nullptr;
-        if (why == nullptr || !options.see_past_known) {
+        if (why != nullptr && options.see_past_known) {
+          known = known_verdict(
+              *why, Stage::kCodegen,
+              wrong != calls.end() ? summary(arity)
+                                   : shown.site.callee + " called directly with " +
+                                         std::to_string(shown.site.num_args) +
+                                         " arguments; its definition reads packed arguments");
+          // Known; the run may still show something else, unless the behaviour leaves it
+          // undefined (what TVM's plan says is judged all the same).
+          run_undefined = why->run_undefined;
+        } else if (wrong != calls.end()) {
           r.verdict = arity;
           for (const auto& f : tvm.files) r.files.push_back(f);
           return std::nullopt;
         }
-        // Known, and the run may still show something else: it goes on.
-        known = known_verdict(*why, Stage::kCodegen, summary(arity));
+        // A direct call of a packed definition with the counts agreeing, not explained (or
+        // --no-known): the run shows what it does.
       }
     } catch (const ir::Error&) {
       // TVM's executor text is not the shape the reader knows: no static check, the run decides.
@@ -435,6 +455,11 @@ std::optional<PreparedCase> finish_tvm_case(const TvmCaseStart& start, const Tvm
       for (const auto& f : tvm.files) r.files.push_back(f);
       return std::nullopt;
     }
+  }
+  if (run_undefined) {
+    r.verdict = *known;
+    for (const auto& f : tvm.files) r.files.push_back(f);
+    return std::nullopt;
   }
 
   // 4. TVM's C under the harness.

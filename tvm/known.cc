@@ -13,6 +13,12 @@ bool packed_call_one_short(const ArityObservation& call) {
   return call.site.packed && call.site.num_args + 1 == call.takes;
 }
 
+// The AoT executor calls an external function directly (the unpacked API) whose definition is
+// packed, as the ccompiler defines every region.
+bool direct_call_of_packed_definition(const ArityObservation& call) {
+  return !call.site.packed && call.callee_packed;
+}
+
 // A row's release; a row that names no release is a mistake in the table, not input.
 Release release_of(std::string_view text) {
   const auto r = parse_release(text);
@@ -22,16 +28,20 @@ Release release_of(std::string_view text) {
 
 KnownBehaviour row(std::string_view id, KnownKind kind, std::string_view since,
                    std::string_view until, std::string_view source,
-                   bool (*rule)(const ArityObservation&), std::string_view what) {
-  KnownBehaviour b{id, kind, release_of(since), std::nullopt, source, what, rule};
+                   bool (*rule)(const ArityObservation&), std::string_view run,
+                   std::string_view what) {
+  if (run != "run" && run != "no-run") {
+    throw std::logic_error("tvm/known.def: '" + std::string(id) + "': run is run or no-run");
+  }
+  KnownBehaviour b{id, kind, release_of(since), std::nullopt, source, what, rule, run == "no-run"};
   if (!until.empty()) b.until = release_of(until);
   return b;
 }
 
 const std::vector<KnownBehaviour>& table() {
   static const std::vector<KnownBehaviour> rows = {
-#define AOTFUZZ_TVM_KNOWN(id, kind, since, until, source, rule, what) \
-  row(id, KnownKind::kind, since, until, source, rule, what),
+#define AOTFUZZ_TVM_KNOWN(id, kind, since, until, source, rule, run, what) \
+  row(id, KnownKind::kind, since, until, source, rule, run, what),
 #include "tvm/known.def"
 #undef AOTFUZZ_TVM_KNOWN
   };
@@ -63,13 +73,17 @@ std::optional<Release> parse_release(std::string_view version) {
   return r;
 }
 
+bool disagrees(const ArityObservation& call) {
+  return call.site.num_args != call.takes || (!call.site.packed && call.callee_packed);
+}
+
 std::span<const KnownBehaviour> known_behaviours() { return table(); }
 
 const KnownBehaviour* explain_arity(const std::vector<ArityObservation>& calls,
                                     const Release& release) {
   const KnownBehaviour* found = nullptr;
   for (const ArityObservation& call : calls) {
-    if (call.site.num_args == call.takes) continue;
+    if (!disagrees(call)) continue;
     const KnownBehaviour* explains = nullptr;
     for (const KnownBehaviour& b : table()) {
       if (b.explains_call != nullptr && b.applies_to(release) && b.explains_call(call)) {

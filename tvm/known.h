@@ -29,7 +29,14 @@ enum class KnownKind { kBug, kChange };
 struct ArityObservation {
   aot::CallSiteInfo site;
   int takes = 0;
+  /// The callee's C definition reads packed arguments (`((TVMValue*)args)[k]`): a direct call of
+  /// it disagrees with it whatever the counts.
+  bool callee_packed = false;
 };
+
+/// Whether the call disagrees with its callee: another argument count than it takes, or a direct
+/// call of a packed definition.
+bool disagrees(const ArityObservation& call);
 
 /// A row of tvm/known.def.
 struct KnownBehaviour {
@@ -41,6 +48,9 @@ struct KnownBehaviour {
   std::string_view what;
   /// Whether a call that disagrees with its callee is this behaviour.
   bool (*explains_call)(const ArityObservation&) = nullptr;
+  /// The behaviour makes the run undefined (a callee reading arguments of another form than it
+  /// gets): a case that shows it ends known there, unrun.
+  bool run_undefined = false;
 
   bool applies_to(const Release& release) const {
     return since <= release && (!until || release < *until);

@@ -554,6 +554,8 @@ TEST(TvmCase, TheHarnessCallsTvmsEntryPointWithTheExternalPoolItsHeaderDeclares)
   o.aot.api = aot::Options::Api::kUnpacked;
   o.aot.interface = aot::Options::Interface::kC;
   o.memory = external_pools();
+  // Known (the run is undefined) unless asked to run past it.
+  o.see_past_known = false;
   const CaseResult r = run_case(test_support::seed_9036(), o);
   // The program compiles against TVM's header and runs into TVM's C: v0.18.0 calls the ccompiler
   // region directly with the unpacked API, which its codegen defines with the packed signature
@@ -570,6 +572,22 @@ TEST(TvmCase, TheHarnessCallsTvmsEntryPointWithTheExternalPoolItsHeaderDeclares)
     }
   }
   EXPECT_TRUE(pool_call);
+}
+
+TEST(TvmCase, ADirectCallOfAPackedByocFunctionIsKnownAndLeftUnrunWhateverTheCounts) {
+  CaseOptions o = tvm_options("tests/tvm/fake_tvm_v018_usmp", "default");
+  o.aot.api = aot::Options::Api::kUnpacked;
+  o.aot.interface = aot::Options::Interface::kC;
+  o.memory = external_pools();
+  // The counts agree here (two tensors in, two out, the pool: five, as the packed definition's
+  // parameters), so only the signature's form tells.
+  const CaseResult r = run_case(test_support::seed_9036(), o);
+  ASSERT_EQ(r.verdict.kind(), oracle::VerdictKind::kKnown) << summary(r.verdict);
+  EXPECT_EQ(signature(r.verdict), "known:codegen:unpacked-call-of-packed-byoc-function");
+  EXPECT_FALSE(is_finding(r.verdict));
+  for (const auto& [name, text] : r.files) EXPECT_NE(name, "main.c") << "the case was run";
+  EXPECT_NE(summary(r.verdict).find("its definition reads packed arguments"), std::string::npos)
+      << summary(r.verdict);
 }
 
 TEST(TvmCase, ThePlanOracleFindsTheOverlapTheDebugFaultMakesAndNamesThePool) {

@@ -68,6 +68,32 @@ TEST(KnownBehaviours, OneCallWrongInAnotherWayLeavesTheCaseAFinding) {
   EXPECT_EQ(explain_arity({packed(4, 3)}, Release{0, 18}), nullptr);
 }
 
+TEST(KnownBehaviours, ADirectCallOfAPackedDefinitionIsExplainedOnEveryReleaseAndLeftUnrun) {
+  ArityObservation call = direct(5, 5);
+  call.callee_packed = true;
+  EXPECT_TRUE(disagrees(call));
+  ArityObservation short_call = direct(3, 5);
+  short_call.callee_packed = true;
+  for (const Release release : {Release{0, 8}, Release{0, 12}, Release{0, 18}}) {
+    const KnownBehaviour* why = explain_arity({call, short_call}, release);
+    ASSERT_NE(why, nullptr);
+    EXPECT_EQ(why->id, "unpacked-call-of-packed-byoc-function");
+    EXPECT_TRUE(why->run_undefined);
+  }
+  // With a direct call of a direct definition whose count is wrong besides, it stays a finding.
+  EXPECT_EQ(explain_arity({call, direct(2, 3)}, Release{0, 18}), nullptr);
+  // A packed call of a packed definition is no such call.
+  ArityObservation packed_call = packed(3, 3);
+  packed_call.callee_packed = true;
+  EXPECT_FALSE(disagrees(packed_call));
+}
+
+TEST(KnownBehaviours, OnlyTheOneShortRowLetsTheRunGoOn) {
+  for (const KnownBehaviour& b : known_behaviours()) {
+    EXPECT_EQ(b.run_undefined, b.id != "cpacked-num-args-one-short") << b.id;
+  }
+}
+
 TEST(KnownBehaviours, CallsThatAllAgreeNeedNoExplanation) {
   EXPECT_EQ(explain_arity({packed(3, 3), direct(2, 2)}, Release{0, 18}), nullptr);
   EXPECT_EQ(explain_arity({}, Release{0, 18}), nullptr);
