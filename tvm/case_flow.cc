@@ -276,6 +276,7 @@ std::optional<TvmCaseStart> begin_tvm_case(const ir::Module& original, const Cas
         {"graph", tvm_graph_json(annotated.main())}, {"merge", options.aot.merge},
         {"mod_name", options.aot.mod_name},          {"api", api_name(options.aot)},
         {"interface", interface_name(options.aot)},  {"build", !options.in_process_only},
+        {"max_fuse_depth", options.aot.max_fuse_depth},
         {"memory", memory_request(options.memory)}};
   } catch (const ir::Error& e) {
     r.verdict = {Stage::kAnnotated, InvalidInput{e.what()}};

@@ -454,6 +454,10 @@ def build(mod, request):
     unpacked = request["api"] == "unpacked"
     memory = dict(DEFAULT_MEMORY, **request.get("memory", {}))
     config = {"tir.disable_vectorize": True}
+    # FuseOps' limit, as the builtin pipeline's expectations were made with it (every release
+    # from the snapshot on has the key).
+    if "relay.FuseOps.max_depth" in CONFIGS:
+        config["relay.FuseOps.max_depth"] = int(request.get("max_fuse_depth", 256))
     recording["plan"] = None
     recording["armed"] = False
     if uses_uma(request["graph"]) and "uma" not in FEATURES:

@@ -305,6 +305,8 @@ std::string settings(const oracle::CaseOptions& options, const PytestGraph& g) {
   out += "MOD_NAME = " + py_str(options.aot.mod_name) + "\n";
   out += "INTERFACE_API = " + py_str(c_interface ? "c" : "packed") + "\n";
   out += "USE_UNPACKED_API = " + std::string(unpacked ? "True" : "False") + "\n";
+  out += "# FuseOps' limit on operators per fused function (relay.FuseOps.max_depth).\n";
+  out += "FUSE_MAX_DEPTH = " + std::to_string(options.aot.max_fuse_depth) + "\n";
   out += "# Regions for aotfuzz's UMA backend (TVM v0.10.0 on, built with USE_UMA ON).\n";
   out += "UMA_REGIONS = " + py_bool(g.uma) + "\n";
   out += memory_settings(options.memory);
@@ -400,6 +402,8 @@ def pass_config():
     """The PassContext aotfuzz built with; a key this release lacks is one it cannot set."""
     known = tvm.transform.PassContext.list_configs()
     config = {"tir.disable_vectorize": True}
+    if "relay.FuseOps.max_depth" in known:
+        config["relay.FuseOps.max_depth"] = FUSE_MAX_DEPTH
     if "tir.usmp.enable" in known:
         config["tir.usmp.enable"] = USMP
     if USMP:
