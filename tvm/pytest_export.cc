@@ -413,6 +413,46 @@ def pass_config():
     return config
 
 
+def pool_prologue(factory, inputs):
+    """What TVM's own USMP tests (test_crt_aot_usmp.py) put at the start of main when the
+    application owns the pools (C interface): each external pool's array, a constant pool filled
+    from its header's data macro, and with workspace-io the pools' struct, the inputs copied in
+    through map_inputs and the outputs mapped by map_outputs (run_and_check emits neither then)."""
+    if INTERFACE_API != "c" or not (EXTERNAL_POOLS or USE_WORKSPACE_IO):
+        return ""
+    import re
+
+    prefix = "tvmgen_" + MOD_NAME + "_"
+    text = ""
+    members = []
+    metadata = factory.executor_codegen_metadata
+    for allocated in dict(metadata.pool_inputs).values():
+        info = allocated.pool_info
+        if info.is_internal:
+            continue
+        name = info.pool_name
+        macro = (prefix + name).upper()
+        if isinstance(info, tvm.ir.memory_pools.ConstantPoolInfo):
+            text += "__attribute__((aligned(%d))) static uint8_t %s[%s_CONSTANT_POOL_SIZE] = %s;\n" % (
+                CONSTANT_BYTE_ALIGNMENT, name, macro, macro + "_CONSTANT_POOL_DATA")
+        else:
+            text += "__attribute__((aligned(%d))) static uint8_t %s[%s_WORKSPACE_POOL_SIZE];\n" % (
+                WORKSPACE_BYTE_ALIGNMENT, name, macro)
+        members.append(name)
+    if USE_WORKSPACE_IO:
+        pools = prefix + "workspace_pools"
+        text += "struct %s %s = { %s };\n" % (
+            pools, pools, ", ".join(".%s = %s" % (m, m) for m in members))
+        text += "struct %sinputs %sinputs = %smap_inputs(&%s);\n" % (prefix, prefix, prefix, pools)
+        for name, value in inputs.items():
+            field = re.sub(r"\W", "_", name)
+            text += "__builtin_memcpy(%sinputs.%s, %sinput_data_%s, %d);\n" % (
+                prefix, field, prefix, field, value.nbytes)
+        text += "struct %soutputs %soutputs = %smap_outputs(&%s);\n" % (
+            prefix, prefix, prefix, pools)
+    return text
+
+
 def build_as_aotfuzz(mod, config):
     """relay.build as aotfuzz's TVM driver calls it for this case."""
     from tvm.relay.backend import Executor, Runtime
@@ -501,7 +541,7 @@ std::string test_function(const PytestInfo& info) {
         run_kwargs["use_workspace_io"] = True
     run_and_check(
         [AOTCompiledTestModel(model=model, executor_factory=factory)],
-        AOTTestRunner(pass_config=config),
+        AOTTestRunner(pass_config=config, prologue=pool_prologue(factory, inputs)),
         INTERFACE_API,
         **run_kwargs,
     )

@@ -529,6 +529,16 @@ TEST(TvmDriverMemory, AUsmpBuildIsAnsweredWithTheRecordedPlanMetadataAndTheHeade
   EXPECT_TRUE(header);
 }
 
+TEST(TvmDriverMemory, TheCasesFuseOpsLimitReachesTvmsPassContext) {
+  TvmDriver driver(driver_at("tests/tvm/fake_tvm_v018_usmp"));
+  nlohmann::json request = usmp_request(external_pools());
+  request["max_fuse_depth"] = 3;
+  request["mod_name"] = "other";  // the fake refuses any other build, naming its config
+  const TvmBuild b = driver.build(request);
+  ASSERT_NE(b.status, TvmBuild::Status::kOk);
+  EXPECT_NE(b.message.find("('relay.FuseOps.max_depth', 3)"), std::string::npos) << b.message;
+}
+
 TEST(TvmDriverMemory, TheOverlapFaultMovesTheSecondOfTwoConflictingBuffersOntoTheFirst) {
   TvmDriver driver(driver_at("tests/tvm/fake_tvm_v018_usmp"));
   const TvmBuild plain = driver.build(usmp_request(external_pools()));

@@ -67,6 +67,7 @@ class _PassContext:
             "tir.usmp.algorithm": "runtime.String",
             "tir.usmp.use_workspace_io": "IntImm",
             "tir.usmp.custom_algorithm": "runtime.String",
+            "relay.FuseOps.max_depth": "IntImm",
         }
 
 
