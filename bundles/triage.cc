@@ -113,9 +113,17 @@ TriageCell triage_cell(const TriageCase& finding, const TriageBuild& build,
                        const std::shared_ptr<const oracle::SystemUnderTest>& system) {
   oracle::CaseOptions o = finding.options;
   o.sut = system;
-  const oracle::Verdict v = oracle::run_case(finding.module, o).verdict;
   TriageCell cell;
   cell.build = build.label;
+  // A release without one of the case's options (USMP before v0.9, ...) cannot say whether the
+  // bug is there: the case it would build is another one.
+  if (auto why = system->refuses(o)) {
+    cell.outcome = TriageOutcome::kCannotRun;
+    cell.signature = "cannot-run";
+    cell.summary = *why;
+    return cell;
+  }
+  const oracle::Verdict v = oracle::run_case(finding.module, o).verdict;
   cell.signature = oracle::signature(v);
   cell.summary = oracle::summary(v);
   if (signature_matches(finding.signature, cell.signature)) {

@@ -86,6 +86,22 @@ TEST(Triage, EachBuildIsACellAndTheRangeIsWhereTheSignatureReproduces) {
   EXPECT_NE(table.find("(not a TVM finding)"), std::string::npos) << table;
 }
 
+TEST(Triage, AReleaseWithoutOneOfTheCasesOptionsCannotRunItRatherThanPassIt) {
+  host::TempDir dir("aotfuzz-triage-test");
+  write_bundle(dir.file("sut-error_codegen_TVMError"), "sut-error:codegen:TVMError",
+               "--sut tvm --merge --usmp on --api unpacked --interface c");
+  const auto bundles = list_bundles(dir.path());
+  ASSERT_EQ(bundles.size(), 1u);
+  // The fake v0.8 has no USMP: built without it, the case would be another one.
+  Triage triage({fake("v0.8", "fake_tvm")});
+  const auto row = triage.row(bundles[0]);
+  ASSERT_TRUE(row);
+  ASSERT_EQ(row->cells.size(), 1u);
+  EXPECT_EQ(row->cells[0].outcome, TriageOutcome::kCannotRun) << row->cells[0].summary;
+  EXPECT_NE(row->cells[0].summary.find("has no --usmp on: it came in v0.9.0"), std::string::npos)
+      << row->cells[0].summary;
+}
+
 TEST(Triage, ACampaignTriagesEachNewFindingOnItsBuildsAndRecordsTheRow) {
   host::TempDir dir("aotfuzz-triage-campaign-test");
   fuzz::CampaignOptions o;
