@@ -28,12 +28,9 @@ Release release_of(std::string_view text) {
 
 KnownBehaviour row(std::string_view id, KnownKind kind, std::string_view since,
                    std::string_view until, std::string_view source,
-                   bool (*rule)(const ArityObservation&), std::string_view run,
-                   std::string_view what) {
-  if (run != "run" && run != "no-run") {
-    throw std::logic_error("tvm/known.def: '" + std::string(id) + "': run is run or no-run");
-  }
-  KnownBehaviour b{id, kind, release_of(since), std::nullopt, source, what, rule, run == "no-run"};
+                   bool (*rule)(const ArityObservation&), KnownRun run, std::string_view what) {
+  KnownBehaviour b{id,   kind, release_of(since), std::nullopt, source,
+                   what, rule, run == KnownRun::kUndefined};
   if (!until.empty()) b.until = release_of(until);
   return b;
 }
@@ -41,7 +38,7 @@ KnownBehaviour row(std::string_view id, KnownKind kind, std::string_view since,
 const std::vector<KnownBehaviour>& table() {
   static const std::vector<KnownBehaviour> rows = {
 #define AOTFUZZ_TVM_KNOWN(id, kind, since, until, source, rule, run, what) \
-  row(id, KnownKind::kind, since, until, source, rule, run, what),
+  row(id, KnownKind::kind, since, until, source, rule, KnownRun::run, what),
 #include "tvm/known.def"
 #undef AOTFUZZ_TVM_KNOWN
   };

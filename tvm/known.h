@@ -24,6 +24,10 @@ std::optional<Release> parse_release(std::string_view version);
 
 enum class KnownKind { kBug, kChange };
 
+/// Whether a case that shows a behaviour runs on past it (its outputs are still judged), or ends
+/// there because the behaviour leaves the run undefined.
+enum class KnownRun { kGoesOn, kUndefined };
+
 /// One call of TVM's executor as the static arity check reads it, with what its callee takes
 /// (the arguments its definition reads, else its type).
 struct ArityObservation {

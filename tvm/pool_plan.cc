@@ -411,6 +411,11 @@ std::map<std::string, std::set<int>> call_arguments(const std::vector<std::strin
 // run (the application reads the outputs).
 struct Steps {
   std::vector<std::string> callee;  // index = step; "" for steps that are no call
+  // The step calls a function whose statements TVM's USMP sees (a function of TVM's own module:
+  // a host kernel, or a region a RelayToTIR hook lowered, such as UMA's), so its liveness
+  // follows the callee's loops, where an external function is one statement to it
+  // (tir/usmp/analysis/extract_buffer_info.cc, VisitExpr_ of a call).
+  std::vector<bool> seen_inside;
   int end = 0;
   bool is_call(int step) const {
     return step > 0 && step < static_cast<int>(callee.size()) && !callee[step].empty();
@@ -457,22 +462,10 @@ std::set<std::string> io_names(const std::vector<CFunction>& functions, const st
   return out;
 }
 
-// Whether TVM's USMP sees the statements of `callee` (a function of TVM's own module: a host
-// kernel, or a region a RelayToTIR hook lowered, such as UMA's): its liveness then follows the
-// callee's loops, where an external function is one statement to it
-// (tir/usmp/analysis/extract_buffer_info.cc, VisitExpr_ of a call).
-bool tvm_sees_inside(const std::string& callee, const std::string& prefix) {
-  if (callee.starts_with(prefix + "_fused_")) return true;
-  return std::any_of(std::begin(oracle::kHookLoweredTargets), std::end(oracle::kHookLoweredTargets),
-                     [&](std::string_view target) {
-                       return callee.starts_with(prefix + "_" + std::string(target) + "_");
-                     });
-}
-
 // Liveness read off `__tvm_main__`, or nullopt when it is not there or not of TVM's shape.
 std::optional<Liveness> read_liveness(const Plan& plan,
                                       const std::vector<std::pair<std::string, std::string>>& files,
-                                      const std::string& prefix) {
+                                      const std::string& prefix, const std::string& mod_name) {
   std::vector<CFunction> functions;
   for (const auto& [name, text] : files) {
     if (name.ends_with(".c")) {
@@ -492,6 +485,7 @@ std::optional<Liveness> read_liveness(const Plan& plan,
   for (const auto& f : functions) by_name.emplace(f.name, &f);
   std::vector<std::string_view> step_lines;
   out.steps.callee.push_back("");  // step 0
+  out.steps.seen_inside.push_back(false);
   bool any_let = false;
   // A use is one TVM's liveness sees too: an argument of an external function (TVM visits a
   // call it has no function for as one statement), a host kernel's or hook-lowered function's
@@ -499,13 +493,17 @@ std::optional<Liveness> read_liveness(const Plan& plan,
   auto close_step = [&](const std::string& callee) {
     const int step = static_cast<int>(out.steps.callee.size());
     out.steps.callee.push_back(callee);
+    const auto kind = oracle::callee_kind_of(callee, mod_name);
+    const bool inside =
+        kind == oracle::CalleeKind::kKernel || kind == oracle::CalleeKind::kHookLowered;
+    out.steps.seen_inside.push_back(inside);
     std::set<const PlanBuffer*> pending;
     for (std::string_view l : step_lines) {
       for (const auto& id : identifiers(l)) {
         if (auto it = lets.find(id); it != lets.end()) pending.insert(it->second);
       }
     }
-    if (tvm_sees_inside(callee, prefix)) {
+    if (inside) {
       const auto def = by_name.find(callee);
       const auto touched =
           def == by_name.end() ? std::map<int, bool>{} : touched_params(*def->second);
@@ -595,15 +593,15 @@ struct Placed {
 // it, so an input read in an earlier loop may share bytes with an output written in a later
 // one; the run judges what the callee makes of that). An external function's arguments are all
 // one statement to TVM, and steps 0 and end are the application's.
-std::optional<int> live_at_once(const std::set<int>& a, const std::set<int>& b, const Steps& steps,
-                                const std::string& mod_prefix) {
+std::optional<int> live_at_once(const std::set<int>& a, const std::set<int>& b,
+                                const Steps& steps) {
   for (int s : a) {
     if (!b.contains(s)) continue;
     const bool edge =
         (s == *a.rbegin() && s == *b.begin()) || (s == *b.rbegin() && s == *a.begin());
     const bool ordered_inside =
         s > 0 && s < steps.end &&
-        (steps.callee[s].empty() || tvm_sees_inside(steps.callee[s], mod_prefix));
+        (steps.callee[s].empty() || steps.seen_inside[s]);
     if (edge && ordered_inside) continue;
     return s;
   }
@@ -611,7 +609,7 @@ std::optional<int> live_at_once(const std::set<int>& a, const std::set<int>& b, 
 }
 
 std::optional<Verdict> overlap(const std::vector<Placed>& placed,
-                               const std::optional<Liveness>& liveness, const std::string& prefix) {
+                               const std::optional<Liveness>& liveness) {
   for (std::size_t i = 0; i < placed.size(); ++i) {
     for (std::size_t j = i + 1; j < placed.size(); ++j) {
       const Placed& a = placed[i];
@@ -625,7 +623,7 @@ std::optional<Verdict> overlap(const std::vector<Placed>& placed,
         const auto la = liveness->live.find(a.buffer->name);
         const auto lb = liveness->live.find(b.buffer->name);
         if (la != liveness->live.end() && lb != liveness->live.end()) {
-          at = live_at_once(la->second, lb->second, liveness->steps, prefix);
+          at = live_at_once(la->second, lb->second, liveness->steps);
         }
       }
       if (!tvm && !at) continue;
@@ -871,7 +869,7 @@ std::optional<Verdict> judge_pool_plan(
   const std::string prefix = aot::symbol_prefix(options.aot);
   const std::string& mod_name = options.aot.mod_name;
   if (const auto plan = read_plan(plan_json)) {
-    const auto liveness = read_liveness(*plan, files, prefix);
+    const auto liveness = read_liveness(*plan, files, prefix, mod_name);
     // Where TVM's plan put each buffer, then where its C puts it (the same, unless TVM's C
     // departs from its plan: then each is judged).
     std::vector<Placed> planned, in_c;
@@ -890,7 +888,7 @@ std::optional<Verdict> judge_pool_plan(
     std::vector<const std::vector<Placed>*> placements{&planned};
     if (departs) placements.push_back(&in_c);
     for (const auto* placed : placements) {
-      if (auto v = overlap(*placed, liveness, prefix)) return v;
+      if (auto v = overlap(*placed, liveness)) return v;
     }
     const PoolSizes sizes = stated_sizes(*plan, files, prefix);
     for (const auto* placed : placements) {
